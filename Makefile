@@ -1,0 +1,42 @@
+# hermes-lsp — build, test and tool targets. `make test` is the test command CI runs.
+
+GO       ?= go
+# The pinned codex lives in tools/codex/package.json (and its lock file): the one place its version is named.
+CODEX_DIR := tools/codex
+CODEX_BIN := $(CODEX_DIR)/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+# Tests find the pinned binary through this variable (see codex.PinnedBinary).
+export HERMES_CODEX_BIN := $(abspath $(CODEX_BIN))
+
+TEST_FLAGS ?= -race -count=1 -timeout 15m
+
+.PHONY: all build test test-short lint tools clean
+
+all: build
+
+build:
+	$(GO) build -o bin/hermes-lsp ./cmd/hermes-lsp
+
+## tools: install the pinned codex from npm into tools/codex/node_modules when it is missing.
+tools: $(CODEX_BIN)
+
+$(CODEX_BIN): $(CODEX_DIR)/package.json $(CODEX_DIR)/package-lock.json
+	cd $(CODEX_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $(CODEX_BIN) || { echo "codex binary missing after npm ci: $(CODEX_BIN)"; exit 1; }
+	@touch $(CODEX_BIN)
+
+## test: every test, including the ones against the real pinned codex.
+test: tools lint
+	$(GO) test $(TEST_FLAGS) ./...
+
+## test-short: the fast layer only (skips the real-codex tests).
+test-short:
+	$(GO) test -short $(TEST_FLAGS) ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@! grep -q 'go.lsp.dev/jsonrpc2 v1' go.mod || { echo "go.lsp.dev/jsonrpc2 must stay at v0.10.0 (protocol v0.12.0 does not build against v1)"; exit 1; }
+
+clean:
+	rm -rf bin $(CODEX_DIR)/node_modules

@@ -1,0 +1,403 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+)
+
+// Options configure a Client.
+type Options struct {
+	// Process says how to spawn codex (Start only).
+	Process ProcessOptions
+	// ClientInfo names the client to codex; a default names this package.
+	ClientInfo ClientInfo
+	// OnRequest answers server requests (approvals, elicitations). Its ctx ends when codex withdraws
+	// the request (serverRequest/resolved before an answer) or the client closes. Nil answers every
+	// request with "method not found", so codex never waits forever.
+	OnRequest RequestHandler
+	// OnNotification, when set, sees every notification (decoded, as subscribers get it) before it is
+	// routed, on the read goroutine: it must return quickly. Notifications that name no thread, such
+	// as configWarning, arrive before any subscription could exist; this is where they are seen.
+	OnNotification func(Event)
+	// Logger receives protocol anomalies; nil discards them.
+	Logger *slog.Logger
+}
+
+// Client speaks to one codex app-server: it owns the process (when it started it), the connection,
+// and a goroutine per subscription. All methods are safe for concurrent use.
+type Client struct {
+	conn *Conn
+	proc *Process // nil when the client runs over given pipes
+	tail *Tail    // stderr of the process, or non-JSON lines of the connection
+	log  *slog.Logger
+	info InitializeResult
+	seen func(Event) // Options.OnNotification
+
+	mu   sync.Mutex
+	subs map[*Subscription]struct{}
+
+	inflight sync.Map // server request id (raw JSON) -> context.CancelFunc
+
+	wg     conc.WaitGroup
+	done   chan struct{}
+	err    error // why the client ended, set before done closes
+	closed chan struct{}
+	once   sync.Once
+}
+
+// Start spawns codex app-server as opts.Process says and completes the initialize handshake. The
+// context bounds the start; the process lives until Close or its own end.
+func Start(ctx context.Context, opts Options) (*Client, error) {
+	proc, err := StartProcess(opts.Process)
+	if err != nil {
+		return nil, err
+	}
+	c := newClient(proc.Stdout(), proc.Stdin(), proc, opts)
+	if err := c.initialize(ctx, opts.ClientInfo); err != nil {
+		_ = c.Close()
+		if exitErr := proc.ExitError(); exitErr != nil {
+			return nil, fmt.Errorf("start codex: %w", exitErr)
+		}
+		return nil, fmt.Errorf("start codex: %w; codex said:\n%s", err, proc.Stderr().Last(20))
+	}
+	return c, nil
+}
+
+// NewClient runs the protocol over r and w (an in-process fake, or a process started elsewhere) and
+// completes the initialize handshake. The client owns r and w.
+func NewClient(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) (*Client, error) {
+	c := newClient(r, w, nil, opts)
+	if err := c.initialize(ctx, opts.ClientInfo); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("start codex: %w", err)
+	}
+	return c, nil
+}
+
+func newClient(r io.ReadCloser, w io.WriteCloser, proc *Process, opts Options) *Client {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		proc:   proc,
+		log:    log,
+		seen:   opts.OnNotification,
+		subs:   make(map[*Subscription]struct{}),
+		done:   make(chan struct{}),
+		closed: make(chan struct{}),
+	}
+	if proc != nil {
+		c.tail = proc.Stderr()
+	} else {
+		c.tail = NewTail(300)
+	}
+	handler := opts.OnRequest
+	c.conn = NewConn(r, w, ConnOptions{
+		OnNotification: c.route,
+		OnRequest:      c.serveRequest(handler),
+		OnBadLine:      c.tail.Add,
+		Logger:         log,
+	})
+	c.wg.Go(c.watch)
+	return c
+}
+
+func (c *Client) initialize(ctx context.Context, info ClientInfo) error {
+	if info.Name == "" {
+		info = ClientInfo{Name: "hermes-lsp", Title: "hermes-lsp", Version: "dev"}
+	}
+	params := InitializeParams{ClientInfo: info}
+	if err := c.conn.Call(ctx, MethodInitialize, params, &c.info); err != nil {
+		return c.explain(err)
+	}
+	if err := c.conn.Notify(MethodInitialized, nil); err != nil {
+		return c.explain(err)
+	}
+	return nil
+}
+
+// Info is codex's answer to initialize.
+func (c *Client) Info() InitializeResult { return c.info }
+
+// Pid is the process id of codex, or 0 when the client runs over pipes.
+func (c *Client) Pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.Pid()
+}
+
+// Done is closed when the client has ended: codex exited, its output closed, or Close was called.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err says why the client ended (nil while it runs). When codex died, it is an *ExitError carrying
+// the exit status and the last lines of its stderr.
+func (c *Client) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// StderrTail returns the last n lines codex wrote on stderr (or non-JSON lines on stdout).
+func (c *Client) StderrTail(n int) string { return c.tail.Last(n) }
+
+// Close stops codex (see Process.Close) and waits for every goroutine the client started.
+func (c *Client) Close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.closed)
+		if c.proc != nil {
+			err = c.proc.Close()
+		}
+		if cerr := c.conn.Close(); err == nil && cerr != nil && !errors.Is(cerr, ErrClosed) {
+			err = cerr
+		}
+	})
+	c.wg.Wait()
+	return err
+}
+
+// watch ends the client when codex exits or its connection ends, whichever comes first, and closes
+// every subscription with the reason.
+func (c *Client) watch() {
+	var procDone <-chan struct{}
+	if c.proc != nil {
+		procDone = c.proc.Done()
+	}
+	select {
+	case <-c.conn.Done():
+	case <-procDone:
+		// Let the connection read what codex wrote last, briefly; then stop it.
+		select {
+		case <-c.conn.Done():
+		case <-time.After(200 * time.Millisecond):
+			_ = c.conn.Close()
+		}
+	case <-c.closed:
+		<-c.conn.Done()
+	}
+
+	err := c.conn.Err()
+	select {
+	case <-c.closed:
+		err = ErrClosed
+	default:
+		if c.proc != nil {
+			select {
+			case <-c.proc.Done():
+			case <-time.After(200 * time.Millisecond):
+				// The output closed but the process lingers: it is of no use any more.
+				_ = c.proc.Close()
+			}
+			if exitErr := c.proc.ExitError(); exitErr != nil {
+				err = exitErr
+			}
+		}
+	}
+	c.err = err
+	close(c.done)
+
+	c.mu.Lock()
+	subs := make([]*Subscription, 0, len(c.subs))
+	for s := range c.subs {
+		subs = append(subs, s)
+	}
+	c.mu.Unlock()
+	for _, s := range subs {
+		s.end(err)
+	}
+}
+
+// explain adds what codex said on stderr to an error caused by its death.
+func (c *Client) explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+		if c.err != nil && !errors.Is(err, c.err) {
+			return fmt.Errorf("%w (%v)", err, c.err)
+		}
+	default:
+	}
+	return err
+}
+
+// Subscribe returns the notifications of threadID, or of every thread and none when threadID is "".
+func (c *Client) Subscribe(threadID string) *Subscription {
+	return c.subscribe(threadID, true)
+}
+
+func (c *Client) subscribe(threadID string, armed bool) *Subscription {
+	s := newSubscription(threadID, armed, c.unsubscribe)
+	c.mu.Lock()
+	c.subs[s] = struct{}{}
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+		s.end(c.err)
+	default:
+	}
+	c.wg.Go(s.pump)
+	return s
+}
+
+func (c *Client) unsubscribe(s *Subscription) {
+	c.mu.Lock()
+	delete(c.subs, s)
+	c.mu.Unlock()
+}
+
+// route delivers a notification to the subscriptions it belongs to. It runs on the read goroutine.
+func (c *Client) route(n Notification) {
+	ev := Event{Method: CanonicalMethod(n.Method), Params: n.Params}
+	ev.ThreadID, ev.TurnID = routingIDs(n.Params)
+	ev.Value, ev.Err = DecodeNotification(n)
+	if ev.Err != nil {
+		c.log.Warn("malformed codex notification", "method", n.Method, "err", ev.Err)
+	}
+	if c.seen != nil {
+		c.seen(ev)
+	}
+	if ev.Method == NotifyServerRequestResolved {
+		if v, ok := ev.Value.(*ServerRequestResolvedParams); ok {
+			c.withdraw(v.RequestID)
+		}
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for s := range c.subs {
+		if s.threadID == "" || s.threadID == ev.ThreadID {
+			s.push(ev)
+		}
+	}
+}
+
+// routingIDs reads the thread and turn a notification belongs to, wherever codex put them.
+func routingIDs(params json.RawMessage) (threadID, turnID string) {
+	var ids struct {
+		ThreadID string `json:"threadId"`
+		TurnID   string `json:"turnId"`
+		Turn     *struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+		Thread *struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	if json.Unmarshal(params, &ids) != nil {
+		return "", ""
+	}
+	threadID, turnID = ids.ThreadID, ids.TurnID
+	if threadID == "" && ids.Thread != nil {
+		threadID = ids.Thread.ID
+	}
+	if turnID == "" && ids.Turn != nil {
+		turnID = ids.Turn.ID
+	}
+	return threadID, turnID
+}
+
+// serveRequest wraps the handler so that codex withdrawing a request cancels its context.
+func (c *Client) serveRequest(h RequestHandler) RequestHandler {
+	return func(ctx context.Context, req *Request) (any, error) {
+		if h == nil {
+			return nil, Errorf(CodeMethodNotFound, "method not supported by this client: %s", req.Method)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		key := string(bytes.TrimSpace(req.ID))
+		c.inflight.Store(key, cancel)
+		defer func() {
+			c.inflight.Delete(key)
+			cancel()
+		}()
+		return h(ctx, req)
+	}
+}
+
+func (c *Client) withdraw(id json.RawMessage) {
+	if cancel, ok := c.inflight.Load(string(bytes.TrimSpace(id))); ok {
+		cancel.(context.CancelFunc)()
+	}
+}
+
+// StartThread starts a new thread.
+func (c *Client) StartThread(ctx context.Context, p ThreadStartParams) (*ThreadResult, error) {
+	var res ThreadResult
+	if err := c.conn.Call(ctx, MethodThreadStart, p, &res); err != nil {
+		return nil, c.explain(err)
+	}
+	return &res, nil
+}
+
+// ResumeThread loads a thread recorded earlier (by this process or another) so turns can continue it.
+func (c *Client) ResumeThread(ctx context.Context, p ThreadResumeParams) (*ThreadResult, error) {
+	var res ThreadResult
+	if err := c.conn.Call(ctx, MethodThreadResume, p, &res); err != nil {
+		return nil, c.explain(err)
+	}
+	return &res, nil
+}
+
+// StartTurn starts a turn and returns as soon as codex accepted it, with the turn's subscription:
+// the notifications of this turn only (and those of its thread that name no turn), ending after
+// turn/completed. The caller must Close it when done with it.
+func (c *Client) StartTurn(ctx context.Context, p TurnStartParams) (*Turn, *Subscription, error) {
+	sub := c.subscribe(p.ThreadID, false)
+	var res TurnResult
+	if err := c.conn.Call(ctx, MethodTurnStart, p, &res); err != nil {
+		sub.Close()
+		return nil, nil, c.explain(err)
+	}
+	if res.Turn.ID == "" {
+		sub.Close()
+		return nil, nil, fmt.Errorf("%s: codex answered without a turn id", MethodTurnStart)
+	}
+	sub.arm(res.Turn.ID)
+	return &res.Turn, sub, nil
+}
+
+// SteerTurn adds input to the running turn expectedTurnID.
+func (c *Client) SteerTurn(ctx context.Context, p TurnSteerParams) (string, error) {
+	var res TurnSteerResult
+	if err := c.conn.Call(ctx, MethodTurnSteer, p, &res); err != nil {
+		return "", c.explain(err)
+	}
+	return res.TurnID, nil
+}
+
+// InterruptTurn asks codex to stop a turn; the turn ends with turn/completed, status interrupted.
+func (c *Client) InterruptTurn(ctx context.Context, threadID, turnID string) error {
+	if err := c.conn.Call(ctx, MethodTurnInterrupt, TurnInterruptParams{ThreadID: threadID, TurnID: turnID}, nil); err != nil {
+		return c.explain(err)
+	}
+	return nil
+}
+
+// CompactThread starts compaction of a thread's context. Codex runs it as a turn of its own, which
+// the thread's subscribers see (a contextCompaction item, then turn/completed).
+func (c *Client) CompactThread(ctx context.Context, threadID string) error {
+	if err := c.conn.Call(ctx, MethodThreadCompact, ThreadCompactParams{ThreadID: threadID}, nil); err != nil {
+		return c.explain(err)
+	}
+	return nil
+}
+
+// Call sends any request, for methods this package has no typed wrapper for.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.explain(c.conn.Call(ctx, method, params, result))
+}

@@ -1,0 +1,368 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
+	"github.com/sourcegraph/conc/panics"
+)
+
+// JSON-RPC error codes that this package produces or recognises.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600 // codex also answers unknown methods and early requests with it
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// ErrClosed is returned by calls on a connection that has ended; the error wraps it with the cause.
+var ErrClosed = errors.New("codex connection closed")
+
+// Error is a JSON-RPC error answer from the peer.
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if len(e.Data) > 0 && string(e.Data) != "null" {
+		return fmt.Sprintf("codex error %d: %s (%s)", e.Code, e.Message, e.Data)
+	}
+	return fmt.Sprintf("codex error %d: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code, for request handlers that want a specific code.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// wireMessage is every JSON-RPC message as codex writes it. Codex omits "jsonrpc"; a peer that sends
+// it is tolerated because unknown members are ignored.
+type wireMessage struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// Request is a request the server sent to the client (an approval, an elicitation, a tool call).
+type Request struct {
+	// ID is the request id exactly as the server sent it.
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+}
+
+// Notification is a message from the server that expects no answer.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// RequestHandler answers a server request. It runs in its own goroutine, so it may block (an approval
+// waits for a person) until ctx ends. The returned value is the result; a returned error is sent as a
+// JSON-RPC error (an *Error keeps its code, anything else is an internal error).
+type RequestHandler func(ctx context.Context, req *Request) (any, error)
+
+// ConnOptions configure a Conn. Every field may be left zero.
+type ConnOptions struct {
+	// OnNotification receives notifications in the order they were read, on the read goroutine:
+	// it must return quickly (queue the work elsewhere), or the connection stalls.
+	OnNotification func(Notification)
+	// OnRequest answers server requests; nil answers every request with "method not found".
+	OnRequest RequestHandler
+	// OnBadLine receives lines that are not JSON-RPC messages (codex sometimes prints plain text).
+	OnBadLine func(line string)
+	// Logger receives protocol anomalies at debug and warn levels; nil discards them.
+	Logger *slog.Logger
+	// MaxLine is the longest line accepted, in bytes (default 64 MiB); a longer line is dropped.
+	MaxLine int
+}
+
+// Conn is a JSON-RPC connection in codex's dialect: one JSON object per line, requests carrying
+// integer ids. It reads on one goroutine that it owns; server requests are answered on goroutines that
+// it owns too. Close stops them all.
+type Conn struct {
+	r    io.ReadCloser
+	w    io.WriteCloser
+	opts ConnOptions
+	log  *slog.Logger
+
+	wmu sync.Mutex // serialises writes: one line at a time
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[string]chan *wireMessage
+	err     error // why the connection ended; set once before done closes
+
+	ctx      context.Context // cancelled when the connection ends; parent of request handler contexts
+	cancel   context.CancelFunc
+	handlers conc.WaitGroup
+	done     chan struct{}
+	closing  sync.Once
+}
+
+// NewConn starts a connection reading r and writing w. The connection owns both: Close closes them.
+func NewConn(r io.ReadCloser, w io.WriteCloser, opts ConnOptions) *Conn {
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = 64 << 20
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{
+		r: r, w: w, opts: opts, log: log,
+		pending: make(map[string]chan *wireMessage),
+		ctx:     ctx, cancel: cancel,
+		done: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Done is closed when the connection has ended: the peer closed its side, a read failed, or Close
+// was called.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection ended, or nil while it is open.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Call sends a request and decodes its result into result (which may be nil). It returns when the
+// answer arrives, ctx ends, or the connection ends. A JSON-RPC error answer is returned as *Error.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	id := c.nextID.Add(1)
+	key := strconv.FormatInt(id, 10)
+	ch := make(chan *wireMessage, 1)
+
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	c.pending[key] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+	}()
+
+	rawParams, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	if err := c.write(&wireMessage{ID: json.RawMessage(key), Method: method, Params: rawParams}); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+
+	select {
+	case msg := <-ch:
+		if msg.Error != nil {
+			return msg.Error
+		}
+		if result == nil {
+			return nil
+		}
+		if err := json.Unmarshal(msg.Result, result); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	case <-c.done:
+		return fmt.Errorf("%s: %w", method, c.Err())
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
+	rawParams, err := marshalParams(params)
+	if err != nil {
+		return fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	if err := c.write(&wireMessage{Method: method, Params: rawParams}); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// Close ends the connection: it closes the writer (codex sees end of input), the reader, cancels
+// running request handlers and waits for every goroutine the connection started.
+func (c *Conn) Close() error {
+	var err error
+	c.closing.Do(func() {
+		c.fail(ErrClosed)
+		c.wmu.Lock()
+		err = c.w.Close()
+		c.wmu.Unlock()
+		if rerr := c.r.Close(); err == nil {
+			err = rerr
+		}
+	})
+	<-c.done
+	c.handlers.Wait()
+	return err
+}
+
+// CloseWrite closes only the writer, so the peer sees the end of its input while its remaining
+// output can still be read.
+func (c *Conn) CloseWrite() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.w.Close()
+}
+
+func marshalParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	if raw, ok := params.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(params)
+}
+
+func (c *Conn) write(msg *wireMessage) error {
+	line, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	line = append(line, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.Err(); err != nil {
+		return err
+	}
+	if _, err := c.w.Write(line); err != nil {
+		return fmt.Errorf("write to codex: %w", err)
+	}
+	return nil
+}
+
+// fail records why the connection ended (the first reason wins) and cancels handler contexts.
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.done)
+	lr := newLineReader(c.r, c.opts.MaxLine)
+	for {
+		line, size, err := lr.next()
+		if size > 0 {
+			c.dispatch(line)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				c.fail(fmt.Errorf("%w: codex closed its output", ErrClosed))
+			} else {
+				c.fail(fmt.Errorf("%w: read: %v", ErrClosed, err))
+			}
+			return
+		}
+	}
+}
+
+func (c *Conn) dispatch(line []byte) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	var msg wireMessage
+	if line[0] != '{' || bytes.HasSuffix(line, []byte(tooLongMarker)) || json.Unmarshal(line, &msg) != nil {
+		c.badLine(line)
+		return
+	}
+	switch {
+	case msg.Method != "" && len(msg.ID) > 0 && string(msg.ID) != "null":
+		req := &Request{ID: msg.ID, Method: msg.Method, Params: msg.Params}
+		c.handlers.Go(func() { c.answer(req) })
+	case msg.Method != "":
+		if c.opts.OnNotification != nil {
+			c.opts.OnNotification(Notification{Method: msg.Method, Params: msg.Params})
+		}
+	case len(msg.ID) > 0 && (msg.Result != nil || msg.Error != nil):
+		key := string(bytes.TrimSpace(msg.ID))
+		c.mu.Lock()
+		ch, ok := c.pending[key]
+		c.mu.Unlock()
+		if !ok {
+			c.log.Warn("codex answered an unknown request", "id", key)
+			return
+		}
+		ch <- &msg
+	default:
+		c.badLine(line)
+	}
+}
+
+func (c *Conn) badLine(line []byte) {
+	const show = 2000
+	s := string(line)
+	if len(s) > show {
+		s = s[:show] + "…"
+	}
+	c.log.Debug("codex wrote a line that is not JSON-RPC", "line", s)
+	if c.opts.OnBadLine != nil {
+		c.opts.OnBadLine(s)
+	}
+}
+
+// answer runs the request handler and always replies, even when the handler panics.
+func (c *Conn) answer(req *Request) {
+	var (
+		result any
+		err    error
+	)
+	if c.opts.OnRequest == nil {
+		err = Errorf(CodeMethodNotFound, "method not supported by this client: %s", req.Method)
+	} else {
+		recovered := panics.Try(func() { result, err = c.opts.OnRequest(c.ctx, req) })
+		if recovered != nil {
+			c.log.Error("codex request handler panicked", "method", req.Method, "panic", recovered.String())
+			err = Errorf(CodeInternalError, "client failed to handle %s", req.Method)
+		}
+	}
+	reply := &wireMessage{ID: req.ID}
+	if err != nil {
+		var rpcErr *Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		reply.Error = rpcErr
+	} else {
+		raw, merr := json.Marshal(result)
+		if merr != nil {
+			reply.Error = &Error{Code: CodeInternalError, Message: "encode result: " + merr.Error()}
+		} else {
+			reply.Result = raw
+		}
+	}
+	if werr := c.write(reply); werr != nil {
+		c.log.Debug("could not answer codex request", "method", req.Method, "err", werr)
+	}
+}

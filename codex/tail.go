@@ -1,0 +1,134 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Tail keeps the last lines written to it, for error messages: codex logs on stderr, and what it said
+// last is usually why it failed. It is safe for concurrent use.
+type Tail struct {
+	mu    sync.Mutex
+	max   int
+	lines []string
+	next  int // index of the oldest line once the ring is full
+	full  bool
+}
+
+// NewTail returns a Tail that keeps at most max lines (at least one).
+func NewTail(max int) *Tail {
+	if max < 1 {
+		max = 1
+	}
+	return &Tail{max: max, lines: make([]string, 0, min(max, 64))}
+}
+
+// Add records one line. Lines longer than 4 KiB are cut, so one runaway line cannot hold the memory.
+func (t *Tail) Add(line string) {
+	const maxLine = 4 << 10
+	if len(line) > maxLine {
+		line = line[:maxLine] + "…"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.full {
+		t.lines = append(t.lines, line)
+		if len(t.lines) == t.max {
+			t.full = true
+		}
+		return
+	}
+	t.lines[t.next] = line
+	t.next = (t.next + 1) % t.max
+}
+
+// Lines returns the kept lines, oldest first.
+func (t *Tail) Lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.lines))
+	if t.full {
+		out = append(out, t.lines[t.next:]...)
+		out = append(out, t.lines[:t.next]...)
+		return out
+	}
+	return append(out, t.lines...)
+}
+
+// Last returns the last n kept lines joined by newlines.
+func (t *Tail) Last(n int) string {
+	lines := t.Lines()
+	if n < len(lines) {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ReadFrom adds every line read from r until it ends, and reports how many bytes it read. It
+// implements io.ReaderFrom. It never stops reading early: a writer blocked on a full pipe (codex
+// logging to stderr) would stall.
+func (t *Tail) ReadFrom(r io.Reader) (int64, error) {
+	lr := newLineReader(r, 4<<10)
+	var n int64
+	for {
+		line, size, err := lr.next()
+		n += int64(size)
+		if size > 0 {
+			t.Add(strings.TrimRight(string(line), "\r\n"))
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// lineReader reads newline-terminated lines and keeps at most limit bytes of each: the rest of an
+// over-long line is read and dropped, and the line is reported as cut.
+type lineReader struct {
+	r     *bufio.Reader
+	limit int
+}
+
+func newLineReader(r io.Reader, limit int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// next returns the next line (without its newline, at most limit bytes), the number of bytes it
+// consumed, and io.EOF after the last line. A line cut at the limit ends in errLineTooLong's marker.
+func (lr *lineReader) next() (line []byte, size int, err error) {
+	var buf []byte
+	cut := false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		size += len(chunk)
+		if !cut {
+			if room := lr.limit - len(buf); len(chunk) <= room {
+				buf = append(buf, chunk...)
+			} else {
+				buf = append(buf, chunk[:room]...)
+				cut = true
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && size == 0:
+			return nil, 0, io.EOF
+		case err != nil && err != io.EOF:
+			return buf, size, err
+		}
+		if cut {
+			buf = append(buf, tooLongMarker...)
+		}
+		return bytes.TrimRight(buf, "\r\n"), size, nil
+	}
+}
+
+// tooLongMarker ends a line that was cut at the reader's limit.
+const tooLongMarker = "…[cut]"
