@@ -229,7 +229,7 @@ func (c *Client) explain(err error) error {
 	select {
 	case <-c.done:
 		if c.err != nil && !errors.Is(err, c.err) {
-			return fmt.Errorf("%w (%v)", err, c.err)
+			return fmt.Errorf("%w: %w", err, c.err)
 		}
 	default:
 	}

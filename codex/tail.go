@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -26,12 +27,17 @@ func NewTail(max int) *Tail {
 	return &Tail{max: max, lines: make([]string, 0, min(max, 64))}
 }
 
+// ansiEscape matches terminal colour and style sequences, which codex's logger writes even into a
+// pipe; they are noise in a message for a person.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+
 // Add records one line. Lines longer than 4 KiB are cut, so one runaway line cannot hold the memory.
 func (t *Tail) Add(line string) {
 	const maxLine = 4 << 10
 	if len(line) > maxLine {
 		line = line[:maxLine] + "…"
 	}
+	line = ansiEscape.ReplaceAllString(line, "")
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.full {

@@ -1,0 +1,69 @@
+package codextest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+)
+
+// Real is what a test needs to run the real pinned codex offline: the binary, a fake model on
+// loopback, and throwaway HOME, CODEX_HOME and workspace folders, so the user's ~/.codex is never
+// touched.
+type Real struct {
+	Binary    string
+	Model     *fakemodel.Server
+	Home      string // HOME for codex
+	CodexHome string // CODEX_HOME
+	Work      string // a workspace folder to run turns in
+}
+
+// NewReal prepares a real-codex environment. Without the pinned binary the test fails (run
+// `make tools`); under -short it is skipped instead.
+func NewReal(t testing.TB) *Real {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real codex binary; skipped with -short")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := codex.PinnedBinary(wd)
+	if err != nil {
+		t.Fatalf("real codex tests need the pinned binary: %v", err)
+	}
+	model, err := fakemodel.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = model.Close() })
+
+	home := t.TempDir()
+	r := &Real{
+		Binary:    bin,
+		Model:     model,
+		Home:      home,
+		CodexHome: filepath.Join(home, ".codex"),
+		Work:      filepath.Join(home, "project"),
+	}
+	for _, d := range []string{r.CodexHome, r.Work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// ProcessOptions start codex against the fake model with the throwaway folders.
+func (r *Real) ProcessOptions() codex.ProcessOptions {
+	return codex.ProcessOptions{
+		Binary: r.Binary,
+		Config: r.Model.CodexConfig(),
+		Home:   r.CodexHome,
+		Env:    []string{"HOME=" + r.Home, "OPENAI_API_KEY=", "CODEX_API_KEY="},
+		Dir:    r.Work,
+	}
+}

@@ -1,0 +1,353 @@
+package fakemodel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrClosed is returned by [Server.WaitRequests] and [Server.WaitChatRequests] when the server
+// closes before enough requests arrived.
+var ErrClosed = errors.New("fakemodel: server closed")
+
+// DefaultModel is the model slug [Server.CodexConfig] selects. Codex knows it, so it offers the
+// model its full tool set, apply_patch included; an unknown slug gets no apply_patch tool.
+const DefaultModel = "gpt-5.5"
+
+// A Server is a fake model provider listening on 127.0.0.1. Its methods are safe for concurrent use.
+type Server struct {
+	base string
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{} // closed by Close: unblocks hanging replies and waiters
+
+	mu          sync.Mutex
+	closed      bool
+	handlers    sync.WaitGroup // running handlers; Add only under mu while !closed
+	queue       []Reply
+	chatQueue   []Reply
+	def         func(Request) Reply
+	chatDef     func(ChatRequest) Reply
+	requests    []Request
+	chats       []ChatRequest
+	log         []string
+	calls       int           // tool call ids given so far
+	changed     chan struct{} // closed and replaced whenever a request or a log line is recorded
+	serveErr    error
+	serveDone   chan struct{}
+	closeOnce   sync.Once
+	closeResult error
+}
+
+// Start starts a server on a free port of 127.0.0.1.
+func Start() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("fakemodel: %w", err)
+	}
+	s := &Server{
+		base:      "http://" + ln.Addr().String() + "/v1",
+		ln:        ln,
+		done:      make(chan struct{}),
+		changed:   make(chan struct{}),
+		serveDone: make(chan struct{}),
+		def:       DefaultReply,
+		chatDef:   defaultChatReply,
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/responses", s.serveResponses)
+	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("/", http.NotFound)
+	s.srv = &http.Server{Handler: s.track(mux), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(s.serveDone)
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.mu.Lock()
+			s.serveErr = err
+			s.mu.Unlock()
+		}
+	}()
+	return s, nil
+}
+
+// BaseURL returns the API's base URL, "http://127.0.0.1:PORT/v1".
+func (s *Server) BaseURL() string { return s.base }
+
+// Addr returns the address the server listens on, "127.0.0.1:PORT".
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the server: it ends hanging replies, closes every connection and waits for its
+// goroutines. Calling it again returns the first result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		err := s.srv.Close()
+		s.handlers.Wait()
+		<-s.serveDone
+		s.mu.Lock()
+		s.closeResult = errors.Join(err, s.serveErr)
+		s.mu.Unlock()
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closeResult
+}
+
+// CodexConfig returns the values of the -c options that point codex at this server (pass each
+// after its own "-c"): a model provider "fake" speaking the Responses API at [Server.BaseURL]
+// without retries, the model [DefaultModel], no update check and no plugins. Codex parses each
+// value as TOML, so strings are quoted.
+func (s *Server) CodexConfig() []string {
+	return []string{
+		`model_provider="fake"`,
+		`model_providers.fake.name="fake"`,
+		`model_providers.fake.base_url=` + strconv.Quote(s.base),
+		`model_providers.fake.wire_api="responses"`,
+		`model_providers.fake.request_max_retries=0`,
+		`model_providers.fake.stream_max_retries=0`,
+		`model=` + strconv.Quote(DefaultModel),
+		`check_for_update_on_startup=false`,
+		`features.plugins=false`,
+	}
+}
+
+// Enqueue queues replies for the next POST /v1/responses requests, one reply per request, in order.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// Pending returns how many queued replies to /v1/responses have not been served yet.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// SetDefault sets the function that answers a /v1/responses request when the queue is empty;
+// nil restores [DefaultReply]. It runs on the request's goroutine and may call the server's methods.
+func (s *Server) SetDefault(f func(Request) Reply) {
+	if f == nil {
+		f = DefaultReply
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.def = f
+}
+
+// DefaultReply is the answer to a request when nothing is queued: if the newest input item is a
+// tool output, Message("Done. Tool said: " + output); otherwise Message("Done. Hello from the fake
+// model.").
+func DefaultReply(r Request) Reply {
+	if it, ok := r.Last(); ok && it.IsToolOutput() {
+		return Message("Done. Tool said: " + it.Output)
+	}
+	return Message("Done. Hello from the fake model.")
+}
+
+// Requests returns every /v1/responses request received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// WaitRequests blocks until at least n /v1/responses requests arrived. It returns ctx's error if ctx
+// ends first, and [ErrClosed] if the server closes first.
+func (s *Server) WaitRequests(ctx context.Context, n int) error {
+	return s.wait(ctx, func() bool { return len(s.requests) >= n })
+}
+
+// Log returns the server's request log, oldest first: a line "METHOD PATH STATUS" per answer, for
+// instance "GET /v1/nothing 404", written when its status is sent, and a line "METHOD PATH hang
+// ended: client went away" (or "server closed") when a [Hang] reply ends.
+func (s *Server) Log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+// wait blocks until cond, called with s.mu held, is true.
+func (s *Server) wait(ctx context.Context, cond func() bool) error {
+	for {
+		s.mu.Lock()
+		ok, changed := cond(), s.changed
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.done:
+			s.mu.Lock()
+			ok := cond()
+			s.mu.Unlock()
+			if ok {
+				return nil
+			}
+			return ErrClosed
+		}
+	}
+}
+
+// notifyLocked wakes the waiters; s.mu must be held.
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// track counts running handlers so that Close can wait for them, refuses requests once closed, and
+// logs each answer's status.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			http.Error(w, "fakemodel: server closed", http.StatusServiceUnavailable)
+			return
+		}
+		s.handlers.Add(1)
+		s.mu.Unlock()
+		defer s.handlers.Done()
+		sw := &statusWriter{ResponseWriter: w, logf: func(status int) {
+			s.logf("%s %s %d", r.Method, r.URL.RequestURI(), status)
+		}}
+		h.ServeHTTP(sw, r)
+		sw.WriteHeader(http.StatusOK) // logs the implicit 200 of a handler that wrote nothing
+	})
+}
+
+// statusWriter logs the status of a response when its header is written.
+type statusWriter struct {
+	http.ResponseWriter
+	logf   func(status int)
+	logged bool
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.logged {
+		return
+	}
+	w.logged = true
+	w.logf(status)
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Flush() {
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// serveResponses answers POST /v1/responses with the next reply.
+func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := parseRequest(body, r.Header.Clone())
+
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	n := len(s.requests)
+	var reply Reply
+	queued := len(s.queue) > 0
+	if queued {
+		reply, s.queue = s.queue[0], s.queue[1:]
+	}
+	def := s.def
+	s.notifyLocked()
+	s.mu.Unlock()
+	if !queued {
+		reply = def(req)
+	}
+
+	id := ids{response: "resp_" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Model}
+	if reply.kind == KindExec || reply.kind == KindPatch {
+		id.call = reply.callID
+		if id.call == "" {
+			s.mu.Lock()
+			s.calls++
+			id.call = "call_" + strconv.Itoa(s.calls)
+			s.mu.Unlock()
+		}
+	}
+	s.serveReply(w, r, reply, responseEvents(reply, id))
+}
+
+// serveReply writes reply: an HTTP error as is, anything else as the given event stream, flushed
+// event by event. A hanging reply then waits for the client or the server to go away.
+func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, reply Reply, events []Event) {
+	for k, v := range reply.header {
+		w.Header()[k] = append(w.Header()[k], v...)
+	}
+	if reply.kind == KindHTTPError {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.status)
+		io.WriteString(w, reply.body)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	for _, e := range events {
+		if _, err := e.WriteTo(w); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+	if reply.kind == KindHang {
+		s.hang(r)
+	}
+}
+
+// hang waits for the client or the server to go away, and logs which did.
+func (s *Server) hang(r *http.Request) {
+	why := "client went away"
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+		why = "server closed"
+	}
+	s.logf("%s %s hang ended: %s", r.Method, r.URL.RequestURI(), why)
+}
+
+// logf appends a line to the request log.
+func (s *Server) logf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, fmt.Sprintf(format, args...))
+	s.notifyLocked()
+}
+
+// serveModels answers GET /v1/models with the one model the fake plays.
+func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","created":0,"owned_by":"fakemodel"}]}`, DefaultModel)
+}
