@@ -165,6 +165,17 @@ func (c *Client) Close() error {
 		if cerr := c.conn.Close(); err == nil && cerr != nil && !errors.Is(cerr, ErrClosed) {
 			err = cerr
 		}
+		// Subscriptions nobody reads any more must not hold Close: stop them all.
+		<-c.done
+		c.mu.Lock()
+		subs := make([]*Subscription, 0, len(c.subs))
+		for s := range c.subs {
+			subs = append(subs, s)
+		}
+		c.mu.Unlock()
+		for _, s := range subs {
+			s.Close()
+		}
 	})
 	c.wg.Wait()
 	return err

@@ -1,5 +1,6 @@
-// Package codextest provides fakes of codex app-server for tests: a replayer that plays the server
-// side of a recorded transcript against a client over in-process pipes.
+// Package codextest provides fakes of codex app-server for tests: Replay plays the server side of a
+// recorded transcript against a client over in-process pipes; Fake is a scripted app-server whose
+// turns a test writes; NewReal sets up the real pinned codex against a fake model on loopback.
 package codextest
 
 import (

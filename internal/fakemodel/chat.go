@@ -93,46 +93,16 @@ func parseChatRequest(body []byte, header http.Header) ChatRequest {
 
 // serveChat answers POST /v1/chat/completions with the next chat reply.
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	req := parseChatRequest(body, r.Header.Clone())
-
-	s.mu.Lock()
-	s.chats = append(s.chats, req)
-	n := len(s.chats)
-	var reply Reply
-	queued := len(s.chatQueue) > 0
-	if queued {
-		reply, s.chatQueue = s.chatQueue[0], s.chatQueue[1:]
-	}
-	def := s.chatDef
-	s.notifyLocked()
-	s.mu.Unlock()
-	if !queued {
-		reply = def(req)
-	}
-	if reply.kind == KindExec || reply.kind == KindPatch {
-		if reply.callID == "" {
-			s.mu.Lock()
-			s.calls++
-			reply.callID = "call_" + strconv.Itoa(s.calls)
-			s.mu.Unlock()
-		}
-	}
-
-	for k, v := range reply.header {
-		w.Header()[k] = append(w.Header()[k], v...)
-	}
-	switch reply.kind {
-	case KindHTTPError:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(reply.status)
-		io.WriteString(w, reply.body)
+	reply, n := take(s, &s.chats, &s.chatQueue, &s.chatDef, req)
+	if !startReply(w, reply) {
 		return
-	case KindFailed:
+	}
+	if reply.kind == KindFailed {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
 		b, _ := json.Marshal(map[string]any{"error": map[string]any{"type": "server_error", "message": reply.text}})
@@ -140,32 +110,26 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + strconv.Itoa(n)
-	model := req.Model
-	if !req.Stream {
-		if reply.kind == KindHang {
-			s.hang(r)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		b, _ := json.Marshal(chatCompletion(reply, id, model))
-		w.Write(b)
+	if req.Stream {
+		stream(s, w, r, reply, chatChunks(reply, id, req.Model, req.IncludeUsage))
 		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	for _, chunk := range chatChunks(reply, id, model, req.IncludeUsage) {
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", chunk); err != nil {
-			return
-		}
-		if rc.Flush() != nil {
-			return
-		}
 	}
 	if reply.kind == KindHang {
 		s.hang(r)
+		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	b, _ := json.Marshal(chatCompletion(reply, id, req.Model))
+	w.Write(b)
+}
+
+// chatChunk is the data of one chunk of a streamed chat completion.
+type chatChunk []byte
+
+// WriteTo writes the chunk in SSE framing: "data: DATA\n\n".
+func (c chatChunk) WriteTo(w io.Writer) (int64, error) {
+	n, err := fmt.Fprintf(w, "data: %s\n\n", c)
+	return int64(n), err
 }
 
 // chatToolCall returns the name and JSON arguments of the tool call a reply makes in a chat
@@ -219,9 +183,9 @@ func chatCompletion(r Reply, id, model string) map[string]any {
 
 // chatChunks returns the data of the SSE chunks that stream a chat completion, "[DONE]" last. A
 // hanging reply is only its first chunk.
-func chatChunks(r Reply, id, model string, includeUsage bool) [][]byte {
+func chatChunks(r Reply, id, model string, includeUsage bool) []chatChunk {
 	created := time.Now().Unix()
-	var out [][]byte
+	var out []chatChunk
 	add := func(choices []any, usage map[string]any) {
 		c := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": choices}
 		if usage != nil {
@@ -253,5 +217,5 @@ func chatChunks(r Reply, id, model string, includeUsage bool) [][]byte {
 	if includeUsage && !r.noUsage {
 		add([]any{}, chatUsage(r.usage))
 	}
-	return append(out, []byte("[DONE]"))
+	return append(out, chatChunk("[DONE]"))
 }

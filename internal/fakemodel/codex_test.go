@@ -1,7 +1,9 @@
-package fakemodel
+package fakemodel_test
 
 // These tests run the real pinned codex binary against the fake, both as `codex exec --json` and as
-// `codex app-server` (the way hermes-lsp runs it). Each run takes well under a second or two.
+// `codex app-server` through package codex (the way hermes-lsp runs it), in the throwaway folders of
+// codextest.NewReal. Each run takes a second or two. They are in package fakemodel_test because
+// codextest imports fakemodel.
 //
 // CODEX_HOME lives under t.TempDir(), that is under /tmp, so codex prints "WARNING: proceeding,
 // even though we could not create PATH aliases: Refusing to create helper binaries under temporary
@@ -9,165 +11,102 @@ package fakemodel
 // apply_patch tool itself works, as TestCodexPatch shows.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
-)
 
-// codexRelPath is where `make tools` installs the pinned codex binary, relative to the module root.
-const codexRelPath = "tools/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+)
 
 // codexTimeout bounds one codex run.
 const codexTimeout = 60 * time.Second
 
-// codexBinary returns the pinned codex binary: $HERMES_CODEX_BIN if set (the Makefile sets it),
-// else tools/codex/... under the module root. Without it the test fails, or skips under -short.
-func codexBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs the real codex binary; skipped with -short")
-	}
-	p, from := os.Getenv("HERMES_CODEX_BIN"), "HERMES_CODEX_BIN"
-	if p == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			t.Fatalf("HERMES_CODEX_BIN is unset and %v: run `make tools`, or set HERMES_CODEX_BIN", err)
-		}
-		p, from = filepath.Join(root, filepath.FromSlash(codexRelPath)), "the module root"
-	}
-	if !isExecutable(p) {
-		t.Fatalf("the pinned codex binary %s (from %s) is missing: run `make tools`", p, from)
-	}
-	return p
+// execEvent is one JSON line of `codex exec --json`, with the fields these tests read.
+type execEvent struct {
+	Type string `json:"type"`
+	Item struct {
+		Type             string `json:"type"`
+		Text             string `json:"text"`
+		AggregatedOutput string `json:"aggregated_output"`
+	} `json:"item"`
+	Usage execUsage `json:"usage"`
+	Error struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
-
-// moduleRoot walks up from the working directory to the directory holding go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// codexDirs makes a throwaway HOME holding a CODEX_HOME and a working directory.
-func codexDirs(t *testing.T) (home, codexHome, work string) {
-	t.Helper()
-	home = t.TempDir()
-	codexHome = filepath.Join(home, ".codex")
-	work = filepath.Join(home, "project")
-	for _, d := range []string{codexHome, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return home, codexHome, work
-}
-
-// codexEnv is a minimal environment for codex: no API keys or codex settings leak in from ours.
-func codexEnv(home, codexHome string) []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CODEX_HOME=" + codexHome, "TERM=dumb"}
-}
-
-// startServer starts a fake that is closed at the end of the test.
-func startServer(t *testing.T) *Server {
-	t.Helper()
-	srv, err := Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return srv
+// execUsage is the usage of turn.completed.
+type execUsage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
 }
 
 // execResult is the outcome of one `codex exec --json`.
 type execResult struct {
-	events []map[string]any // the JSON lines of stdout
-	stderr string
-	err    error  // from cmd.Run: non-nil when codex exits non-zero
-	work   string // the working directory codex ran in
+	events []execEvent // the JSON lines of stdout
+	err    error       // from cmd.Run: non-nil when codex exits non-zero
 }
 
-// runExec runs `codex exec --json PROMPT` against srv in a fresh working directory, with a throwaway
-// CODEX_HOME and HOME, no approvals and no sandbox.
-func runExec(t *testing.T, srv *Server, prompt string) execResult {
+// runExec runs `codex exec --json PROMPT` against env's fake model in env's folders, with no
+// approvals and no sandbox, with the options and environment codex app-server gets from
+// env.ProcessOptions.
+func runExec(t *testing.T, env *codextest.Real, prompt string) execResult {
 	t.Helper()
-	bin := codexBinary(t)
-	home, codexHome, work := codexDirs(t)
+	opts := env.ProcessOptions()
 	args := []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
-		"--dangerously-bypass-approvals-and-sandbox", "-C", work}
-	for _, kv := range srv.CodexConfig() {
+		"--dangerously-bypass-approvals-and-sandbox", "-C", opts.Dir}
+	for _, kv := range opts.Config {
 		args = append(args, "-c", kv)
 	}
 	args = append(args, prompt)
 
 	ctx, cancel := context.WithTimeout(t.Context(), codexTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = work
-	cmd.Env = codexEnv(home, codexHome)
+	cmd := exec.CommandContext(ctx, opts.Binary, args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(append(os.Environ(), opts.Env...), "CODEX_HOME="+opts.Home)
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
 	t.Logf("codex exec: %v, err %v", time.Since(start).Round(time.Millisecond), err)
-	res := execResult{stderr: stderr.String(), err: err, work: work}
-	for line := range strings.Lines(stdout.String()) {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil {
-			res.events = append(res.events, m)
-		}
-	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("codex exec stdout:\n%s\nstderr:\n%s\nserver log: %q", stdout.String(), stderr.String(), srv.Log())
+			t.Logf("codex exec stdout:\n%s\nstderr:\n%s\nmodel log: %q", stdout.String(), stderr.String(), env.Model.Log())
 		}
 	})
+	res := execResult{err: err}
+	for line := range strings.Lines(stdout.String()) {
+		var e execEvent
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("codex exec printed %q: %v", line, err)
+		}
+		res.events = append(res.events, e)
+	}
 	return res
 }
 
 // find returns the events of the given type, and for "item.completed" only items of itemType.
-func (r execResult) find(typ, itemType string) []map[string]any {
-	var out []map[string]any
+func (r execResult) find(typ, itemType string) []execEvent {
+	var out []execEvent
 	for _, e := range r.events {
-		if e["type"] != typ {
-			continue
+		if e.Type == typ && (itemType == "" || e.Item.Type == itemType) {
+			out = append(out, e)
 		}
-		if itemType != "" {
-			if item, _ := e["item"].(map[string]any); item == nil || item["type"] != itemType {
-				continue
-			}
-		}
-		out = append(out, e)
 	}
 	return out
 }
@@ -179,208 +118,31 @@ func (r execResult) agentText(t *testing.T) string {
 	if len(msgs) == 0 {
 		t.Fatal("codex printed no agent message")
 	}
-	text, _ := msgs[len(msgs)-1]["item"].(map[string]any)["text"].(string)
-	return text
+	return msgs[len(msgs)-1].Item.Text
 }
 
-// appServer is a bare-bones client of `codex app-server` for these tests: JSON lines on stdio.
-type appServer struct {
-	t      *testing.T
-	ctx    context.Context // ends codexTimeout after the start
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan map[string]any // every message codex writes, in order; closed at EOF
-	nextID int
-	work   string
-}
-
-// startAppServer starts `codex app-server` against srv with a throwaway CODEX_HOME and HOME and
-// completes the initialize handshake. The process is killed at the end of the test.
-func startAppServer(t *testing.T, srv *Server) *appServer {
+// wantToolOutput checks that the model got two requests, the second ending with the output of
+// call_1 (an input item of type typ) holding text, and returns the second request.
+func wantToolOutput(t *testing.T, model *fakemodel.Server, typ, text string) fakemodel.Request {
 	t.Helper()
-	bin := codexBinary(t)
-	home, codexHome, work := codexDirs(t)
-	args := []string{"app-server"}
-	for _, kv := range srv.CodexConfig() {
-		args = append(args, "-c", kv)
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = work
-	cmd.Env = codexEnv(home, codexHome)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	last, _ := reqs[1].Last()
+	if last.Type != typ || last.CallID != "call_1" || !strings.Contains(last.Output, text) {
+		t.Errorf("second request ends with %+v, want the %s of call_1 holding %q", last, typ, text)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), codexTimeout)
-	t.Cleanup(cancel)
-	a := &appServer{t: t, ctx: ctx, cmd: cmd, stdin: stdin, lines: make(chan map[string]any, 4096), nextID: 1, work: work}
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		defer close(a.lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				a.lines <- m
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Kill()
-		<-readDone
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("codex app-server stderr:\n%s\nserver log: %q", stderr.String(), srv.Log())
-		}
-	})
-	a.call("initialize", map[string]any{
-		"clientInfo":   map[string]any{"name": "fakemodel-test", "title": "fakemodel test", "version": "0.0.1"},
-		"capabilities": map[string]any{"experimentalApi": false},
-	})
-	a.send(map[string]any{"method": "initialized"})
-	return a
-}
-
-func (a *appServer) send(m map[string]any) {
-	a.t.Helper()
-	b, err := json.Marshal(m)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
-		a.t.Fatalf("write to codex: %v", err)
-	}
-}
-
-// call sends a request and returns its result, dropping the messages before it.
-func (a *appServer) call(method string, params map[string]any) map[string]any {
-	a.t.Helper()
-	id := a.nextID
-	a.nextID++
-	a.send(map[string]any{"id": id, "method": method, "params": params})
-	for {
-		m := a.next()
-		if m["method"] == nil && m["id"] == float64(id) {
-			if m["error"] != nil {
-				a.t.Fatalf("%s: error %v", method, m["error"])
-			}
-			res, _ := m["result"].(map[string]any)
-			return res
-		}
-	}
-}
-
-// next returns the next message codex writes.
-func (a *appServer) next() map[string]any {
-	a.t.Helper()
-	select {
-	case m, ok := <-a.lines:
-		if !ok {
-			a.t.Fatal("codex app-server closed its stdout")
-		}
-		return m
-	case <-a.ctx.Done():
-		a.t.Fatalf("waiting for codex app-server: %v", a.ctx.Err())
-	}
-	return nil
-}
-
-// until returns the messages codex writes up to and including the first notification named method.
-func (a *appServer) until(method string) []map[string]any {
-	a.t.Helper()
-	var got []map[string]any
-	for {
-		m := a.next()
-		got = append(got, m)
-		if m["method"] == method {
-			return got
-		}
-	}
-}
-
-// startThread starts a thread with no approvals and no sandbox and returns its id.
-func (a *appServer) startThread() string {
-	a.t.Helper()
-	res := a.call("thread/start", map[string]any{"cwd": a.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
-	thread, _ := res["thread"].(map[string]any)
-	id, _ := thread["id"].(string)
-	if id == "" {
-		a.t.Fatalf("thread/start: no thread id in %v", res)
-	}
-	return id
-}
-
-// startTurn starts a turn with a text prompt and returns its id.
-func (a *appServer) startTurn(thread, prompt string) string {
-	a.t.Helper()
-	res := a.call("turn/start", map[string]any{
-		"threadId": thread,
-		"input":    []any{map[string]any{"type": "text", "text": prompt}},
-	})
-	turn, _ := res["turn"].(map[string]any)
-	id, _ := turn["id"].(string)
-	if id == "" {
-		a.t.Fatalf("turn/start: no turn id in %v", res)
-	}
-	return id
-}
-
-// params returns the params of the notifications named method among msgs.
-func params(msgs []map[string]any, method string) []map[string]any {
-	var out []map[string]any
-	for _, m := range msgs {
-		if m["method"] == method {
-			p, _ := m["params"].(map[string]any)
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// dig walks nested JSON objects along keys.
-func dig(v any, keys ...string) any {
-	for _, k := range keys {
-		m, _ := v.(map[string]any)
-		if m == nil {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
-}
-
-// waitLog waits until the server logged a line containing substr.
-func waitLog(t *testing.T, srv *Server, substr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	err := srv.wait(ctx, func() bool {
-		return slices.ContainsFunc(srv.log, func(l string) bool { return strings.Contains(l, substr) })
-	})
-	if err != nil {
-		t.Fatalf("waiting for log line %q: %v; log %q", substr, err, srv.Log())
-	}
+	return reqs[1]
 }
 
 func TestCodexMessage(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	usage := Usage{InputTokens: 2000, CachedTokens: 1500, OutputTokens: 50, ReasoningTokens: 10, TotalTokens: 2050}
-	srv.Enqueue(Message("Hello there from a scripted reply.").WithUsage(usage))
+	env := codextest.NewReal(t)
+	usage := fakemodel.Usage{InputTokens: 2000, CachedTokens: 1500, OutputTokens: 50, ReasoningTokens: 10, TotalTokens: 2050}
+	env.Model.Enqueue(fakemodel.Message("Hello there from a scripted reply.").WithUsage(usage))
 
-	res := runExec(t, srv, "say hello")
+	res := runExec(t, env, "say hello")
 	if res.err != nil {
 		t.Fatalf("codex exec: %v", res.err)
 	}
@@ -391,21 +153,17 @@ func TestCodexMessage(t *testing.T) {
 	if len(done) != 1 {
 		t.Fatalf("%d turn.completed events, want 1", len(done))
 	}
-	wantUsage := map[string]any{
-		"input_tokens": 2000.0, "cached_input_tokens": 1500.0, "output_tokens": 50.0, "reasoning_output_tokens": 10.0,
-	}
-	for k, v := range wantUsage {
-		if got := dig(done[0], "usage", k); got != v {
-			t.Errorf("usage.%s = %v, want %v", k, got, v)
-		}
+	want := execUsage{InputTokens: 2000, CachedInputTokens: 1500, OutputTokens: 50, ReasoningOutputTokens: 10}
+	if done[0].Usage != want {
+		t.Errorf("usage %+v, want %+v", done[0].Usage, want)
 	}
 
-	reqs := srv.Requests()
+	reqs := env.Model.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
 	}
 	r := reqs[0]
-	if r.Model != DefaultModel || !r.Stream || r.UserText() != "say hello" {
+	if r.Model != fakemodel.DefaultModel || !r.Stream || r.UserText() != "say hello" {
 		t.Errorf("request model %q stream %v user text %q", r.Model, r.Stream, r.UserText())
 	}
 	for _, tool := range []string{"exec_command", "apply_patch"} {
@@ -420,10 +178,10 @@ func TestCodexMessage(t *testing.T) {
 
 func TestCodexExecThenDefault(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	srv.Enqueue(Exec("echo hi-from-tool"))
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(fakemodel.Exec("echo hi-from-tool"))
 
-	res := runExec(t, srv, "run something")
+	res := runExec(t, env, "run something")
 	if res.err != nil {
 		t.Fatalf("codex exec: %v", res.err)
 	}
@@ -431,22 +189,15 @@ func TestCodexExecThenDefault(t *testing.T) {
 	if len(cmds) != 1 {
 		t.Fatalf("%d command executions, want 1", len(cmds))
 	}
-	if got := dig(cmds[0], "item", "aggregated_output"); got != "hi-from-tool\n" {
+	if got := cmds[0].Item.AggregatedOutput; got != "hi-from-tool\n" {
 		t.Errorf("command output %q", got)
 	}
 	if text := res.agentText(t); !strings.HasPrefix(text, "Done. Tool said: ") || !strings.Contains(text, "hi-from-tool") {
 		t.Errorf("agent message %q, want the default echo of the tool output", text)
 	}
 
-	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
-	last, _ := reqs[1].Last()
-	if last.Type != "function_call_output" || last.CallID != "call_1" || !strings.Contains(last.Output, "hi-from-tool") {
-		t.Errorf("second request ends with %+v, want the function_call_output of call_1", last)
-	}
-	call := reqs[1].Input[len(reqs[1].Input)-2]
+	second := wantToolOutput(t, env.Model, "function_call_output", "hi-from-tool")
+	call := second.Input[len(second.Input)-2]
 	if call.Type != "function_call" || call.Name != "exec_command" || call.Arguments != `{"cmd":"echo hi-from-tool"}` {
 		t.Errorf("second request replays %+v, want the function_call", call)
 	}
@@ -454,14 +205,14 @@ func TestCodexExecThenDefault(t *testing.T) {
 
 func TestCodexPatch(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	srv.Enqueue(Patch(AddFilePatch("made.txt", "one\ntwo\n")))
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(fakemodel.Patch(fakemodel.AddFilePatch("made.txt", "one\ntwo\n")))
 
-	res := runExec(t, srv, "write a file")
+	res := runExec(t, env, "write a file")
 	if res.err != nil {
 		t.Fatalf("codex exec: %v", res.err)
 	}
-	b, err := os.ReadFile(filepath.Join(res.work, "made.txt"))
+	b, err := os.ReadFile(filepath.Join(env.Work, "made.txt"))
 	if err != nil {
 		t.Fatalf("the patch made no file: %v", err)
 	}
@@ -471,22 +222,15 @@ func TestCodexPatch(t *testing.T) {
 	if n := len(res.find("item.completed", "file_change")); n != 1 {
 		t.Errorf("%d file changes, want 1", n)
 	}
-	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
-	last, _ := reqs[1].Last()
-	if last.Type != "custom_tool_call_output" || last.CallID != "call_1" || !strings.Contains(last.Output, "A made.txt") {
-		t.Errorf("second request ends with %+v, want the custom_tool_call_output of call_1", last)
-	}
+	wantToolOutput(t, env.Model, "custom_tool_call_output", "A made.txt")
 }
 
 func TestCodexUsageLimitExec(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	srv.Enqueue(UsageLimit())
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(fakemodel.UsageLimit())
 
-	res := runExec(t, srv, "hi")
+	res := runExec(t, env, "hi")
 	var exit *exec.ExitError
 	if !errors.As(res.err, &exit) {
 		t.Fatalf("codex exec: %v, want a non-zero exit", res.err)
@@ -495,123 +239,219 @@ func TestCodexUsageLimitExec(t *testing.T) {
 	if len(failed) != 1 {
 		t.Fatalf("%d turn.failed events, want 1", len(failed))
 	}
-	if msg, _ := dig(failed[0], "error", "message").(string); !strings.Contains(msg, "usage limit") {
+	if msg := failed[0].Error.Message; !strings.Contains(msg, "usage limit") {
 		t.Errorf("turn.failed message %q, want the usage limit", msg)
 	}
-	if got := srv.Log(); len(got) != 1 || got[0] != "POST /v1/responses 429" {
+	if got := env.Model.Log(); len(got) != 1 || got[0] != "POST /v1/responses 429" {
 		t.Errorf("log %q, want one 429 (no retry)", got)
 	}
+}
+
+// startAppServer starts `codex app-server` against env's fake model, closed at the end of the test,
+// and a thread in env.Work with no approvals and no sandbox.
+func startAppServer(t *testing.T, env *codextest.Real) (client *codex.Client, threadID string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), codexTimeout)
+	defer cancel()
+	client, err := codex.Start(ctx, codex.Options{
+		Process:    env.ProcessOptions(),
+		ClientInfo: codex.ClientInfo{Name: "fakemodel-test", Version: "0"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = client.Close()
+		if t.Failed() {
+			t.Logf("codex app-server stderr:\n%s\nmodel log: %q", client.StderrTail(50), env.Model.Log())
+		}
+	})
+	res, err := client.StartThread(ctx, codex.ThreadStartParams{
+		Cwd:            env.Work,
+		ApprovalPolicy: codex.ApprovalNever,
+		Sandbox:        codex.SandboxFullAccess,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, res.Thread.ID
+}
+
+// turnRun is what one app-server turn produced.
+type turnRun struct {
+	events []codex.Event
+	done   *codex.TurnCompletedParams // nil if the turn ended without turn/completed
+	err    error                      // why it ended so
+}
+
+// startTurn starts a turn with a text prompt and returns its id and a function that waits for the
+// turn's end and returns its events.
+func startTurn(t *testing.T, client *codex.Client, threadID, prompt string) (string, func() turnRun) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), codexTimeout)
+	t.Cleanup(cancel)
+	turn, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
+		ThreadID: threadID,
+		Input:    []codex.UserInput{codex.TextInput(prompt)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Close)
+	return turn.ID, func() turnRun {
+		t.Helper()
+		var run turnRun
+		for {
+			select {
+			case ev, ok := <-sub.Events():
+				if !ok {
+					run.err = sub.Err()
+					return run
+				}
+				if ev.Err != nil {
+					t.Errorf("malformed %s: %v", ev.Method, ev.Err)
+				}
+				run.events = append(run.events, ev)
+				if v, ok := ev.Value.(*codex.TurnCompletedParams); ok {
+					run.done = v
+				}
+			case <-ctx.Done():
+				t.Fatalf("turn %s did not end: %v; %d events so far", turn.ID, ctx.Err(), len(run.events))
+			}
+		}
+	}
+}
+
+// runTurn runs a turn to its turn/completed.
+func runTurn(t *testing.T, client *codex.Client, threadID, prompt string) turnRun {
+	t.Helper()
+	_, wait := startTurn(t, client, threadID, prompt)
+	return completed(t, wait())
+}
+
+// completed fails the test unless the turn ended with turn/completed.
+func completed(t *testing.T, run turnRun) turnRun {
+	t.Helper()
+	if run.done == nil {
+		t.Fatalf("the turn ended without turn/completed: %v", run.err)
+	}
+	return run
+}
+
+// params returns the decoded params of the notifications named method, of type *P.
+func params[P any](run turnRun, method string) []*P {
+	var out []*P
+	for _, ev := range run.events {
+		if v, ok := ev.Value.(*P); ok && ev.Method == method {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // TestCodexAppServer drives one app-server thread through a streamed message with reasoning, a
 // usage limit, a failed stream, and a hang interrupted by the client.
 func TestCodexAppServer(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	a := startAppServer(t, srv)
-	thread := a.startThread()
+	env := codextest.NewReal(t)
+	srv := env.Model
+	client, thread := startAppServer(t, env)
 
 	t.Run("message", func(t *testing.T) {
-		srv.Enqueue(MessageChunks("Hello ", "from ", "chunks.").WithReasoning("**Thinking** about it"))
-		a.startTurn(thread, "hi")
-		msgs := a.until("turn/completed")
+		srv.Enqueue(fakemodel.MessageChunks("Hello ", "from ", "chunks.").WithReasoning("**Thinking** about it"))
+		run := runTurn(t, client, thread, "hi")
 		var deltas []string
-		for _, p := range params(msgs, "item/agentMessage/delta") {
-			d, _ := p["delta"].(string)
-			deltas = append(deltas, d)
+		for _, p := range params[codex.DeltaParams](run, codex.NotifyAgentMessageDelta) {
+			deltas = append(deltas, p.Delta)
 		}
 		if !slices.Equal(deltas, []string{"Hello ", "from ", "chunks."}) {
 			t.Errorf("deltas %q", deltas)
 		}
-		var reasoning, agent []any
-		for _, p := range params(msgs, "item/completed") {
-			switch dig(p, "item", "type") {
-			case "reasoning":
-				reasoning = append(reasoning, dig(p, "item", "summary"))
-			case "agentMessage":
-				agent = append(agent, dig(p, "item", "text"))
+		var reasoning, agent []codex.Item
+		for _, p := range params[codex.ItemParams](run, codex.NotifyItemCompleted) {
+			switch p.Item.Type {
+			case codex.ItemReasoning:
+				reasoning = append(reasoning, p.Item)
+			case codex.ItemAgentMessage:
+				agent = append(agent, p.Item)
 			}
 		}
-		if len(reasoning) != 1 || len(agent) != 1 || agent[0] != "Hello from chunks." {
-			t.Errorf("reasoning items %v, agent messages %v", reasoning, agent)
+		if len(reasoning) != 1 || len(agent) != 1 || agent[0].Text != "Hello from chunks." {
+			t.Fatalf("reasoning items %+v, agent messages %+v", reasoning, agent)
 		}
-		if s, _ := reasoning[0].([]any); len(s) != 1 || s[0] != "**Thinking** about it" {
-			t.Errorf("reasoning summary %v", reasoning[0])
+		if s := reasoning[0].Summary; !slices.Equal(s, []string{"**Thinking** about it"}) {
+			t.Errorf("reasoning summary %q", s)
 		}
-		usage := params(msgs, "thread/tokenUsage/updated")
+		usage := params[codex.TokenUsageParams](run, codex.NotifyTokenUsageUpdated)
 		if len(usage) == 0 {
 			t.Fatal("no thread/tokenUsage/updated")
 		}
-		last := dig(usage[len(usage)-1], "tokenUsage", "last")
-		want := map[string]any{"inputTokens": 1200.0, "cachedInputTokens": 1000.0, "outputTokens": 34.0,
-			"reasoningOutputTokens": 7.0, "totalTokens": 1234.0}
-		for k, v := range want {
-			if got := dig(last, k); got != v {
-				t.Errorf("tokenUsage.last.%s = %v, want %v", k, got, v)
-			}
+		want := codex.TokenUsage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 34, ReasoningOutputTokens: 7, TotalTokens: 1234}
+		if last := usage[len(usage)-1].TokenUsage.Last; last != want {
+			t.Errorf("tokenUsage.last %+v, want %+v", last, want)
 		}
-		if st := dig(params(msgs, "turn/completed")[0], "turn", "status"); st != "completed" {
-			t.Errorf("turn status %v", st)
+		if st := run.done.Turn.Status; st != codex.TurnCompleted {
+			t.Errorf("turn status %s (error %+v)", st, run.done.Turn.Error)
 		}
 	})
 
 	t.Run("usage limit", func(t *testing.T) {
-		srv.Enqueue(UsageLimit())
-		a.startTurn(thread, "hi")
-		msgs := a.until("turn/completed")
-		errs := params(msgs, "error")
-		if len(errs) != 1 || dig(errs[0], "error", "codexErrorInfo") != "usageLimitExceeded" {
-			t.Errorf("error notifications %v, want one usageLimitExceeded", errs)
+		srv.Enqueue(fakemodel.UsageLimit())
+		run := runTurn(t, client, thread, "hi")
+		errs := params[codex.ErrorParams](run, codex.NotifyError)
+		if len(errs) != 1 || errs[0].Error.CodexErrorInfo.Kind() != codex.ErrorUsageLimitExceeded {
+			t.Errorf("error notifications %+v, want one %s", errs, codex.ErrorUsageLimitExceeded)
 		}
-		done := params(msgs, "turn/completed")[0]
-		if dig(done, "turn", "status") != "failed" || dig(done, "turn", "error", "codexErrorInfo") != "usageLimitExceeded" {
-			t.Errorf("turn/completed %v", done)
+		turn := run.done.Turn
+		if turn.Status != codex.TurnFailed || turn.Error == nil || turn.Error.CodexErrorInfo.Kind() != codex.ErrorUsageLimitExceeded {
+			t.Errorf("turn/completed status %s error %+v, want failed with %s", turn.Status, turn.Error, codex.ErrorUsageLimitExceeded)
 		}
 	})
 
 	t.Run("failed", func(t *testing.T) {
-		srv.Enqueue(Failed("fake response.failed"))
-		a.startTurn(thread, "hi")
-		msgs := a.until("turn/completed")
-		done := params(msgs, "turn/completed")[0]
-		msg, _ := dig(done, "turn", "error", "message").(string)
-		if dig(done, "turn", "status") != "failed" || !strings.Contains(msg, "fake response.failed") {
-			t.Errorf("turn/completed %v", done)
+		srv.Enqueue(fakemodel.Failed("fake response.failed"))
+		turn := runTurn(t, client, thread, "hi").done.Turn
+		if turn.Status != codex.TurnFailed || turn.Error == nil || !strings.Contains(turn.Error.Message, "fake response.failed") {
+			t.Errorf("turn/completed status %s error %+v, want failed with the fake's message", turn.Status, turn.Error)
 		}
 	})
 
 	t.Run("hang then interrupt", func(t *testing.T) {
-		srv.Enqueue(Hang())
+		srv.Enqueue(fakemodel.Hang())
 		n := len(srv.Requests())
-		turn := a.startTurn(thread, "hi")
+		turnID, wait := startTurn(t, client, thread, "hi")
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		if err := srv.WaitRequests(ctx, n+1); err != nil {
 			t.Fatal(err)
 		}
-		a.call("turn/interrupt", map[string]any{"threadId": thread, "turnId": turn})
-		msgs := a.until("turn/completed")
-		if st := dig(params(msgs, "turn/completed")[0], "turn", "status"); st != "interrupted" {
-			t.Errorf("turn status %v, want interrupted", st)
+		if err := client.InterruptTurn(ctx, thread, turnID); err != nil {
+			t.Fatal(err)
 		}
-		waitLog(t, srv, "hang ended: client went away")
+		if st := completed(t, wait()).done.Turn.Status; st != codex.TurnInterrupted {
+			t.Errorf("turn status %s, want %s", st, codex.TurnInterrupted)
+		}
+		fakemodel.WaitLog(t, srv, "hang ended: client went away")
 	})
 }
 
 // TestCodexKilledWhileHanging checks that a hanging reply ends when codex dies.
 func TestCodexKilledWhileHanging(t *testing.T) {
 	t.Parallel()
-	srv := startServer(t)
-	srv.Enqueue(Hang())
-	a := startAppServer(t, srv)
-	a.startTurn(a.startThread(), "hi")
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(fakemodel.Hang())
+	client, thread := startAppServer(t, env)
+	_, wait := startTurn(t, client, thread, "hi")
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	if err := srv.WaitRequests(ctx, 1); err != nil {
+	if err := env.Model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.cmd.Process.Kill(); err != nil {
+	if err := syscall.Kill(client.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitLog(t, srv, "hang ended: client went away")
+	fakemodel.WaitLog(t, env.Model, "hang ended: client went away")
+	if run := wait(); run.done != nil {
+		t.Errorf("a killed codex completed its turn: %+v", run.done.Turn)
+	}
 }

@@ -15,6 +15,46 @@ import (
 	"time"
 )
 
+// startServer starts a fake that is closed at the end of the test.
+func startServer(t *testing.T) *Server {
+	t.Helper()
+	srv, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return srv
+}
+
+// waitLog waits until the server logged a line containing substr.
+func waitLog(t *testing.T, srv *Server, substr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err := srv.wait(ctx, func() bool {
+		return slices.ContainsFunc(srv.log, func(l string) bool { return strings.Contains(l, substr) })
+	})
+	if err != nil {
+		t.Fatalf("waiting for log line %q: %v; log %q", substr, err, srv.Log())
+	}
+}
+
+// dig walks nested JSON objects along keys.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		if m == nil {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
 // post sends body to the server's path and returns the response; the body is closed at test end.
 func post(t *testing.T, ctx context.Context, srv *Server, path, body string) *http.Response {
 	t.Helper()

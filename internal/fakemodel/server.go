@@ -263,59 +263,79 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // serveResponses answers POST /v1/responses with the next reply.
 func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
 	req := parseRequest(body, r.Header.Clone())
-
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	n := len(s.requests)
-	var reply Reply
-	queued := len(s.queue) > 0
-	if queued {
-		reply, s.queue = s.queue[0], s.queue[1:]
+	reply, n := take(s, &s.requests, &s.queue, &s.def, req)
+	if !startReply(w, reply) {
+		return
 	}
-	def := s.def
+	id := ids{response: "resp_" + strconv.Itoa(n), call: reply.callID, created: time.Now().Unix(), model: req.Model}
+	stream(s, w, r, reply, responseEvents(reply, id))
+}
+
+// readBody reads the body of r, answering 400 when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
+}
+
+// take records req, a request to one endpoint, in *reqs, wakes the waiters, and returns the reply
+// for it: the head of *queue, else (*def)(req), called without the lock. A tool call without a call
+// id gets the next call_N, counted across endpoints. n is the number of req on its endpoint, from 1.
+func take[R any](s *Server, reqs *[]R, queue *[]Reply, def *func(R) Reply, req R) (reply Reply, n int) {
+	s.mu.Lock()
+	*reqs = append(*reqs, req)
+	n = len(*reqs)
+	queued := len(*queue) > 0
+	if queued {
+		reply, *queue = (*queue)[0], (*queue)[1:]
+	}
+	f := *def
 	s.notifyLocked()
 	s.mu.Unlock()
 	if !queued {
-		reply = def(req)
+		reply = f(req)
 	}
-
-	id := ids{response: "resp_" + strconv.Itoa(n), created: time.Now().Unix(), model: req.Model}
-	if reply.kind == KindExec || reply.kind == KindPatch {
-		id.call = reply.callID
-		if id.call == "" {
-			s.mu.Lock()
-			s.calls++
-			id.call = "call_" + strconv.Itoa(s.calls)
-			s.mu.Unlock()
-		}
+	if (reply.kind == KindExec || reply.kind == KindPatch) && reply.callID == "" {
+		s.mu.Lock()
+		s.calls++
+		reply.callID = "call_" + strconv.Itoa(s.calls)
+		s.mu.Unlock()
 	}
-	s.serveReply(w, r, reply, responseEvents(reply, id))
+	return reply, n
 }
 
-// serveReply writes reply: an HTTP error as is, anything else as the given event stream, flushed
-// event by event. A hanging reply then waits for the client or the server to go away.
-func (s *Server) serveReply(w http.ResponseWriter, r *http.Request, reply Reply, events []Event) {
+// startReply adds the reply's own header fields and answers an HTTP error reply whole, with its
+// status and body. It reports whether the reply is still to be answered.
+func startReply(w http.ResponseWriter, reply Reply) bool {
 	for k, v := range reply.header {
 		w.Header()[k] = append(w.Header()[k], v...)
 	}
-	if reply.kind == KindHTTPError {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(reply.status)
-		io.WriteString(w, reply.body)
-		return
+	if reply.kind != KindHTTPError {
+		return true
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(reply.status)
+	io.WriteString(w, reply.body)
+	return false
+}
+
+// stream answers with an event stream of frames, each flushed as it is written. A hanging reply
+// then waits for the client or the server to go away.
+func stream[F io.WriterTo](s *Server, w http.ResponseWriter, r *http.Request, reply Reply, frames []F) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	for _, e := range events {
-		if _, err := e.WriteTo(w); err != nil {
+	for _, f := range frames {
+		if _, err := f.WriteTo(w); err != nil {
 			return
 		}
 		if rc.Flush() != nil {
