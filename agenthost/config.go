@@ -1,0 +1,163 @@
+package agenthost
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/adrg/xdg"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Approvals modes.
+const (
+	// ApprovalsManual asks the Approver for every request codex makes; without an answer it declines.
+	ApprovalsManual = "manual"
+	// ApprovalsOff accepts every exec and patch request; codex's sandbox stays the boundary.
+	ApprovalsOff = "off"
+)
+
+// Config is how the host runs codex and treats its requests. The editor layer fills it from the
+// editor's settings; zero fields take the defaults named on each.
+type Config struct {
+	// CodexPath is the codex binary (default "codex" on PATH).
+	CodexPath string
+	// CodexArgs are extra arguments after `app-server` (for example "-c", "key=value").
+	CodexArgs []string
+	// CodexHome is CODEX_HOME for codex (default: codex's own, ~/.codex).
+	CodexHome string
+	// CodexEnv is extra environment for codex.
+	CodexEnv map[string]string
+	// Model is the model for new and resumed threads (default: codex's configuration).
+	Model string
+	// ApprovalPolicy is codex's approval policy (default "untrusted": codex asks before every
+	// command outside its safe list and every patch, which is what brings approvals to the editor).
+	ApprovalPolicy string
+	// Sandbox is codex's sandbox mode (default "workspace-write").
+	Sandbox string
+
+	// ApprovalsMode is "manual" (default) or "off".
+	ApprovalsMode string
+	// ApprovalTimeout bounds how long an approval waits for a person before it is declined (default 5m).
+	ApprovalTimeout time.Duration
+	// Yolo accepts every exec and patch request without asking (--yolo or HERMES_YOLO_MODE).
+	Yolo bool
+	// TurnTimeout bounds a turn: on expiry it is interrupted and codex retired (default 10m).
+	TurnTimeout time.Duration
+
+	// Fallbacks are tried, first only, when a turn fails for quota.
+	Fallbacks []FallbackProvider
+
+	// StateDir holds the per-folder state and the transcripts (default $XDG_STATE_HOME/hermes-lsp).
+	StateDir string
+
+	// Approver answers approvals in manual mode; nil declines them all (fail closed).
+	Approver Approver
+	// Logger receives the host's logs; nil discards them.
+	Logger *slog.Logger
+
+	// StartCodex starts a codex client; nil means codex.Start. Tests put a fake here.
+	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
+}
+
+// Defaults.
+const (
+	DefaultApprovalTimeout = 5 * time.Minute
+	DefaultTurnTimeout     = 10 * time.Minute
+)
+
+// withDefaults returns c with its zero fields set, or an error for a value no default can mend.
+func (c Config) withDefaults() (Config, error) {
+	if c.CodexPath == "" {
+		c.CodexPath = "codex"
+	}
+	if c.ApprovalPolicy == "" {
+		c.ApprovalPolicy = codex.ApprovalUntrusted
+	}
+	switch c.ApprovalPolicy {
+	case codex.ApprovalUntrusted, codex.ApprovalOnRequest, codex.ApprovalNever:
+	default:
+		return c, fmt.Errorf("codex.approvalPolicy %q: want untrusted, on-request or never", c.ApprovalPolicy)
+	}
+	if c.Sandbox == "" {
+		c.Sandbox = codex.SandboxWorkspaceWrite
+	}
+	switch c.Sandbox {
+	case codex.SandboxWorkspaceWrite, codex.SandboxReadOnly, codex.SandboxFullAccess:
+	default:
+		return c, fmt.Errorf("codex.sandbox %q: want workspace-write, read-only or danger-full-access", c.Sandbox)
+	}
+	if c.ApprovalsMode == "" {
+		c.ApprovalsMode = ApprovalsManual
+	}
+	if c.ApprovalsMode != ApprovalsManual && c.ApprovalsMode != ApprovalsOff {
+		return c, fmt.Errorf("approvals.mode %q: want manual or off", c.ApprovalsMode)
+	}
+	if c.ApprovalTimeout <= 0 {
+		c.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if c.TurnTimeout <= 0 {
+		c.TurnTimeout = DefaultTurnTimeout
+	}
+	for i, f := range c.Fallbacks {
+		if f.Kind != FallbackResponses && f.Kind != FallbackChat {
+			return c, fmt.Errorf("fallbackProviders[%d] (%s): kind %q: want responses or chat", i, f.Name, f.Kind)
+		}
+		if f.BaseURL == "" || f.Model == "" {
+			return c, fmt.Errorf("fallbackProviders[%d] (%s): baseUrl and model are required", i, f.Name)
+		}
+		if f.Name == "" {
+			c.Fallbacks[i].Name = fmt.Sprintf("fallback%d", i+1)
+		}
+	}
+	if c.StateDir == "" {
+		c.StateDir = DefaultStateDir()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.StartCodex == nil {
+		c.StartCodex = codex.Start
+	}
+	return c, nil
+}
+
+// DefaultStateDir is where the host keeps its state unless told otherwise: hermes-lsp under the
+// user's XDG state home (~/.local/state/hermes-lsp).
+func DefaultStateDir() string {
+	return xdg.StateHome + "/hermes-lsp"
+}
+
+// ParseApprovalsMode reads approvals.mode as editors and YAML-minded users write it: "manual",
+// "off", or the boolean false (YAML 1.1 reads an unquoted off as false), which means off; true means
+// manual.
+func ParseApprovalsMode(v any) (string, error) {
+	switch m := v.(type) {
+	case nil:
+		return ApprovalsManual, nil
+	case bool:
+		if m {
+			return ApprovalsManual, nil
+		}
+		return ApprovalsOff, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(m)) {
+		case "", "manual", "on", "true":
+			return ApprovalsManual, nil
+		case "off", "false", "none":
+			return ApprovalsOff, nil
+		}
+		return "", fmt.Errorf("approvals.mode %q: want \"manual\" or \"off\"", m)
+	}
+	return "", fmt.Errorf("approvals.mode: want \"manual\", \"off\" or false, got %T", v)
+}
+
+// YoloFromEnv reports whether HERMES_YOLO_MODE asks for yolo mode (any value but "", "0", "false").
+func YoloFromEnv() bool {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv("HERMES_YOLO_MODE")))
+	return v != "" && v != "0" && v != "false" && v != "no" && v != "off"
+}

@@ -1,0 +1,144 @@
+package agenthost
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// fallbackFor says whether the turn should be retried on a fallback provider: it failed for quota,
+// a fallback is configured, and the session is not already on one.
+func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
+	if ts.compaction || len(cfg.Fallbacks) == 0 || ts.fallback != "" {
+		return FallbackProvider{}, false
+	}
+	if ts.failure != nil || ts.status != codex.TurnFailed || !isQuotaFailure(ts.turnErr) {
+		return FallbackProvider{}, false
+	}
+	ts.s.mu.Lock()
+	already := ts.s.fallback != nil
+	ts.s.mu.Unlock()
+	if already {
+		return FallbackProvider{}, false
+	}
+	return cfg.Fallbacks[0], true
+}
+
+// runFallback retries the turn's input once on fb. A responses provider runs through codex, the
+// thread resumed under that provider (same input, tools and approvals); a chat provider answers the
+// prompt with the transcript so far as context, text only.
+func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
+	why := "the usage limit is reached"
+	if ts.turnErr != nil {
+		why = ts.turnErr.Message
+	}
+	ts.apiCalls++
+	ts.fallback = fb.Name
+	ts.status, ts.turnErr, ts.failure = "", nil, nil
+	ts.emit(Event{Kind: EventFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s)", why, fb.Name, fb.Kind, fb.Model)})
+	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind)
+
+	if fb.Kind == FallbackChat {
+		ts.runChatFallback(cfg, fb, deadline)
+		return
+	}
+
+	s := ts.s
+	s.mu.Lock()
+	s.fallback = &fb
+	s.loadedGen = 0 // resume the thread under the fallback provider
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.startCodexTurn(ctx, ts); err != nil {
+		ts.failure = fmt.Errorf("fallback %s: %w", fb.Name, err)
+		return
+	}
+	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	ts.drive(deadline)
+	if retire, why := ts.assess(); retire {
+		ts.mu.Lock()
+		client := ts.client
+		ts.mu.Unlock()
+		s.h.retire(client, why)
+	}
+}
+
+func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
+	var wg conc.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.TurnTimeout)
+	defer cancel() // runs before wg.Wait: the watcher below ends
+	wg.Go(func() {
+		// Stop the request at the turn's deadline, an interrupt, or shutdown.
+		select {
+		case <-deadline:
+		case <-ts.interrupted:
+		case <-ts.s.h.closing:
+		case <-ctx.Done():
+		}
+		cancel()
+	})
+
+	var apiKey string
+	if fb.APIKeyEnv != "" {
+		apiKey = os.Getenv(fb.APIKeyEnv)
+	}
+	ts.s.mu.Lock()
+	history := chatHistory(ts.s.history)
+	ts.s.mu.Unlock()
+	history = append(history, chatHistory(ts.messages[1:])...) // this turn's rows so far, prompt excluded
+
+	resp, err := chatfallback.Stream(ctx, chatfallback.Request{
+		BaseURL: fb.BaseURL, Model: fb.Model, APIKey: apiKey, History: history, Prompt: ts.input.Prompt,
+		System: "You are a coding assistant answering inside the user's editor. Tools are unavailable right now; answer in text.",
+	}, func(delta string) { ts.emit(Event{Kind: EventAnswerDelta, Text: delta}) })
+	if err != nil {
+		ts.status = codex.TurnFailed
+		msg := fmt.Sprintf("fallback provider %s failed: %v", fb.Name, err)
+		if fb.APIKeyEnv != "" && apiKey == "" {
+			msg += fmt.Sprintf(" ($%s is not set)", fb.APIKeyEnv)
+		}
+		ts.turnErr = &codex.TurnError{Message: msg}
+		ts.emit(Event{Kind: EventError, Text: msg})
+		return
+	}
+	ts.status = codex.TurnCompleted
+	ts.finalText = resp.Text
+	ts.messages = append(ts.messages, Message{Role: "assistant", Content: resp.Text})
+	u := codex.ThreadTokenUsage{Last: codex.TokenUsage{
+		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens,
+	}}
+	ts.mu.Lock()
+	ts.usage = &u
+	ts.mu.Unlock()
+	usage := usageOf(&u)
+	ts.emit(Event{Kind: EventUsage, Usage: &usage})
+}
+
+// chatHistory turns projected rows into chat messages: text rows as they are, tool calls and their
+// results as short assistant notes.
+func chatHistory(rows []Message) []chatfallback.Message {
+	var out []chatfallback.Message
+	for _, m := range rows {
+		switch {
+		case m.Role == "user" && m.Content != "":
+			out = append(out, chatfallback.Message{Role: "user", Content: m.Content})
+		case m.Role == "assistant" && len(m.ToolCalls) > 0:
+			c := m.ToolCalls[0].Function
+			out = append(out, chatfallback.Message{Role: "assistant", Content: "[called " + c.Name + " " + Truncate(c.Arguments, 300) + "]"})
+		case m.Role == "assistant" && m.Content != "":
+			out = append(out, chatfallback.Message{Role: "assistant", Content: m.Content})
+		case m.Role == "tool":
+			out = append(out, chatfallback.Message{Role: "assistant", Content: "[tool result] " + Truncate(strings.TrimSpace(m.Content), 1000)})
+		}
+	}
+	return out
+}

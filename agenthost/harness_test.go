@@ -1,0 +1,122 @@
+package agenthost_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeHost is a host on the scripted fake codex.
+type fakeHost struct {
+	*agenthost.Host
+	fake   *codextest.Fake
+	folder string
+	state  string
+}
+
+func newFakeHost(t *testing.T, mutate func(*agenthost.Config)) *fakeHost {
+	t.Helper()
+	fake := codextest.NewFake(t)
+	return newFakeHostOn(t, fake, t.TempDir(), mutate)
+}
+
+// newFakeHostOn makes a host on fake with its state in stateDir (a restart shares both).
+func newFakeHostOn(t *testing.T, fake *codextest.Fake, stateDir string, mutate func(*agenthost.Config)) *fakeHost {
+	t.Helper()
+	cfg := agenthost.Config{
+		CodexPath:  "/opt/codex/bin/codex",
+		StateDir:   stateDir,
+		StartCodex: fake.Start,
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	h, err := agenthost.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	return &fakeHost{Host: h, fake: fake, folder: t.TempDir(), state: stateDir}
+}
+
+func (fh *fakeHost) session(t *testing.T) *agenthost.Session {
+	t.Helper()
+	s, err := fh.Session(fh.folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// run runs one turn to its end and returns its result and events.
+func run(t *testing.T, s *agenthost.Session, prompt string) (*agenthost.Result, []agenthost.Event) {
+	t.Helper()
+	turn, err := s.Run(t.Context(), agenthost.Input{Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return finish(t, turn)
+}
+
+func finish(t *testing.T, turn *agenthost.Turn) (*agenthost.Result, []agenthost.Event) {
+	t.Helper()
+	var events []agenthost.Event
+	timeout := time.After(20 * time.Second)
+	for ev := range turn.Events() {
+		events = append(events, ev)
+		select {
+		case <-timeout:
+			t.Fatal("turn did not end")
+		default:
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	res, err := turn.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, events
+}
+
+func ofKind(events []agenthost.Event, kind string) []agenthost.Event {
+	var out []agenthost.Event
+	for _, ev := range events {
+		if ev.Kind == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// approverOf answers every approval with d (recording what it was asked).
+type recordingApprover struct {
+	d      agenthost.Decision
+	err    error
+	block  bool // wait for ctx instead (timeouts, withdrawal, shutdown)
+	asked  chan agenthost.Approval
+	ctxErr chan error
+}
+
+func newApprover(d agenthost.Decision) *recordingApprover {
+	return &recordingApprover{d: d, asked: make(chan agenthost.Approval, 16), ctxErr: make(chan error, 16)}
+}
+
+func (a *recordingApprover) Approve(ctx context.Context, ap agenthost.Approval) (agenthost.Decision, error) {
+	a.asked <- ap
+	if a.block {
+		<-ctx.Done()
+		a.ctxErr <- ctx.Err()
+		return "", ctx.Err()
+	}
+	return a.d, a.err
+}

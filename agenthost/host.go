@@ -1,0 +1,388 @@
+// Package agenthost is the editor-neutral heart of hermes-lsp: it runs agent turns on codex
+// app-server for workspace folders. One codex process serves the whole host, started lazily and
+// reused; each folder is a Session with its own codex thread whose cwd is that folder. The host
+// routes codex's approval requests by policy or to an Approver, streams each turn's events, keeps
+// token accounting and the projected transcript, retires and respawns codex when it fails, retries a
+// turn on a fallback provider when the quota runs out, and persists each folder's thread and
+// transcripts. It knows nothing of LSP: the editor layer drives it.
+package agenthost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/conc"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Host runs agent turns for any number of workspace folders on one codex app-server.
+type Host struct {
+	log   *slog.Logger
+	store *store
+
+	cfgMu sync.RWMutex
+	cfg   Config
+
+	mu       sync.Mutex
+	sessions map[string]*Session // by folder
+	threads  map[string]*Session // by codex thread id
+
+	codexMu sync.Mutex    // held while starting or retiring codex
+	client  *codex.Client // nil until started, and after retirement
+	gen     int           // counts codex starts: a thread is loaded in one generation
+	stale   bool          // the configuration changed: restart codex when it is next idle
+
+	fileMu      sync.Mutex
+	fileChanges map[string][]codex.FileChange // fileChange item id -> its changes
+
+	approvalSeq atomic.Int64
+
+	queueMu sync.Mutex
+	queues  map[*eventQueue]struct{} // event queues being pumped, abandoned at Close
+
+	closing   chan struct{} // closed by Close
+	closeOnce sync.Once
+	wg        conc.WaitGroup // every goroutine the host starts
+}
+
+// New returns a host. It starts nothing: codex starts on the first turn or on Prewarm.
+func New(cfg Config) (*Host, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(cfg.StateDir, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	return &Host{
+		log:         cfg.Logger,
+		store:       st,
+		cfg:         cfg,
+		sessions:    make(map[string]*Session),
+		threads:     make(map[string]*Session),
+		fileChanges: make(map[string][]codex.FileChange),
+		queues:      make(map[*eventQueue]struct{}),
+		closing:     make(chan struct{}),
+	}, nil
+}
+
+func (h *Host) config() Config {
+	h.cfgMu.RLock()
+	defer h.cfgMu.RUnlock()
+	return h.cfg
+}
+
+// Reconfigure applies a new configuration. Approval settings apply from the next request on; settings
+// of the codex process or its threads apply from the next turn, once no turn is running (codex is
+// restarted and threads are resumed with the new settings).
+func (h *Host) Reconfigure(cfg Config) error {
+	old := h.config()
+	if cfg.Approver == nil {
+		cfg.Approver = old.Approver
+	}
+	if cfg.StartCodex == nil {
+		cfg.StartCodex = old.StartCodex
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = old.Logger
+	}
+	if cfg.StateDir == "" {
+		cfg.StateDir = old.StateDir
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	if cfg.StateDir != old.StateDir {
+		h.log.Warn("stateDir changes apply after a restart", "stateDir", cfg.StateDir)
+		cfg.StateDir = old.StateDir
+	}
+	h.cfgMu.Lock()
+	h.cfg = cfg
+	h.cfgMu.Unlock()
+	if processChanged(old, cfg) {
+		h.codexMu.Lock()
+		h.stale = true
+		h.codexMu.Unlock()
+	}
+	return nil
+}
+
+// processChanged reports whether the codex process or its threads must restart for cfg to apply.
+func processChanged(a, b Config) bool {
+	return a.CodexPath != b.CodexPath || !slices.Equal(a.CodexArgs, b.CodexArgs) || a.CodexHome != b.CodexHome ||
+		!maps.Equal(a.CodexEnv, b.CodexEnv) || a.Model != b.Model || a.ApprovalPolicy != b.ApprovalPolicy ||
+		a.Sandbox != b.Sandbox || !slices.Equal(a.Fallbacks, b.Fallbacks)
+}
+
+// Session returns the session of folder, an absolute path, creating it on first use. A folder's
+// thread survives restarts: a new session resumes the thread recorded in the state dir.
+func (h *Host) Session(folder string) (*Session, error) {
+	if !filepath.IsAbs(folder) {
+		return nil, fmt.Errorf("session folder %q is not an absolute path", folder)
+	}
+	folder = filepath.Clean(folder)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.closing:
+		return nil, errors.New("the agent host is shut down")
+	default:
+	}
+	if s, ok := h.sessions[folder]; ok {
+		return s, nil
+	}
+	s := newSession(h, folder, h.store.folder(folder))
+	h.sessions[folder] = s
+	return s, nil
+}
+
+// Sessions returns every session, ordered by folder.
+func (h *Host) Sessions() []*Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].folder < out[j].folder })
+	return out
+}
+
+// RemoveSession forgets the session of folder (a workspace folder was removed), interrupting its
+// running turn. Its thread stays recorded for when the folder comes back.
+func (h *Host) RemoveSession(ctx context.Context, folder string) {
+	folder = filepath.Clean(folder)
+	h.mu.Lock()
+	s, ok := h.sessions[folder]
+	delete(h.sessions, folder)
+	h.mu.Unlock()
+	if ok {
+		_ = s.Interrupt(ctx)
+	}
+}
+
+func (h *Host) sessionByThread(threadID string) *Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.threads[threadID]
+}
+
+func (h *Host) bindThread(threadID string, s *Session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.threads[threadID] = s
+}
+
+func (h *Host) nextApprovalID() string {
+	return "a" + strconv.FormatInt(h.approvalSeq.Add(1), 10)
+}
+
+// Prewarm starts codex now rather than at the first turn.
+func (h *Host) Prewarm(ctx context.Context) error {
+	_, _, err := h.codexClient(ctx)
+	return err
+}
+
+// Running reports whether codex is running now.
+func (h *Host) Running() bool {
+	h.codexMu.Lock()
+	defer h.codexMu.Unlock()
+	return h.client != nil
+}
+
+// CodexPid is the process id of the running codex, or 0.
+func (h *Host) CodexPid() int {
+	h.codexMu.Lock()
+	defer h.codexMu.Unlock()
+	if h.client == nil {
+		return 0
+	}
+	return h.client.Pid()
+}
+
+// codexClient returns the running codex, starting it when there is none (or when a configuration
+// change is waiting for codex to be idle), and its generation.
+func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
+	h.codexMu.Lock()
+	defer h.codexMu.Unlock()
+	select {
+	case <-h.closing:
+		return nil, 0, errors.New("the agent host is shut down")
+	default:
+	}
+	if h.client != nil && h.stale && !h.anyRunning() {
+		old := h.client
+		h.client, h.stale = nil, false
+		h.log.Info("restarting codex for the new configuration")
+		_ = old.Close()
+	}
+	if h.client != nil {
+		return h.client, h.gen, nil
+	}
+	cfg := h.config()
+	client, err := cfg.StartCodex(ctx, h.codexOptions(cfg))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w. Check that codex is installed (npm install -g @openai/codex) or set its path (hermes codex.path)", err)
+	}
+	h.client = client
+	h.gen++
+	h.stale = false
+	h.log.Info("codex started", "pid", client.Pid(), "generation", h.gen, "userAgent", client.Info().UserAgent)
+	h.wg.Go(func() { h.watch(client) })
+	return client, h.gen, nil
+}
+
+// watch retires codex when it exits on its own.
+func (h *Host) watch(client *codex.Client) {
+	select {
+	case <-client.Done():
+		if err := client.Err(); err != nil && !errors.Is(err, codex.ErrClosed) {
+			h.log.Warn("codex exited", "err", err)
+		}
+		h.retire(client, "codex exited")
+	case <-h.closing:
+	}
+}
+
+// retire stops client if it is still the running codex; the next turn starts a new one and resumes
+// each session's thread.
+func (h *Host) retire(client *codex.Client, reason string) bool {
+	h.codexMu.Lock()
+	current := h.client == client
+	if current {
+		h.client = nil
+	}
+	h.codexMu.Unlock()
+	if current {
+		h.log.Info("retiring codex", "reason", reason)
+	}
+	_ = client.Close()
+	return current
+}
+
+// safeProviderName keeps a provider name usable as a TOML key in a -c override.
+var safeProviderName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+func providerID(f FallbackProvider) string {
+	return "hermes-fallback-" + safeProviderName.ReplaceAllString(f.Name, "_")
+}
+
+// codexOptions builds how codex is spawned from the configuration.
+func (h *Host) codexOptions(cfg Config) codex.Options {
+	env := make([]string, 0, len(cfg.CodexEnv))
+	for _, k := range slices.Sorted(maps.Keys(cfg.CodexEnv)) {
+		env = append(env, k+"="+cfg.CodexEnv[k])
+	}
+	// Fallback providers that speak the Responses API are defined for codex up front, so a thread
+	// can be resumed on one of them when the main provider's quota runs out.
+	var overrides []string
+	for _, f := range cfg.Fallbacks {
+		if f.Kind != FallbackResponses {
+			continue
+		}
+		id := providerID(f)
+		overrides = append(overrides,
+			fmt.Sprintf("model_providers.%s.name=%s", id, strconv.Quote(f.Name)),
+			fmt.Sprintf("model_providers.%s.base_url=%s", id, strconv.Quote(f.BaseURL)),
+			fmt.Sprintf("model_providers.%s.wire_api=\"responses\"", id),
+		)
+		if f.APIKeyEnv != "" {
+			overrides = append(overrides, fmt.Sprintf("model_providers.%s.env_key=%s", id, strconv.Quote(f.APIKeyEnv)))
+		}
+	}
+	return codex.Options{
+		Process: codex.ProcessOptions{
+			Binary: cfg.CodexPath,
+			Config: overrides,
+			Args:   slices.Clone(cfg.CodexArgs),
+			Env:    env,
+			Home:   cfg.CodexHome,
+		},
+		ClientInfo: codex.ClientInfo{Name: "hermes-lsp", Title: "hermes-lsp", Version: Version},
+		OnRequest:  h.handleRequest,
+		OnNotification: func(ev codex.Event) {
+			h.rememberFileChange(ev)
+			if ev.ThreadID == "" && (ev.Method == "configWarning" || ev.Method == "warning" || ev.Method == "deprecationNotice") {
+				h.log.Warn("codex: "+ev.Method, "params", string(ev.Params))
+			}
+		},
+		Logger: h.log,
+	}
+}
+
+// startPump starts delivering a turn's events on a goroutine the host owns.
+func (h *Host) startPump(q *eventQueue) {
+	h.queueMu.Lock()
+	h.queues[q] = struct{}{}
+	h.queueMu.Unlock()
+	select {
+	case <-h.closing:
+		q.abandon()
+	default:
+	}
+	h.wg.Go(func() {
+		q.pump()
+		h.queueMu.Lock()
+		delete(h.queues, q)
+		h.queueMu.Unlock()
+	})
+}
+
+// Version is the host's version, reported to codex; the binary sets it at build time.
+var Version = "dev"
+
+func (h *Host) anyRunning() bool {
+	h.mu.Lock()
+	sessions := slices.Collect(maps.Values(h.sessions))
+	h.mu.Unlock()
+	for _, s := range sessions {
+		if s.running() {
+			return true
+		}
+	}
+	return false
+}
+
+// Close stops everything: running turns are interrupted, pending approvals answered with cancel,
+// codex is stopped, and every goroutine the host started has ended when it returns.
+func (h *Host) Close() error {
+	var err error
+	h.closeOnce.Do(func() {
+		close(h.closing)
+		// Turn runners see closing, interrupt their turns and finish; wait for them before codex goes.
+		for _, s := range h.Sessions() {
+			s.waitIdle()
+		}
+		// Nobody may be reading the events of finished turns any more.
+		h.queueMu.Lock()
+		for q := range h.queues {
+			q.abandon()
+		}
+		h.queueMu.Unlock()
+		h.codexMu.Lock()
+		client := h.client
+		h.client = nil
+		h.codexMu.Unlock()
+		if client != nil {
+			err = client.Close()
+		}
+		h.wg.Wait()
+		if serr := h.store.flush(); err == nil {
+			err = serr
+		}
+	})
+	return err
+}

@@ -1,0 +1,423 @@
+package agenthost
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Session is one workspace folder's conversation with codex: a thread whose cwd is the folder, at
+// most one running turn, the session's approvals and its accounting.
+type Session struct {
+	h      *Host
+	folder string
+	id     string
+
+	// runMu serialises starting turns, steering and compaction, so two prompts arriving together
+	// become one turn and a steer rather than two turns.
+	runMu sync.Mutex
+
+	mu          sync.Mutex
+	threadID    string
+	loadedGen   int // the codex generation the thread is loaded in; 0 = not loaded
+	current     *turnState
+	idle        chan struct{} // closed while no turn runs
+	yolo        bool
+	fallback    *FallbackProvider // the provider the session moved to after a quota failure
+	totals      Usage
+	turns       int
+	toolIters   int
+	compactions int
+	history     []Message // projected transcript of this process's turns, for chat fallbacks
+	pending     map[string]*pendingApproval
+	last        *Result
+}
+
+func newSession(h *Host, folder string, saved folderState) *Session {
+	idle := make(chan struct{})
+	close(idle)
+	return &Session{
+		h:           h,
+		folder:      folder,
+		id:          newID(),
+		threadID:    saved.ThreadID,
+		totals:      saved.Usage,
+		turns:       saved.Turns,
+		compactions: saved.Compactions,
+		idle:        idle,
+		pending:     make(map[string]*pendingApproval),
+	}
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Folder is the session's workspace folder, the cwd of its thread.
+func (s *Session) Folder() string { return s.folder }
+
+// ID identifies the session in events.
+func (s *Session) ID() string { return s.id }
+
+// SetYolo turns the session's auto-approval on or off, from the next request on.
+func (s *Session) SetYolo(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.yolo = on
+}
+
+// Yolo reports whether the session auto-approves.
+func (s *Session) Yolo() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.yolo
+}
+
+func (s *Session) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current != nil
+}
+
+// waitIdle waits until no turn runs.
+func (s *Session) waitIdle() {
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	<-idle
+}
+
+// ErrNoTurn is returned when an operation needs a running turn and there is none.
+var ErrNoTurn = errors.New("no turn is running in this folder")
+
+// ErrBusy is returned when an operation needs the session idle and a turn runs.
+var ErrBusy = errors.New("a turn is running in this folder: stop it first")
+
+// Run starts a turn with in and returns at once. If a turn is already running, the input steers it
+// (codex adds it to the running turn) and the returned Turn says Steered.
+func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
+	if in.Prompt == "" {
+		return nil, errors.New("empty prompt: say what the agent should do")
+	}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+
+	s.mu.Lock()
+	cur := s.current
+	s.mu.Unlock()
+	if cur != nil {
+		if err := cur.steer(ctx, in); err == nil {
+			return &Turn{state: cur, steered: true}, nil
+		} else if !errors.Is(err, errTurnOver) {
+			return nil, err
+		}
+		// The turn ended while we asked: start a new one.
+		cur.waitDone()
+	}
+
+	ts := s.newTurnState(in, false)
+	if err := s.startCodexTurn(ctx, ts); err != nil {
+		return nil, err
+	}
+	s.begin(ts)
+	return &Turn{state: ts}, nil
+}
+
+// Compact asks codex to compact the thread's context. Codex runs it as a turn of its own, returned
+// like any other; the session's compaction count goes up when it is done.
+func (s *Session) Compact(ctx context.Context) (*Turn, error) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	if s.running() {
+		return nil, ErrBusy
+	}
+	ts := s.newTurnState(Input{}, true)
+	client, threadID, err := s.prepare(ctx, ts)
+	if err != nil {
+		return nil, err
+	}
+	sub := client.Subscribe(threadID)
+	if err := client.CompactThread(ctx, threadID); err != nil {
+		sub.Close()
+		return nil, fmt.Errorf("compact: %w", err)
+	}
+	ts.attach(client, threadID, "", sub)
+	s.begin(ts)
+	return &Turn{state: ts}, nil
+}
+
+// prepare makes sure codex runs and the session's thread is loaded in it.
+func (s *Session) prepare(ctx context.Context, ts *turnState) (*codex.Client, string, error) {
+	client, gen, err := s.h.codexClient(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	threadID, fresh, err := s.ensureThread(ctx, client, gen)
+	if err != nil {
+		return nil, "", err
+	}
+	if fresh {
+		ts.newThread = true
+	}
+	return client, threadID, nil
+}
+
+// startCodexTurn starts ts's input as a codex turn on the session's thread.
+func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
+	client, threadID, err := s.prepare(ctx, ts)
+	if err != nil {
+		return err
+	}
+	turn, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
+		ThreadID: threadID,
+		Input:    []codex.UserInput{codex.TextInput(ts.input.Prompt)},
+	})
+	if err != nil {
+		return fmt.Errorf("start turn: %w", err)
+	}
+	ts.attach(client, threadID, turn.ID, sub)
+	return nil
+}
+
+// begin makes ts the running turn and starts its runner.
+func (s *Session) begin(ts *turnState) {
+	s.mu.Lock()
+	s.current = ts
+	s.idle = make(chan struct{})
+	s.mu.Unlock()
+	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	s.h.wg.Go(ts.run)
+}
+
+// end clears the running turn once ts has finished.
+func (s *Session) end(ts *turnState, res *Result, usage Usage, iterations int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == ts {
+		s.current = nil
+		close(s.idle)
+	}
+	s.last = res
+	s.turns++
+	s.toolIters += iterations
+	s.totals = s.totals.Add(usage)
+	s.history = append(s.history, res.Messages...)
+	if len(s.history) > 400 {
+		s.history = slices.Clone(s.history[len(s.history)-400:])
+	}
+}
+
+// ensureThread returns the session's thread loaded in this codex generation: resumed when the
+// session had one (fresh false), else started (fresh true, also when resuming failed).
+func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int) (threadID string, fresh bool, err error) {
+	s.mu.Lock()
+	threadID, loaded, fb := s.threadID, s.loadedGen, s.fallback
+	s.mu.Unlock()
+	if threadID != "" && loaded == gen {
+		return threadID, false, nil
+	}
+	cfg := s.h.config()
+	model, provider := cfg.Model, ""
+	if fb != nil {
+		model, provider = fb.Model, providerID(*fb)
+	}
+	if threadID != "" {
+		res, rerr := client.ResumeThread(ctx, codex.ThreadResumeParams{
+			ThreadID: threadID, Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+			Model: model, ModelProvider: provider, ExcludeTurns: true,
+		})
+		if rerr == nil {
+			s.loaded(res.Thread.ID, gen)
+			return res.Thread.ID, false, nil
+		}
+		if ctx.Err() != nil || client.Err() != nil {
+			return "", false, fmt.Errorf("resume thread %s: %w", threadID, rerr)
+		}
+		s.h.log.Warn("could not resume the thread; starting a new one", "folder", s.folder, "thread", threadID, "err", rerr)
+	}
+	res, err := client.StartThread(ctx, codex.ThreadStartParams{
+		Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+		Model: model, ModelProvider: provider,
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("start thread in %s: %w", s.folder, err)
+	}
+	s.loaded(res.Thread.ID, gen)
+	return res.Thread.ID, threadID != "", nil
+}
+
+func (s *Session) loaded(threadID string, gen int) {
+	s.mu.Lock()
+	changed := s.threadID != threadID
+	s.threadID, s.loadedGen = threadID, gen
+	s.mu.Unlock()
+	s.h.bindThread(threadID, s)
+	if changed {
+		s.save()
+	}
+}
+
+// save records the session's thread and totals in the state file.
+func (s *Session) save() {
+	s.mu.Lock()
+	st := folderState{ThreadID: s.threadID, Usage: s.totals, Turns: s.turns, Compactions: s.compactions, Updated: time.Now()}
+	s.mu.Unlock()
+	s.h.store.setFolder(s.folder, st)
+}
+
+// Interrupt stops the running turn. Its result is partial.
+func (s *Session) Interrupt(ctx context.Context) error {
+	s.mu.Lock()
+	cur := s.current
+	s.mu.Unlock()
+	if cur == nil {
+		return ErrNoTurn
+	}
+	return cur.interrupt(ctx, "interrupted by the user")
+}
+
+// NewThread makes the next turn start a new thread (the current one stays in codex's history).
+func (s *Session) NewThread() error {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	s.mu.Lock()
+	if s.current != nil {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	s.threadID, s.loadedGen, s.fallback = "", 0, nil
+	s.history = nil
+	s.mu.Unlock()
+	s.save()
+	return nil
+}
+
+// Resolve answers a pending approval (from a code action or a command, for example), whichever way
+// it is also being asked.
+func (s *Session) Resolve(approvalID string, d Decision) error {
+	s.mu.Lock()
+	p, ok := s.pending[approvalID]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
+	}
+	select {
+	case p.answer <- d:
+		return nil
+	default:
+		return fmt.Errorf("%w: %s was already answered", ErrNoApproval, approvalID)
+	}
+}
+
+// Resolve answers a pending approval of any session.
+func (h *Host) Resolve(approvalID string, d Decision) error {
+	for _, s := range h.Sessions() {
+		if err := s.Resolve(approvalID, d); !errors.Is(err, ErrNoApproval) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
+}
+
+func (s *Session) addPending(p *pendingApproval) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[p.approval.ID] = p
+}
+
+func (s *Session) removePending(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pending, id)
+}
+
+// recordApproval adds a settled approval to the running turn's record.
+func (s *Session) recordApproval(a Approval) {
+	if ts := s.turnFor(a.TurnID); ts != nil {
+		ts.recordApproval(a)
+	}
+}
+
+func (s *Session) emitApproval(kind string, a Approval) {
+	if ts := s.turnFor(a.TurnID); ts != nil {
+		ts.emit(Event{Kind: kind, Approval: &a})
+	}
+}
+
+// turnFor returns the running turn if it is codex turn turnID (or turnID is empty).
+func (s *Session) turnFor(turnID string) *turnState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == nil {
+		return nil
+	}
+	if turnID != "" && s.current.currentTurnID() != turnID {
+		return nil
+	}
+	return s.current
+}
+
+// Status is a snapshot of a session.
+type Status struct {
+	Folder    string `json:"folder"`
+	SessionID string `json:"sessionId"`
+	ThreadID  string `json:"threadId"`
+	// Turn is the running turn, or the last one (State completed, interrupted, failed), or nil.
+	Turn           *TurnStatus `json:"turn"`
+	Usage          Usage       `json:"usage"`
+	ContextPercent int         `json:"contextPercent"`
+	Turns          int         `json:"turns"`
+	ToolIterations int         `json:"toolIterations"`
+	Compactions    int         `json:"compactions"`
+	Yolo           bool        `json:"yolo"`
+	// Fallback names the fallback provider the session moved to, if any.
+	Fallback         string     `json:"fallback,omitempty"`
+	PendingApprovals []Approval `json:"pendingApprovals"`
+}
+
+// TurnStatus is the state of one turn.
+type TurnStatus struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// Status returns a snapshot of the session.
+func (s *Session) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Folder: s.folder, SessionID: s.id, ThreadID: s.threadID,
+		Usage: s.totals, Turns: s.turns, ToolIterations: s.toolIters, Compactions: s.compactions,
+		Yolo: s.yolo, PendingApprovals: []Approval{},
+	}
+	if s.fallback != nil {
+		st.Fallback = s.fallback.Name
+	}
+	switch {
+	case s.current != nil:
+		st.Turn = &TurnStatus{ID: s.current.currentTurnID(), State: StatusRunning}
+		if u := s.current.liveUsage(); u.ContextWindow != 0 {
+			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
+		}
+	case s.last != nil:
+		st.Turn = &TurnStatus{ID: s.last.TurnID, State: s.last.Status}
+	}
+	st.ContextPercent = st.Usage.ContextPercent()
+	for _, p := range s.pending {
+		st.PendingApprovals = append(st.PendingApprovals, p.approval)
+	}
+	slices.SortFunc(st.PendingApprovals, func(a, b Approval) int { return a.Asked.Compare(b.Asked) })
+	return st
+}
+
+// Pending returns the approvals waiting for an answer, oldest first.
+func (s *Session) Pending() []Approval { return s.Status().PendingApprovals }

@@ -1,0 +1,624 @@
+package agenthost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Turn is a caller's handle on a running turn.
+type Turn struct {
+	state   *turnState
+	steered bool
+}
+
+// ThreadID is the codex thread the turn runs on.
+func (t *Turn) ThreadID() string { return t.state.currentThreadID() }
+
+// TurnID is the codex turn id (it changes if a fallback provider retries the turn).
+func (t *Turn) TurnID() string { return t.state.currentTurnID() }
+
+// Steered reports that the input steered a turn that was already running rather than starting one.
+func (t *Turn) Steered() bool { return t.steered }
+
+// Folder is the session's folder.
+func (t *Turn) Folder() string { return t.state.s.folder }
+
+// Events streams the turn's events, ending with EventTurnCompleted; the channel closes after it.
+// Events are kept until read: a caller that asks for them must drain them.
+func (t *Turn) Events() <-chan Event {
+	ts := t.state
+	ts.pumpOnce.Do(func() { ts.s.h.startPump(ts.queue) })
+	return ts.queue.out
+}
+
+// Done is closed when the turn has ended and its result is ready.
+func (t *Turn) Done() <-chan struct{} { return t.state.done }
+
+// Wait returns the turn's result once it has ended, or ctx's error.
+func (t *Turn) Wait(ctx context.Context) (*Result, error) {
+	select {
+	case <-t.state.done:
+		return t.state.result, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Interrupt stops the turn.
+func (t *Turn) Interrupt(ctx context.Context) error {
+	return t.state.interrupt(ctx, "interrupted by the user")
+}
+
+// errTurnOver says the turn ended before an operation on it could apply.
+var errTurnOver = errors.New("the turn is over")
+
+// openItem is a tool item that started and has not completed.
+type openItem struct {
+	item    codex.Item
+	started time.Time
+}
+
+// turnState is one turn as it runs: what codex reported and what the result will say. Its runner
+// goroutine owns the accumulators; mu guards what other goroutines read or change.
+type turnState struct {
+	s          *Session
+	input      Input
+	compaction bool // a compaction turn (Session.Compact), not a prompt
+	started    time.Time
+	queue      *eventQueue
+	pumpOnce   sync.Once
+	done       chan struct{}
+	result     *Result
+
+	mu              sync.Mutex
+	client          *codex.Client
+	sub             *codex.Subscription
+	threadID        string
+	turnID          string
+	interruptReason string
+	interrupted     chan struct{} // closed when an interrupt was asked
+	newThread       bool
+	approvals       []Approval
+	usage           *codex.ThreadTokenUsage
+
+	// Owned by the runner.
+	messages   []Message
+	reasoning  strings.Builder // reasoning to attach to the next assistant row
+	finalText  string
+	iterations int
+	open       map[string]*openItem
+	compacted  map[string]bool
+	status     string
+	turnErr    *codex.TurnError
+	failure    error // the run broke: codex died or a call failed
+	fallback   string
+	apiCalls   int
+}
+
+func (s *Session) newTurnState(in Input, compaction bool) *turnState {
+	ts := &turnState{
+		s: s, input: in, compaction: compaction, started: time.Now(),
+		queue:       newEventQueue(),
+		done:        make(chan struct{}),
+		interrupted: make(chan struct{}),
+		open:        make(map[string]*openItem),
+		compacted:   make(map[string]bool),
+		apiCalls:    1,
+	}
+	if !compaction {
+		ts.messages = []Message{{Role: "user", Content: in.Prompt}}
+	}
+	return ts
+}
+
+func (ts *turnState) attach(client *codex.Client, threadID, turnID string, sub *codex.Subscription) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.client, ts.threadID, ts.turnID, ts.sub = client, threadID, turnID, sub
+}
+
+func (ts *turnState) currentTurnID() string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.turnID
+}
+
+func (ts *turnState) currentThreadID() string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.threadID
+}
+
+func (ts *turnState) liveUsage() Usage {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.usage == nil {
+		return Usage{}
+	}
+	return usageOf(ts.usage)
+}
+
+func usageOf(u *codex.ThreadTokenUsage) Usage {
+	var window int64
+	if u.ModelContextWindow != nil {
+		window = *u.ModelContextWindow
+	}
+	return UsageFrom(u.Last, window)
+}
+
+func (ts *turnState) waitDone() { <-ts.done }
+
+// emit stamps an event with the turn's ids and queues it.
+func (ts *turnState) emit(ev Event) {
+	ts.mu.Lock()
+	ev.ThreadID, ev.TurnID = ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	ts.queue.push(ev)
+}
+
+func (ts *turnState) recordApproval(a Approval) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.approvals = append(ts.approvals, a)
+}
+
+// steer adds input to the running turn.
+func (ts *turnState) steer(ctx context.Context, in Input) error {
+	ts.mu.Lock()
+	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	select {
+	case <-ts.done:
+		return errTurnOver
+	default:
+	}
+	if turnID == "" {
+		return fmt.Errorf("%w: the turn has not started yet", ErrBusy)
+	}
+	_, err := client.SteerTurn(ctx, codex.TurnSteerParams{
+		ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
+	})
+	if err != nil {
+		var rpcErr *codex.Error
+		if errors.As(err, &rpcErr) {
+			return errTurnOver // codex has no such active turn any more
+		}
+		return fmt.Errorf("steer: %w", err)
+	}
+	ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
+	return nil
+}
+
+// interrupt asks codex to stop the turn; the runner finishes it when codex confirms.
+func (ts *turnState) interrupt(ctx context.Context, reason string) error {
+	ts.mu.Lock()
+	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
+	first := ts.interruptReason == ""
+	if first {
+		ts.interruptReason = reason
+		close(ts.interrupted)
+	}
+	ts.mu.Unlock()
+	select {
+	case <-ts.done:
+		return nil
+	default:
+	}
+	if turnID == "" {
+		return nil // a compaction turn not started yet: the runner sees interrupted
+	}
+	if err := client.InterruptTurn(ctx, threadID, turnID); err != nil {
+		var rpcErr *codex.Error
+		if errors.As(err, &rpcErr) {
+			return nil // already over
+		}
+		return fmt.Errorf("interrupt: %w", err)
+	}
+	return nil
+}
+
+// run drives the turn to its end: it applies codex's notifications, enforces the deadline, retires
+// codex when the turn shows it is broken, retries on a fallback provider, and finishes the result.
+func (ts *turnState) run() {
+	h := ts.s.h
+	cfg := h.config()
+	deadline := time.NewTimer(cfg.TurnTimeout)
+	defer deadline.Stop()
+
+	ts.drive(deadline.C)
+	retire, why := ts.assess()
+	ts.mu.Lock()
+	client := ts.client
+	ts.mu.Unlock()
+	if retire && client != nil {
+		h.retire(client, why) // a no-op when the watcher already retired a dead codex
+	}
+	retired := retire
+	if fb, ok := ts.fallbackFor(cfg); ok {
+		ts.runFallback(cfg, fb, deadline.C)
+	}
+	ts.finish(retired)
+}
+
+// drive applies notifications until the turn completes, codex goes away, the deadline passes, or
+// the host closes.
+func (ts *turnState) drive(deadline <-chan time.Time) {
+	ts.mu.Lock()
+	sub := ts.sub
+	ts.mu.Unlock()
+	defer sub.Close()
+	closing := ts.s.h.closing
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				ts.failure = sub.Err()
+				if ts.failure == nil {
+					ts.failure = errors.New("the turn's event stream ended early")
+				}
+				ts.closeOpen("codex stopped")
+				return
+			}
+			if ts.apply(ev) {
+				return
+			}
+		case <-deadline:
+			deadline = nil
+			ts.stopAndWait(sub, fmt.Sprintf("turn timed out after %v", ts.s.h.config().TurnTimeout))
+			return
+		case <-closing:
+			closing = nil
+			ts.stopAndWait(sub, "hermes-lsp is shutting down")
+			return
+		}
+	}
+}
+
+// stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives.
+func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = ts.interrupt(ctx, reason)
+	ts.mu.Lock()
+	ts.interruptReason = reason // the deadline or shutdown is the reason, even after a user's stop
+	ts.mu.Unlock()
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				ts.closeOpen(reason)
+				return
+			}
+			if ts.apply(ev) {
+				return
+			}
+		case <-ctx.Done():
+			ts.failure = errors.New(reason + "; codex did not confirm the interrupt")
+			ts.closeOpen(reason)
+			return
+		}
+	}
+}
+
+// apply takes one notification into the turn; it reports whether the turn completed.
+func (ts *turnState) apply(ev codex.Event) bool {
+	if ev.Err != nil {
+		return false // malformed: logged by the client, never a tool event
+	}
+	ts.mu.Lock()
+	turnID := ts.turnID
+	ts.mu.Unlock()
+	if turnID == "" {
+		// A compaction turn learns its id from its turn/started.
+		if v, ok := ev.Value.(*codex.TurnStartedParams); ok {
+			ts.mu.Lock()
+			ts.turnID = v.Turn.ID
+			ts.mu.Unlock()
+			turnID = v.Turn.ID
+		}
+		return false
+	}
+	if ev.TurnID != "" && ev.TurnID != turnID {
+		return false // another turn of the thread
+	}
+	switch v := ev.Value.(type) {
+	case *codex.ItemParams:
+		if ev.Method == codex.NotifyItemStarted {
+			ts.itemStarted(&v.Item)
+		} else {
+			ts.itemCompleted(&v.Item)
+		}
+	case *codex.DeltaParams:
+		switch ev.Method {
+		case codex.NotifyAgentMessageDelta:
+			ts.emit(Event{Kind: EventAnswerDelta, Text: v.Delta})
+		case codex.NotifyReasoningSummaryDelta, codex.NotifyReasoningTextDelta:
+			ts.emit(Event{Kind: EventReasoningDelta, Text: v.Delta})
+		case codex.NotifyCommandOutputDelta:
+			ts.emit(Event{Kind: EventToolOutput, Text: v.Delta, Tool: &ToolEvent{ItemID: v.ItemID, Name: "exec_command"}})
+		}
+	case *codex.TurnPlanParams:
+		ts.emit(Event{Kind: EventPlan, Plan: v.Plan, Text: v.Explanation})
+	case *codex.TurnDiffParams:
+		ts.emit(Event{Kind: EventDiff, Diff: v.Diff})
+	case *codex.TokenUsageParams:
+		u := v.TokenUsage
+		ts.mu.Lock()
+		ts.usage = &u
+		ts.mu.Unlock()
+		usage := usageOf(&u)
+		ts.emit(Event{Kind: EventUsage, Usage: &usage})
+	case *codex.ErrorParams:
+		if !v.WillRetry {
+			e := v.Error
+			ts.turnErr = &e
+		}
+		ts.emit(Event{Kind: EventError, Text: v.Error.Error()})
+	case *codex.TurnCompletedParams:
+		ts.status = v.Turn.Status
+		if v.Turn.Error != nil {
+			ts.turnErr = v.Turn.Error
+		}
+		ts.closeOpen("turn " + v.Turn.Status)
+		return true
+	}
+	return false
+}
+
+func (ts *turnState) itemStarted(item *codex.Item) {
+	if item.Type == "" || item.ID == "" || !isTool(item) {
+		return
+	}
+	ts.open[item.ID] = &openItem{item: *item, started: time.Now()}
+	ts.emit(Event{Kind: EventToolStarted, Tool: &ToolEvent{
+		ItemID: item.ID, CallID: ToolCallID(item), Name: ToolName(item),
+		Args: ToolArgs(item), Preview: ToolPreview(item), Status: item.Status,
+	}})
+}
+
+func (ts *turnState) itemCompleted(item *codex.Item) {
+	switch {
+	case item.Type == "" || item.ID == "":
+		return
+	case item.Type == codex.ItemAgentMessage:
+		ts.finalText = item.Text
+		ts.messages = append(ts.messages, Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
+	case item.Type == codex.ItemReasoning:
+		text := strings.Join(item.Summary, "\n")
+		if text == "" {
+			var content []string
+			if json.Unmarshal(item.Content, &content) == nil {
+				text = strings.Join(content, "\n")
+			}
+		}
+		if text != "" {
+			if ts.reasoning.Len() > 0 {
+				ts.reasoning.WriteByte('\n')
+			}
+			ts.reasoning.WriteString(text)
+		}
+	case item.Type == codex.ItemContextCompaction:
+		ts.compactedItem(item.ID)
+	case isTool(item):
+		started := time.Now()
+		if o, ok := ts.open[item.ID]; ok {
+			started = o.started
+			delete(ts.open, item.ID)
+		}
+		ts.toolDone(item, time.Since(started), "")
+	}
+}
+
+// toolDone reports a finished tool item and projects it: an assistant row with its call, a tool row
+// with its result. note replaces the result of an item that never completed.
+func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string) {
+	result, isErr := ToolResult(item)
+	status := item.Status
+	if note != "" {
+		result, isErr, status = note, true, "incomplete"
+	} else if countsAsIteration(item) {
+		ts.iterations++
+	}
+	call := ToolCall{ID: ToolCallID(item), Type: "function", Function: ToolFunction{Name: ToolName(item), Arguments: string(ToolArgs(item))}}
+	ts.messages = append(ts.messages,
+		Message{Role: "assistant", ToolCalls: []ToolCall{call}, Reasoning: ts.takeReasoning()},
+		Message{Role: "tool", ToolCallID: call.ID, Content: result},
+	)
+	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
+		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
+		Preview: ToolPreview(item), Duration: took, IsError: isErr, Result: result, Status: status,
+	}})
+}
+
+func (ts *turnState) takeReasoning() string {
+	r := ts.reasoning.String()
+	ts.reasoning.Reset()
+	return r
+}
+
+// compactedItem counts one contextCompaction item, once.
+func (ts *turnState) compactedItem(itemID string) {
+	if ts.compacted[itemID] {
+		return
+	}
+	ts.compacted[itemID] = true
+	s := ts.s
+	s.mu.Lock()
+	s.compactions++
+	count := s.compactions
+	s.mu.Unlock()
+	ts.mu.Lock()
+	threadID, turnID := ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	ts.emit(Event{Kind: EventCompaction, Compaction: &Compaction{
+		SessionID: s.id, Count: count, Runtime: "codex_app_server", ThreadID: threadID, TurnID: turnID,
+	}})
+}
+
+// closeOpen closes the items still open when the turn ended.
+func (ts *turnState) closeOpen(why string) {
+	for id, o := range ts.open {
+		delete(ts.open, id)
+		if o.item.Type == codex.ItemContextCompaction {
+			ts.compactedItem(id)
+			continue
+		}
+		ts.toolDone(&o.item, time.Since(o.started), "[did not complete: "+why+"]")
+	}
+}
+
+// assess classifies how the turn ended and whether codex must be retired for it.
+func (ts *turnState) assess() (retire bool, why string) {
+	ts.mu.Lock()
+	reason := ts.interruptReason
+	ts.mu.Unlock()
+	switch {
+	case ts.failure != nil:
+		return true, "the turn broke: " + ts.failure.Error()
+	case strings.HasPrefix(reason, "turn timed out"):
+		return true, reason
+	case ts.status == codex.TurnFailed && isAuthFailure(ts.turnErr):
+		return true, "authentication failed"
+	case ts.status == codex.TurnFailed && isQuotaFailure(ts.turnErr):
+		return true, "usage limit reached"
+	}
+	return false, ""
+}
+
+// isQuotaFailure reports a usage-limit, rate-limit or billing failure.
+func isQuotaFailure(e *codex.TurnError) bool {
+	if e == nil {
+		return false
+	}
+	switch e.CodexErrorInfo.Kind() {
+	case codex.ErrorUsageLimitExceeded, codex.ErrorRateLimitExceeded:
+		return true
+	case codex.ErrorTooManyAttempts:
+		if e.CodexErrorInfo.HTTPStatus() == 429 {
+			return true
+		}
+	}
+	msg := strings.ToLower(e.Message)
+	for _, s := range []string{"usage limit", "quota", "billing", "insufficient_quota", "rate limit"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isAuthFailure reports a refused login or key.
+func isAuthFailure(e *codex.TurnError) bool {
+	if e == nil {
+		return false
+	}
+	if e.CodexErrorInfo.Kind() == codex.ErrorUnauthorized {
+		return true
+	}
+	st := e.CodexErrorInfo.HTTPStatus()
+	if st == 401 || st == 403 {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, "401 unauthorized") || strings.Contains(msg, "not logged in") || strings.Contains(msg, "codex login")
+}
+
+// finish builds the result, accounts for it, persists the transcript and ends the turn.
+func (ts *turnState) finish(retired bool) {
+	s := ts.s
+	ts.mu.Lock()
+	threadID, turnID, reason := ts.threadID, ts.turnID, ts.interruptReason
+	var usage Usage
+	if ts.usage != nil {
+		usage = usageOf(ts.usage)
+	}
+	approvals := append([]Approval(nil), ts.approvals...)
+	newThread := ts.newThread
+	ts.mu.Unlock()
+
+	res := &Result{
+		FinalText: ts.finalText, Messages: ts.messages, ToolIterations: ts.iterations,
+		ThreadID: threadID, TurnID: turnID, APICalls: ts.apiCalls, Usage: usage,
+		Compacted: len(ts.compacted) > 0, Fallback: ts.fallback, NewThread: newThread,
+		Retired: retired, Duration: time.Since(ts.started),
+	}
+	switch {
+	case ts.failure != nil:
+		res.Status = StatusFailed
+		if reason != "" {
+			res.Status = StatusInterrupted
+		}
+		res.Error = ts.failure.Error()
+		if res.FinalText == "" {
+			res.FinalText = "The turn stopped because codex stopped (" + shortCause(ts.failure) + ")." +
+				" Ask again to restart it; if this repeats, check that `codex` runs in a terminal and read the hermes-lsp log."
+		}
+	case ts.status == codex.TurnCompleted:
+		res.Status, res.Completed = StatusCompleted, true
+	case ts.status == codex.TurnInterrupted:
+		res.Status = StatusInterrupted
+		res.Error = reason
+		if res.Error == "" {
+			res.Error = "turn interrupted"
+		}
+	default:
+		res.Status = StatusFailed
+		res.Error = "turn ended status=" + ts.status
+		if ts.turnErr != nil {
+			res.Error += ": " + ts.turnErr.CodexErrorInfo.String() + ": " + ts.turnErr.Message
+		}
+		if res.FinalText == "" {
+			res.FinalText = failureAdvice(ts.turnErr)
+		}
+	}
+	res.Partial = !res.Completed
+	if ts.fallback != "" && res.Completed {
+		res.Error = ""
+	}
+
+	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
+	s.end(ts, res, usage, ts.iterations)
+	s.save()
+	ts.result = res
+	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
+	ts.queue.close()
+	close(ts.done)
+}
+
+// failureAdvice tells a person what to do about a failed turn.
+func failureAdvice(e *codex.TurnError) string {
+	if e == nil {
+		return "The turn failed without a reason from codex. Ask again; the hermes-lsp log may say more."
+	}
+	switch {
+	case isAuthFailure(e):
+		return "Codex could not authenticate: run `codex login` in a terminal (or set OPENAI_API_KEY), then ask again. (" + e.Message + ")"
+	case isQuotaFailure(e):
+		return "The model provider's usage limit is reached: " + e.Message +
+			" Try again later, or configure hermes fallbackProviders to answer on another provider."
+	}
+	return "The turn failed: " + e.Message + " Ask again; if it repeats, the hermes-lsp log has details."
+}
+
+// shortCause says in a few words why codex stopped: its exit status, or the error's first line.
+func shortCause(err error) string {
+	var exit *codex.ExitError
+	if errors.As(err, &exit) {
+		return exit.Status
+	}
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSuffix(strings.TrimSpace(s), ":")
+}
