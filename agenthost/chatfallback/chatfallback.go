@@ -121,7 +121,7 @@ func Stream(ctx context.Context, req Request, onDelta func(string)) (Response, e
 		if ctx.Err() != nil {
 			return resp, req.errorf("%w", ctx.Err())
 		}
-		if chunks == 0 {
+		if httpResp == nil || httpResp.StatusCode >= 300 {
 			return resp, req.requestError(err, httpResp)
 		}
 		var serr *ssestream.StreamError
@@ -206,8 +206,7 @@ func (req Request) requestError(err error, res *http.Response) error {
 	if status == 0 {
 		return req.errorf("cannot reach the provider: %w: check that it is running and that the base URL is right", err)
 	}
-	statusText := fmt.Sprintf("%d %s", status, http.StatusText(status))
-	statusText = strings.TrimSpace(statusText)
+	statusText := strings.TrimSpace(fmt.Sprintf("%d %s", status, http.StatusText(status)))
 	if detail != "" {
 		statusText += ": " + detail
 	}

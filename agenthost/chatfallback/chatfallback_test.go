@@ -220,6 +220,16 @@ func TestStreamPlainServers(t *testing.T) {
 			wantErr: []string{"error mid-stream", "overloaded"},
 		},
 		{
+			name:    "error object as the first event",
+			lines:   []string{`{"error":{"message":"model not loaded","type":"server_error"}}`},
+			wantErr: []string{"error mid-stream", "model not loaded"},
+		},
+		{
+			name:    "garbage chunk",
+			lines:   []string{`{not json`},
+			wantErr: []string{"the stream broke"},
+		},
+		{
 			name:    "stream ends without finish reason",
 			lines:   []string{`{"id":"c1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"cut"}}]}`},
 			wantErr: []string{"ended before the answer finished"},
