@@ -122,6 +122,10 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 		h.log.Warn("approval for an unknown thread; declining", "thread", a.ThreadID)
 		return codex.DecisionDecline
 	}
+	// Codex may ask as soon as the turn has started, before Run has made the turn the session's
+	// current one: wait for Run, so the approval is emitted and recorded on its turn.
+	s.runMu.Lock()
+	s.runMu.Unlock() //nolint:staticcheck // a barrier, not a critical section
 	a.ID = h.nextApprovalID()
 	a.Folder = s.folder
 	a.Asked = time.Now()
@@ -147,9 +151,11 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 	asked := make(chan answer, 1)
 	if cfg.Approver != nil {
 		// The Approver's goroutine belongs to the host: codex gets its answer as soon as there is
-		// one, while Close still waits for the Approver to notice actx ended.
+		// one, while Close still waits for the Approver to notice actx ended. It gets its own copy
+		// of the approval: a is written below while the goroutine may still run.
+		question := a
 		h.wg.Go(func() {
-			d, err := cfg.Approver.Approve(actx, a)
+			d, err := cfg.Approver.Approve(actx, question)
 			asked <- answer{d, err}
 		})
 	}

@@ -126,6 +126,12 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// Validate checks a configuration as New would, without creating anything.
+func Validate(cfg Config) error {
+	_, err := cfg.withDefaults()
+	return err
+}
+
 // DefaultStateDir is where the host keeps its state unless told otherwise: hermes-lsp under the
 // user's XDG state home (~/.local/state/hermes-lsp).
 func DefaultStateDir() string {

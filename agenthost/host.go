@@ -230,7 +230,13 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 		_ = old.Close()
 	}
 	if h.client != nil {
-		return h.client, h.gen, nil
+		select {
+		case <-h.client.Done():
+			// Died while idle, and the watcher has not retired it yet: start a new one now.
+			h.client = nil
+		default:
+			return h.client, h.gen, nil
+		}
 	}
 	cfg := h.config()
 	client, err := cfg.StartCodex(ctx, h.codexOptions(cfg))

@@ -266,6 +266,7 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 				if ts.failure == nil {
 					ts.failure = errors.New("the turn's event stream ended early")
 				}
+				ts.failure = ts.withStderr(ts.failure)
 				ts.closeOpen("codex stopped")
 				return
 			}
@@ -282,6 +283,23 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 			return
 		}
 	}
+}
+
+// withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex
+// went away, unless err carries them already (an *codex.ExitError does).
+func (ts *turnState) withStderr(err error) error {
+	ts.mu.Lock()
+	client := ts.client
+	ts.mu.Unlock()
+	var exit *codex.ExitError
+	if client == nil || errors.As(err, &exit) {
+		return err
+	}
+	tail := strings.TrimSpace(client.StderrTail(20))
+	if tail == "" {
+		return err
+	}
+	return fmt.Errorf("%w\ncodex's last output:\n%s", err, tail)
 }
 
 // stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives.
@@ -436,7 +454,7 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 	)
 	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
-		Preview: ToolPreview(item), Duration: took, IsError: isErr, Result: result, Status: status,
+		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
 	}})
 }
 
@@ -552,6 +570,7 @@ func (ts *turnState) finish(retired bool) {
 		Compacted: len(ts.compacted) > 0, Fallback: ts.fallback, NewThread: newThread,
 		Retired: retired, Duration: time.Since(ts.started),
 	}
+	res.DurationMs = res.Duration.Milliseconds()
 	switch {
 	case ts.failure != nil:
 		res.Status = StatusFailed

@@ -56,7 +56,8 @@ type Result struct {
 	Retired bool `json:"retired,omitempty"`
 	// TranscriptPath is the readable markdown transcript of the thread.
 	TranscriptPath string        `json:"transcriptPath,omitempty"`
-	Duration       time.Duration `json:"durationMs"`
+	Duration       time.Duration `json:"-"`
+	DurationMs     int64         `json:"durationMs"`
 }
 
 // Message is one row of the projected transcript, shaped like a chat-completions message.
@@ -193,11 +194,11 @@ type ToolEvent struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Preview is a one-line summary of at most 120 characters.
 	Preview    string        `json:"preview"`
-	Duration   time.Duration `json:"durationMs,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMs int64         `json:"durationMs,omitempty"`
 	IsError    bool          `json:"isError,omitempty"`
 	Result     string        `json:"result,omitempty"`
 	Status     string        `json:"status,omitempty"`
-	Iterations int           `json:"-"`
 }
 
 // Compaction reports that codex compacted a thread's context.
