@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -216,6 +217,9 @@ func (c *Conn) Close() error {
 		c.wmu.Unlock()
 		if rerr := c.r.Close(); err == nil {
 			err = rerr
+		}
+		if errors.Is(err, os.ErrClosed) {
+			err = nil // the process closed its pipes first: nothing is wrong
 		}
 	})
 	<-c.done

@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+)
+
+// Action titles of an approval prompt.
+const (
+	ActionAllowOnce    = "Allow once"
+	ActionAllowSession = "Allow for session"
+	ActionDeny         = "Deny"
+	ActionStop         = "Stop turn"
+	ActionShowDiff     = "Show diff"
+)
+
+// approver is the host's Approver for one editor: it asks with window/showMessageRequest, one
+// request at a time (Helix replaces an open prompt with a new one), and falls back to a message
+// plus code actions and hermes.approve when the editor cannot ask.
+type approver struct {
+	s    *Server
+	turn chan struct{} // a one-slot semaphore: the prompt on screen
+}
+
+func newApprover(s *Server) *approver {
+	return &approver{s: s, turn: make(chan struct{}, 1)}
+}
+
+// Approve asks the editor about a. It returns when the person answered, or ctx ended (timeout, or
+// the approval was answered another way, or withdrawn).
+func (ap *approver) Approve(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+	if !ap.s.fallbackApprovals() {
+		d, err, unsupported := ap.ask(ctx, a)
+		if !unsupported {
+			return d, err
+		}
+	}
+	return ap.waitForAnswer(ctx, a)
+}
+
+// ask shows the prompt, one at a time. unsupported says the editor cannot show it.
+func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.Decision, err error, unsupported bool) {
+	s := ap.s
+	select {
+	case ap.turn <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err(), false
+	}
+	defer func() { <-ap.turn }()
+	if s.fallbackApprovals() {
+		return "", nil, true // an earlier prompt found out while this one queued
+	}
+	for {
+		actions := []protocol.MessageActionItem{{Title: ActionAllowOnce}, {Title: ActionAllowSession}, {Title: ActionDeny}, {Title: ActionStop}}
+		if a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
+			actions = append(actions, protocol.MessageActionItem{Title: ActionShowDiff})
+		}
+		params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a), Actions: actions}
+		var choice *protocol.MessageActionItem
+		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
+		if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err(), false
+			}
+			// The editor cannot ask (Helix 25.01 answers -32601, eglot in batch -32603): use the
+			// fallback for the rest of the session.
+			s.log.Info("showMessageRequest failed; approvals fall back to messages and code actions", "err", err)
+			s.mu.Lock()
+			s.approvalFallback = true
+			s.mu.Unlock()
+			return "", nil, true
+		}
+		if choice == nil {
+			return agenthost.DecisionDeny, nil, false // dismissed: a null answer is Deny
+		}
+		switch choice.Title {
+		case ActionAllowOnce:
+			return agenthost.DecisionOnce, nil, false
+		case ActionAllowSession:
+			return agenthost.DecisionSession, nil, false
+		case ActionStop:
+			return agenthost.DecisionStop, nil, false
+		case ActionShowDiff:
+			ap.showDiff(ctx, a)
+			continue // and ask again
+		}
+		return agenthost.DecisionDeny, nil, false
+	}
+}
+
+func (s *Server) fallbackApprovals() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.approvalFallback
+}
+
+// waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
+// (which resolve the approval in the host, ending ctx) until the approval times out.
+func (ap *approver) waitForAnswer(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
+		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
+		approvalMessage(a), filepath.Base(a.Folder), a.ID)
+	ap.s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// approvalMessage says what codex wants to do, where, and why.
+func approvalMessage(a agenthost.Approval) string {
+	var b strings.Builder
+	switch a.Kind {
+	case agenthost.ApprovalExec:
+		fmt.Fprintf(&b, "Hermes wants to run a command (approval %s):\n%s\nin %s", a.ID, a.Command, a.Cwd)
+	default:
+		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, patchList(a))
+		if a.GrantRoot != "" {
+			b.WriteString("\nIt asks for write access under " + a.GrantRoot)
+		}
+	}
+	if a.Reason != "" {
+		b.WriteString("\nReason: " + a.Reason)
+	}
+	return b.String()
+}
+
+// patchList names each change of a patch with its kind.
+func patchList(a agenthost.Approval) string {
+	if len(a.Changes) == 0 {
+		return a.Summary
+	}
+	parts := make([]string, 0, len(a.Changes))
+	for _, c := range a.Changes {
+		path := c.Path
+		if rel, err := filepath.Rel(a.Folder, c.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			path = rel
+		}
+		parts = append(parts, c.Kind.Type+" "+path)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// showDiff writes the patch to a real file in the state dir and opens it when the editor can.
+func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) {
+	s := ap.s
+	dir := filepath.Join(s.stateDir(), "diffs")
+	path := filepath.Join(dir, a.ID+".diff")
+	if err := os.MkdirAll(dir, 0o700); err == nil {
+		err = os.WriteFile(path, []byte(a.Diff()), 0o600)
+		if err != nil {
+			s.log.Warn("could not write the diff", "err", err)
+		}
+	}
+	if !s.showDocument(ctx, path, true) {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the patch of approval "+a.ID+" is in "+path)
+	}
+}

@@ -1,0 +1,137 @@
+package lsp
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+)
+
+// Code action titles.
+const (
+	TitleAskSelection  = "Hermes: ask about selection"
+	TitleFixDiagnostic = "Hermes: fix this diagnostic"
+	TitleRunInstruct   = "Hermes: run instruction"
+	TitleStopTurn      = "Hermes: stop turn"
+	TitleAllowOnce     = "Hermes: allow once: "
+	TitleAllowSession  = "Hermes: allow for session: "
+	TitleDeny          = "Hermes: deny: "
+)
+
+// selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
+const selectionPrompt = "Look at the selected code: explain what it does and fix anything wrong with it."
+
+// instruction finds a `hermes:` instruction on a line, in a comment or in plain text.
+var instruction = regexp.MustCompile(`(?i)\bhermes:\s*(.+)$`)
+
+// codeActions offers Hermes in any document of a workspace folder.
+func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
+	uri := string(p.TextDocument.URI)
+	folder, err := s.resolveFolder(uri)
+	if err != nil {
+		return []protocol.CodeAction{}, nil // not ours to act on; say nothing
+	}
+	if len(p.Context.Diagnostics) > 0 {
+		s.mu.Lock()
+		s.diagnostics[uri] = p.Context.Diagnostics
+		s.mu.Unlock()
+	}
+	prefix := s.currentSettings().CommandPrefix
+	command := func(title, name string, arg any) *protocol.Command {
+		return &protocol.Command{Title: title, Command: prefix + name, Arguments: []any{arg}}
+	}
+	rng := p.Range
+	var actions []protocol.CodeAction
+
+	if prompt, ok := s.instructionAt(uri, rng); ok {
+		actions = append(actions, protocol.CodeAction{
+			Title: TitleRunInstruct, Kind: protocol.QuickFix,
+			Command: command(TitleRunInstruct, CmdAsk, askArgs{Prompt: prompt, URI: uri, Range: &rng}),
+		})
+	}
+	if !tiny(rng) {
+		actions = append(actions, protocol.CodeAction{
+			Title: TitleAskSelection, Kind: protocol.Refactor,
+			Command: command(TitleAskSelection, CmdAsk, askArgs{Prompt: selectionPrompt, URI: uri, Range: &rng}),
+		})
+	}
+	for _, d := range p.Context.Diagnostics {
+		d := d
+		drng := d.Range
+		actions = append(actions, protocol.CodeAction{
+			Title: TitleFixDiagnostic, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
+			Command: command(TitleFixDiagnostic, CmdAsk, askArgs{
+				Prompt: "Fix this diagnostic: " + d.Message, URI: uri, Range: &drng, Diagnostics: []protocol.Diagnostic{d},
+			}),
+		})
+	}
+
+	s.mu.Lock()
+	_, running := s.turns[folder.Path]
+	h := s.host
+	s.mu.Unlock()
+	if running {
+		actions = append(actions, protocol.CodeAction{
+			Title: TitleStopTurn, Kind: protocol.QuickFix,
+			Command: command(TitleStopTurn, CmdCancel, folderArgs{URI: uri}),
+		})
+	}
+	if h != nil {
+		if sess, err := h.Session(folder.Path); err == nil {
+			for _, a := range sess.Pending() {
+				for _, choice := range []struct {
+					title    string
+					decision agenthost.Decision
+				}{{TitleAllowOnce, agenthost.DecisionOnce}, {TitleAllowSession, agenthost.DecisionSession}, {TitleDeny, agenthost.DecisionDeny}} {
+					title := choice.title + a.Summary
+					actions = append(actions, protocol.CodeAction{
+						Title: title, Kind: protocol.QuickFix,
+						Command: command(title, CmdApprove, approveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
+					})
+				}
+			}
+		}
+	}
+	if actions == nil {
+		actions = []protocol.CodeAction{}
+	}
+	return actions, nil
+}
+
+// instructionAt finds what "run instruction" runs: the current line's `hermes:` instruction, else
+// the selected text. Helix always sends its cursor as a one-character selection, which never
+// outranks a `hermes:` line and is never taken as a prompt by itself.
+func (s *Server) instructionAt(uri string, rng protocol.Range) (string, bool) {
+	if line, ok := s.lineAt(uri, rng.Start.Line); ok {
+		if m := instruction.FindStringSubmatch(line); m != nil {
+			text := strings.TrimSpace(strings.TrimRight(m[1], "*/->#; \t"))
+			if text != "" {
+				return text, true
+			}
+		}
+	}
+	if tiny(rng) {
+		return "", false
+	}
+	text, ok := s.docs.Range(uri, rng)
+	text = strings.TrimSpace(text)
+	if !ok || text == "" {
+		return "", false
+	}
+	return text, true
+}
+
+func (s *Server) lineAt(uri string, line uint32) (string, bool) {
+	if text, ok := s.docs.Line(uri, line); ok {
+		return text, true
+	}
+	return "", false
+}
+
+// tiny reports a selection of at most one character on one line: a cursor.
+func tiny(r protocol.Range) bool {
+	return r.Start.Line == r.End.Line && r.End.Character <= r.Start.Character+1
+}

@@ -1,0 +1,258 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// ContentChange is one entry of a textDocument/didChange notification's contentChanges: a range
+// of the document replaced by Text, or, when Range is nil, the whole document replaced by Text.
+//
+// protocol.TextDocumentContentChangeEvent (go.lsp.dev/protocol v0.12.0) cannot tell the two apart:
+// its Range is a value, so a full-text change ({"text": ...}, which clients may send even under
+// incremental sync; eglot does after some edits) decodes as an insertion at line 0, character 0
+// and would duplicate the document. Decode didChange into [DidChangeParams] instead.
+type ContentChange struct {
+	// Range is the replaced range, in UTF-16 code units; nil replaces the whole document.
+	Range *protocol.Range `json:"range,omitempty"`
+	// RangeLength is the deprecated length of the replaced range; it is ignored.
+	RangeLength *uint32 `json:"rangeLength,omitempty"`
+	// Text is the new text of the range or of the document.
+	Text string `json:"text"`
+}
+
+// DidChangeParams are the params of textDocument/didChange. They have the field names of
+// protocol.DidChangeTextDocumentParams, with content changes that keep full-text changes apart
+// from range changes (see [ContentChange]).
+type DidChangeParams struct {
+	// TextDocument names the document and the version it has after the changes.
+	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	// ContentChanges are applied in order, each to the result of the one before.
+	ContentChanges []ContentChange `json:"contentChanges"`
+}
+
+// Documents holds the text of the documents open in the editor, as the editor has it (unsaved
+// edits included), kept up to date from didOpen, didChange and didClose. It is safe for concurrent
+// use; the zero value is empty and ready.
+//
+// Documents are keyed by their cleaned filesystem path when the URI is a file URI (so
+// file:///c%3A/x and file:///C:/x are one document) and by the URI string otherwise (untitled:).
+// Positions are LSP positions: zero-based lines and UTF-16 code units within a line. A line ends
+// at "\n", "\r\n" or "\r"; the text of a line never includes its line break.
+type Documents struct {
+	mu   sync.RWMutex
+	docs map[string]*document
+}
+
+// document is one open document.
+type document struct {
+	version int32
+	text    string
+}
+
+// NewDocuments returns an empty set of documents.
+func NewDocuments() *Documents { return &Documents{} }
+
+// documentKey is the map key of uri: its cleaned path when it is a usable file URI, else uri.
+func documentKey(uri string) string {
+	if p, err := workspace.PathFromURI(uri); err == nil {
+		return p
+	}
+	return uri
+}
+
+// Open records a document the editor opened (didOpen), replacing one already open under the same
+// key.
+func (d *Documents) Open(uri string, version int32, text string) {
+	k := documentKey(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.docs == nil {
+		d.docs = map[string]*document{}
+	}
+	d.docs[k] = &document{version: version, text: text}
+}
+
+// Change applies a didChange notification's content changes in order and records version.
+//
+// A change with a nil Range replaces the whole text. Positions are clamped as the LSP
+// specification says: a character past the end of its line means the end of the line, a line past
+// the last line means the end of the document, and a character inside a surrogate pair means the
+// start of that character. A range whose end comes before its start, or a change to a document
+// that is not open, is an error; the changes are then applied not at all (never half), and the
+// document keeps its last good text and version.
+func (d *Documents) Change(uri string, version int32, changes []ContentChange) error {
+	k := documentKey(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.docs[k]
+	if !ok {
+		return fmt.Errorf("cannot apply a change to %s: the document is not open (no didOpen was received for it)", uri)
+	}
+	text := doc.text
+	for i, c := range changes {
+		if c.Range == nil {
+			text = c.Text
+			continue
+		}
+		r := *c.Range
+		if before(r.End, r.Start) {
+			return fmt.Errorf("change %d of %d to %s (version %d) has a range that ends at %s, before it starts at %s (zero-based line:character); none of the changes were applied and the document stays at version %d",
+				i+1, len(changes), uri, version, fmtPos(r.End), fmtPos(r.Start), doc.version)
+		}
+		start, end := offset(text, r.Start), offset(text, r.End)
+		text = text[:start] + c.Text + text[end:]
+	}
+	doc.text, doc.version = text, version
+	return nil
+}
+
+// Close forgets a document the editor closed (didClose). Closing a document that is not open does
+// nothing.
+func (d *Documents) Close(uri string) {
+	k := documentKey(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.docs, k)
+}
+
+// get returns the open document with uri's key.
+func (d *Documents) get(uri string) (document, bool) {
+	k := documentKey(uri)
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	doc, ok := d.docs[k]
+	if !ok {
+		return document{}, false
+	}
+	return *doc, true
+}
+
+// Text returns the whole text of an open document, with false if it is not open.
+func (d *Documents) Text(uri string) (string, bool) {
+	doc, ok := d.get(uri)
+	return doc.text, ok
+}
+
+// Version returns the version of an open document, with false if it is not open.
+func (d *Documents) Version(uri string) (int32, bool) {
+	doc, ok := d.get(uri)
+	return doc.version, ok
+}
+
+// Line returns the text of one line (zero-based, without its line break). ok is false when the
+// document is not open or has no such line. A document ending in a line break has an empty last
+// line after it.
+func (d *Documents) Line(uri string, line uint32) (string, bool) {
+	doc, ok := d.get(uri)
+	if !ok {
+		return "", false
+	}
+	start, end, _, ok := lineBounds(doc.text, line)
+	if !ok {
+		return "", false
+	}
+	return doc.text[start:end], true
+}
+
+// Lines returns the text of the lines startLine through endLine (zero-based, inclusive) as the
+// editor's buffer has them: the line breaks between them kept as they are, the last line's own
+// line break left off. An endLine past the last line means the last line, and a reversed pair is
+// swapped. ok is false when the document is not open or startLine is past its last line.
+func (d *Documents) Lines(uri string, startLine, endLine uint32) (string, bool) {
+	doc, ok := d.get(uri)
+	if !ok {
+		return "", false
+	}
+	if endLine < startLine {
+		startLine, endLine = endLine, startLine
+	}
+	start, _, _, ok := lineBounds(doc.text, startLine)
+	if !ok {
+		return "", false
+	}
+	_, end, _, ok := lineBounds(doc.text, endLine)
+	if !ok {
+		end = len(doc.text) // clamp to the end of the last line
+	}
+	return doc.text[start:end], true
+}
+
+// Range returns the text in r of an open document, positions clamped as [Documents.Change]
+// clamps them and a reversed range taken in order. ok is false when the document is not open.
+func (d *Documents) Range(uri string, r protocol.Range) (string, bool) {
+	doc, ok := d.get(uri)
+	if !ok {
+		return "", false
+	}
+	if before(r.End, r.Start) {
+		r.Start, r.End = r.End, r.Start
+	}
+	return doc.text[offset(doc.text, r.Start):offset(doc.text, r.End)], true
+}
+
+// lineBounds finds line in text: the byte offsets of its first byte, of its end (its line break,
+// or the end of text) and of the next line's first byte. ok is false when text has no such line.
+func lineBounds(text string, line uint32) (start, end, next int, ok bool) {
+	for l := uint32(0); ; l++ {
+		i := strings.IndexAny(text[start:], "\r\n")
+		if i < 0 {
+			end, next = len(text), len(text)
+		} else {
+			end = start + i
+			next = end + 1
+			if text[end] == '\r' && next < len(text) && text[next] == '\n' {
+				next++
+			}
+		}
+		if l == line {
+			return start, end, next, true
+		}
+		if i < 0 {
+			return len(text), len(text), len(text), false
+		}
+		start = next
+	}
+}
+
+// offset returns the byte offset in text of the LSP position pos, clamped: a line past the last
+// is the end of text, a character past the end of its line is the end of the line, and a
+// character inside a surrogate pair is the start of that character. Invalid UTF-8 bytes count as
+// one UTF-16 unit each, as the editor's U+FFFD would.
+func offset(text string, pos protocol.Position) int {
+	start, end, _, ok := lineBounds(text, pos.Line)
+	if !ok {
+		return len(text)
+	}
+	off, units := start, pos.Character
+	for off < end && units > 0 {
+		r, size := utf8.DecodeRuneInString(text[off:end])
+		n := uint32(1)
+		if utf16.RuneLen(r) == 2 {
+			n = 2
+		}
+		if n > units {
+			break // inside a surrogate pair
+		}
+		units -= n
+		off += size
+	}
+	return off
+}
+
+// before reports whether position a comes before position b.
+func before(a, b protocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// fmtPos formats a position for an error message as line:character, zero-based as LSP counts.
+func fmtPos(p protocol.Position) string {
+	return fmt.Sprintf("%d:%d", p.Line, p.Character)
+}

@@ -1,0 +1,214 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// initializeParams is what the server reads of initialize, decoded leniently: editors differ in
+// what they send (null processId, rootPath without rootUri, no workspaceFolders).
+type initializeParams struct {
+	ClientInfo *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+	RootPath              string                      `json:"rootPath"`
+	RootURI               string                      `json:"rootUri"`
+	InitializationOptions json.RawMessage             `json:"initializationOptions"`
+	Capabilities          protocol.ClientCapabilities `json:"capabilities"`
+	WorkspaceFolders      []protocol.WorkspaceFolder  `json:"workspaceFolders"`
+	WorkDoneToken         *protocol.ProgressToken     `json:"workDoneToken"`
+}
+
+// clientCaps is what the server uses of the client's capabilities.
+type clientCaps struct {
+	name             string
+	workDoneProgress bool
+	showMessage      bool // window.showMessage: showMessageRequest with action items
+	showDocument     bool
+	applyEdit        bool
+	workspaceFolders bool
+	configuration    bool
+}
+
+func readCaps(p *initializeParams) clientCaps {
+	c := clientCaps{}
+	if p.ClientInfo != nil {
+		c.name = p.ClientInfo.Name
+	}
+	if w := p.Capabilities.Window; w != nil {
+		c.workDoneProgress = w.WorkDoneProgress
+		c.showMessage = w.ShowMessage != nil
+		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+	}
+	if ws := p.Capabilities.Workspace; ws != nil {
+		c.applyEdit = ws.ApplyEdit
+		c.workspaceFolders = ws.WorkspaceFolders
+		c.configuration = ws.Configuration
+	}
+	return c
+}
+
+func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, error) {
+	folders, err := workspace.FoldersFromInitialize(p.WorkspaceFolders, p.RootURI, p.RootPath)
+	if err != nil {
+		s.log.Warn("workspace folders", "err", err)
+	}
+	settings := DefaultSettings()
+	var warn []string
+	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
+		settings, warn, err = ParseSettings(p.InitializationOptions, settings)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
+		}
+	}
+	for _, w := range warn {
+		s.log.Warn(w)
+	}
+	caps := readCaps(p)
+	if !settings.openTranscriptSet {
+		settings.OpenTranscript = caps.showDocument
+	}
+
+	host, err := agenthost.New(s.hostConfig(settings))
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings: %v", err)
+	}
+
+	s.mu.Lock()
+	s.caps = caps
+	s.settings = settings
+	s.host = host
+	for _, f := range folders {
+		if err := s.folders.Add(f); err != nil {
+			s.log.Warn("ignored a workspace folder", "folder", f.Path, "err", err)
+		}
+	}
+	s.state = stateInitialized
+	s.mu.Unlock()
+	s.log.Info("initialized", "client", caps.name, "folders", len(folders), "progress", caps.workDoneProgress,
+		"showMessageRequest", caps.showMessage, "showDocument", caps.showDocument)
+
+	commands := make([]string, 0, len(commandNames))
+	for _, c := range commandNames {
+		commands = append(commands, settings.CommandPrefix+c)
+	}
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	return map[string]any{
+		"capabilities": map[string]any{
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    protocol.TextDocumentSyncKindIncremental,
+				"save":      false,
+			},
+			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
+			"codeActionProvider": map[string]any{
+				"codeActionKinds": []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor},
+			},
+			"workspace": map[string]any{
+				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
+			},
+		},
+		"serverInfo": map[string]any{"name": "hermes-lsp", "version": version},
+	}, nil
+}
+
+// initialized fetches the configuration the editor keeps (when it can tell) and prewarms codex.
+func (s *Server) initialized() {
+	s.goAsync("initialized", func(ctx context.Context) {
+		s.mu.Lock()
+		canAsk := s.caps.configuration
+		s.mu.Unlock()
+		if canAsk {
+			s.pullConfiguration(ctx)
+		}
+		s.mu.Lock()
+		prewarm, host := s.settings.Prewarm, s.host
+		s.mu.Unlock()
+		if prewarm && host != nil {
+			if err := host.Prewarm(ctx); err != nil {
+				s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start codex: "+err.Error())
+			}
+		}
+	})
+}
+
+func (s *Server) shutdown() error {
+	s.mu.Lock()
+	s.state = stateShutdown
+	h := s.host
+	s.mu.Unlock()
+	if h != nil {
+		// Interrupt running turns and stop codex now; Serve waits for the rest.
+		if err := h.Close(); err != nil {
+			s.log.Debug("closing the host", "err", err)
+		}
+	}
+	return nil
+}
+
+func (s *Server) exit() {
+	s.mu.Lock()
+	if s.state != stateShutdown {
+		s.exitCode = 1
+	}
+	s.state = stateExited
+	s.mu.Unlock()
+	_ = s.conn.Close()
+}
+
+// didChangeFolders adds and removes workspace folders; a removed folder's turn is interrupted.
+func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
+	for _, f := range p.Event.Removed {
+		path, err := workspace.PathFromURI(f.URI)
+		if err != nil {
+			continue
+		}
+		s.folders.Remove(path)
+		s.mu.Lock()
+		h := s.host
+		s.mu.Unlock()
+		if h != nil {
+			s.goAsync("remove folder", func(ctx context.Context) { h.RemoveSession(ctx, path) })
+		}
+	}
+	for _, f := range p.Event.Added {
+		path, err := workspace.PathFromURI(f.URI)
+		if err != nil {
+			s.log.Warn("ignored a workspace folder", "uri", f.URI, "err", err)
+			continue
+		}
+		if err := s.folders.Add(workspace.Folder{URI: f.URI, Path: path, Name: f.Name}); err != nil {
+			s.log.Warn("ignored a workspace folder", "uri", f.URI, "err", err)
+		}
+	}
+}
+
+// hostConfig turns settings into the agent host's configuration.
+func (s *Server) hostConfig(st Settings) agenthost.Config {
+	cfg := st.HostConfig()
+	if s.opts.CodexPath != "" {
+		cfg.CodexPath = s.opts.CodexPath
+	}
+	if s.opts.Yolo {
+		cfg.Yolo = true
+	}
+	cfg.Approver = s.approvals
+	cfg.Logger = s.log
+	cfg.StartCodex = s.opts.StartCodex
+	return cfg
+}
+
+func errorf(code jsonrpc2.Code, format string, args ...any) error {
+	return jsonrpc2.NewError(code, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,320 @@
+package lsp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+)
+
+// nodeSummary is the JSON line tools/nodeclient/client.mjs prints.
+type nodeSummary struct {
+	ServerPID int `json:"serverPid"`
+	AskResult *struct {
+		ThreadID string `json:"threadId"`
+		TurnID   string `json:"turnId"`
+		Folder   string `json:"folder"`
+		Steered  bool   `json:"steered"`
+	} `json:"askResult"`
+	ProgressTokens []json.RawMessage `json:"progressTokens"`
+	Progress       []struct {
+		Token   json.RawMessage `json:"token"`
+		Kind    string          `json:"kind"`
+		Title   string          `json:"title"`
+		Message string          `json:"message"`
+	} `json:"progress"`
+	Approvals []struct {
+		Message  string   `json:"message"`
+		Actions  []string `json:"actions"`
+		Answered *string  `json:"answered"`
+	} `json:"approvals"`
+	TurnEventKinds []string `json:"turnEventKinds"`
+	ShowMessages   []struct {
+		Type    int    `json:"type"`
+		Message string `json:"message"`
+	} `json:"showMessages"`
+	ShowDocuments []struct {
+		URI       string `json:"uri"`
+		TakeFocus *bool  `json:"takeFocus"`
+	} `json:"showDocuments"`
+	ExitCode   *int    `json:"exitCode"`
+	Signal     *string `json:"signal"`
+	Error      *string `json:"error"`
+	DurationMs int     `json:"durationMs"`
+}
+
+// TestNodeClientApprovalGatedTurn drives the built binary with Microsoft's LSP client libraries
+// (vscode-languageserver-protocol, what vscode-languageclient is built on) through a full turn of
+// the real pinned codex against the fake model: a command and a patch, each approved "Allow once"
+// through window/showMessageRequest, then the final answer.
+func TestNodeClientApprovalGatedTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server and runs node and the real codex; skipped with -short")
+	}
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found above the test: %v", err)
+	}
+	clientDir := filepath.Join(root, "tools", "nodeclient")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the Node client test needs node on PATH (and `make tools`): %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "vscode-languageserver-protocol", "package.json")); err != nil {
+		t.Fatalf("tools/nodeclient/node_modules is missing: run `make tools` (%v)", err)
+	}
+
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(
+		fakemodel.Exec("echo from-node > node_made.txt"),
+		fakemodel.Patch(fakemodel.AddFilePatch("node_patch.txt", "patched\n")),
+		fakemodel.Message("All done from node."),
+	)
+
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "hermes-lsp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
+	}
+
+	file := filepath.Join(env.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("Notes for the Node client test.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{}
+	for _, kv := range env.Model.CodexConfig() {
+		args = append(args, "-c", kv)
+	}
+	settings := map[string]any{
+		"codex": map[string]any{
+			"path": env.Binary,
+			"args": args,
+			"home": env.CodexHome,
+			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
+		},
+		"stateDir":   filepath.Join(tmp, "state"),
+		"turnEvents": true,
+	}
+	settingsJSON, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(tmp, "hermes-lsp.log")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(clientDir, "client.mjs"),
+		"--server", bin,
+		"--folder", env.Work,
+		"--file", file,
+		"--prompt", "Make node_made.txt with a command, then node_patch.txt with a patch.",
+		"--settings", string(settingsJSON),
+		"--log-file", logFile,
+		"--log-level", "debug",
+		"--timeout-ms", "75000",
+	)
+	cmd.Dir = clientDir
+	// The editor side gets a throwaway HOME and XDG folders too, and no real API key.
+	editorHome := filepath.Join(tmp, "editor-home")
+	cmd.Env = append(os.Environ(),
+		"HOME="+editorHome,
+		"XDG_CONFIG_HOME="+filepath.Join(editorHome, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(editorHome, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
+		"OPENAI_API_KEY=", "CODEX_API_KEY=",
+	)
+	// node and the server it spawns share a process group: on timeout the whole group is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	t.Logf("node client ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
+	if cmd.Process != nil {
+		// Anything left in the group (nothing, normally: the client waits for the server) ends now.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	t.Cleanup(func() { endCodexProcesses(t, env.CodexHome) })
+
+	dumpOnFailure := func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("node client stderr:\n%s", stderr.String())
+		t.Logf("node client stdout:\n%s", stdout.String())
+		if b, err := os.ReadFile(logFile); err == nil {
+			t.Logf("server log (%s):\n%s", logFile, b)
+		} else {
+			t.Logf("server log: %v", err)
+		}
+		for i, l := range env.Model.Log() {
+			t.Logf("fake model %d: %s", i, l)
+		}
+	}
+	defer dumpOnFailure()
+
+	line := lastLine(stdout.String())
+	var sum nodeSummary
+	if err := json.Unmarshal([]byte(line), &sum); err != nil {
+		t.Fatalf("client printed no JSON summary (%v); run error: %v", err, runErr)
+	}
+	if sum.Error != nil {
+		t.Fatalf("client error: %s", *sum.Error)
+	}
+	if runErr != nil {
+		t.Fatalf("client: %v", runErr)
+	}
+	t.Logf("client session %d ms; approvals %d; progress %d; turn events %d; messages %d",
+		sum.DurationMs, len(sum.Approvals), len(sum.Progress), len(sum.TurnEventKinds), len(sum.ShowMessages))
+
+	// hermes.ask answered at once with the turn and its folder.
+	if a := sum.AskResult; a == nil || a.ThreadID == "" || a.TurnID == "" || a.Folder != env.Work || a.Steered {
+		t.Errorf("hermes.ask result: %+v (folder want %s)", sum.AskResult, env.Work)
+	}
+
+	// Two approval prompts, the command then the patch, each answered "Allow once".
+	if len(sum.Approvals) != 2 {
+		t.Errorf("approval prompts: got %d, want 2: %+v", len(sum.Approvals), sum.Approvals)
+	} else {
+		for i, want := range []string{"from-node", "node_patch.txt"} {
+			a := sum.Approvals[i]
+			if !strings.Contains(a.Message, want) {
+				t.Errorf("approval %d does not name %q: %q", i, want, a.Message)
+			}
+			if a.Answered == nil || *a.Answered != "Allow once" || !slices.Contains(a.Actions, "Allow once") {
+				t.Errorf("approval %d: actions %v, answered %v", i, a.Actions, a.Answered)
+			}
+		}
+		if !strings.Contains(sum.Approvals[0].Message, "run a command") || !strings.Contains(sum.Approvals[1].Message, "apply a patch") {
+			t.Errorf("approval kinds: %q / %q", sum.Approvals[0].Message, sum.Approvals[1].Message)
+		}
+	}
+
+	// Progress on the token the server created: begin "Hermes", reports, end last.
+	if len(sum.ProgressTokens) != 1 {
+		t.Errorf("progress tokens created: %d, want 1", len(sum.ProgressTokens))
+	}
+	var begins, reports, ends int
+	for i, p := range sum.Progress {
+		switch p.Kind {
+		case "begin":
+			begins++
+			if i != 0 || p.Title != "Hermes" {
+				t.Errorf("progress begin at %d with title %q", i, p.Title)
+			}
+		case "report":
+			reports++
+		case "end":
+			ends++
+			if i != len(sum.Progress)-1 {
+				t.Errorf("progress end at %d of %d", i, len(sum.Progress))
+			}
+		}
+	}
+	if begins != 1 || reports < 1 || ends != 1 {
+		t.Errorf("progress: %d begin, %d report, %d end: %+v", begins, reports, ends, sum.Progress)
+	}
+	if ends == 1 {
+		if end := sum.Progress[len(sum.Progress)-1].Message; !strings.HasPrefix(end, "completed") {
+			t.Errorf("progress end message: %q", end)
+		}
+	}
+
+	for _, kind := range []string{"toolStarted", "toolCompleted", "approvalWaiting", "turnCompleted"} {
+		if !slices.Contains(sum.TurnEventKinds, kind) {
+			t.Errorf("no %s among the turn events %v", kind, sum.TurnEventKinds)
+		}
+	}
+
+	// What codex wrote in the folder.
+	for name, want := range map[string]string{"node_made.txt": "from-node\n", "node_patch.txt": "patched\n"} {
+		got, err := os.ReadFile(filepath.Join(env.Work, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+
+	// The final answer, then the transcript opened without focus.
+	if n := len(sum.ShowMessages); n == 0 || !strings.Contains(sum.ShowMessages[n-1].Message, "All done from node.") {
+		t.Errorf("final showMessage lacks the answer: %+v", sum.ShowMessages)
+	}
+	// vscode-languageclient keeps the focus unless takeFocus is true; the server means false, but
+	// go.lsp.dev/protocol's ShowDocumentParams drops a false takeFocus (omitempty).
+	if len(sum.ShowDocuments) != 1 || !strings.HasPrefix(sum.ShowDocuments[0].URI, "file://"+filepath.Join(tmp, "state", "transcripts")+"/") ||
+		!strings.HasSuffix(sum.ShowDocuments[0].URI, ".md") || (sum.ShowDocuments[0].TakeFocus != nil && *sum.ShowDocuments[0].TakeFocus) {
+		t.Errorf("transcript showDocument: %+v", sum.ShowDocuments)
+	}
+
+	// shutdown + exit: the server exited 0 and is gone.
+	if sum.ExitCode == nil || *sum.ExitCode != 0 {
+		t.Errorf("server exit code %v signal %v, want 0", sum.ExitCode, sum.Signal)
+	}
+	if sum.ServerPID <= 0 {
+		t.Errorf("server pid %d", sum.ServerPID)
+	} else if err := syscall.Kill(sum.ServerPID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("server pid %d still exists after exit (kill 0: %v)", sum.ServerPID, err)
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// endCodexProcesses checks that no codex of this test outlived the server (codex runs in a process
+// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
+// by its pid.
+func endCodexProcesses(t *testing.T, codexHome string) {
+	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
+	var left []int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		left = left[:0]
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil || !bytes.Contains(append(environ, 0), marker) {
+				continue
+			}
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+				continue // a zombie: already dead
+			}
+			left = append(left, pid)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, pid := range left {
+		t.Errorf("codex process %d (CODEX_HOME %s) outlived the server; killing it", pid, codexHome)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

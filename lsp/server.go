@@ -1,0 +1,338 @@
+// Package lsp is the editor face of hermes-lsp: a language server that turns editor commands and
+// code actions into agent turns of the agent host, asks the editor about codex's approvals, and
+// streams each turn back as work-done progress, messages and hermes/turnEvent notifications. It
+// degrades to what each client supports: VS Code, Neovim, Helix, Emacs/eglot.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/conc"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// Options configure a server. Every field may be left zero.
+type Options struct {
+	// Logger receives the server's logs; nil discards them. Never stdout: that is the protocol.
+	Logger *slog.Logger
+	// CodexPath overrides the configured codex binary (the --codex flag).
+	CodexPath string
+	// Yolo accepts every approval (the --yolo flag or HERMES_YOLO_MODE).
+	Yolo bool
+	// StartCodex replaces how codex is started (tests use a fake).
+	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
+	// ClientTimeout bounds each request the server makes to the editor (default 10s).
+	ClientTimeout time.Duration
+	// Version is reported in initialize's serverInfo.
+	Version string
+}
+
+// Server is one LSP connection. Create it with NewServer and run it with Serve.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	conn jsonrpc2.Conn
+	ctx  context.Context // cancelled when the connection ends
+	wg   conc.WaitGroup  // request handlers and every other goroutine of the connection
+
+	mu          sync.Mutex
+	state       serverState
+	caps        clientCaps
+	settings    Settings
+	host        *agenthost.Host
+	folders     *workspace.Set
+	docs        *Documents
+	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
+	turns       map[string]*turnView             // running turns by folder
+	inflight    map[jsonrpc2.ID]context.CancelFunc
+	exitCode    int
+
+	approvals        *approver
+	approvalFallback bool // the editor cannot show approval prompts: use messages and code actions
+}
+
+type serverState int
+
+const (
+	stateNew serverState = iota
+	stateInitialized
+	stateShutdown
+	stateExited
+)
+
+// NewServer returns a server for one connection.
+func NewServer(opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.ClientTimeout <= 0 {
+		opts.ClientTimeout = 10 * time.Second
+	}
+	s := &Server{
+		opts:        opts,
+		log:         log,
+		settings:    DefaultSettings(),
+		folders:     &workspace.Set{},
+		docs:        NewDocuments(),
+		diagnostics: make(map[string][]protocol.Diagnostic),
+		turns:       make(map[string]*turnView),
+		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
+	}
+	s.approvals = newApprover(s)
+	return s
+}
+
+// Serve speaks LSP on rwc until the client sends exit, the stream ends, or ctx is cancelled. It stops
+// codex and waits for every goroutine it started before it returns. The error is nil after a clean
+// shutdown and exit.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s.conn.Go(ctx, s.handle)
+
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+		_ = s.conn.Close()
+		<-s.conn.Done()
+	}
+	cancel() // every handler's context ends with the connection
+	err := s.stopHost()
+	s.wg.Wait()
+
+	s.mu.Lock()
+	state, connErr := s.state, s.conn.Err()
+	if state != stateExited {
+		s.exitCode = 1 // the editor went away without shutdown and exit
+	}
+	s.mu.Unlock()
+	switch {
+	case state == stateExited:
+		return err
+	case connErr != nil && !errors.Is(connErr, io.EOF) && !errors.Is(connErr, io.ErrClosedPipe):
+		return fmt.Errorf("connection ended: %w", connErr)
+	}
+	return err
+}
+
+// ExitCode is what the process should exit with: 0 after shutdown then exit, 1 otherwise (as the
+// LSP specification asks).
+func (s *Server) ExitCode() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exitCode
+}
+
+func (s *Server) stopHost() error {
+	s.mu.Lock()
+	h := s.host
+	s.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return h.Close()
+}
+
+// handle is the connection's handler. The library calls it on its read goroutine, in order:
+// notifications run here, in order; each request runs on a goroutine of its own so that a long
+// request (or one waiting for the editor) never blocks reading. It always returns nil: an error
+// would close the connection.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	call, isCall := req.(*jsonrpc2.Call)
+	if !isCall {
+		s.notification(ctx, req)
+		return nil
+	}
+	id := call.ID()
+	rctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	s.inflight[id] = cancel
+	s.mu.Unlock()
+	s.wg.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, id)
+			s.mu.Unlock()
+			cancel()
+		}()
+		result, err := s.safeRequest(rctx, req)
+		if err == nil && rctx.Err() != nil && s.ctx.Err() == nil {
+			err = jsonrpc2.NewError(requestCancelled, "request cancelled")
+		}
+		// A reply written with a cancelled context is dropped: always reply on one that is not.
+		if rerr := reply(context.WithoutCancel(ctx), result, err); rerr != nil {
+			s.log.Debug("could not reply", "method", req.Method(), "err", rerr)
+		}
+	})
+	return nil
+}
+
+// requestCancelled is LSP's RequestCancelled error code.
+const requestCancelled jsonrpc2.Code = -32800
+
+// safeRequest runs a request handler, turning a panic into an internal error.
+func (s *Server) safeRequest(ctx context.Context, req jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("request handler panicked", "method", req.Method(), "panic", r)
+			result, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "hermes-lsp failed handling %s: %v (please report this)", req.Method(), r)
+		}
+	}()
+	return s.request(ctx, req)
+}
+
+func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("notification handler panicked", "method", req.Method(), "panic", r)
+		}
+	}()
+	params := req.Params()
+	switch req.Method() {
+	case "$/cancelRequest":
+		s.cancelRequest(params)
+	case protocol.MethodInitialized:
+		s.initialized()
+	case protocol.MethodExit:
+		s.exit()
+	case protocol.MethodTextDocumentDidOpen:
+		var p protocol.DidOpenTextDocumentParams
+		if s.decode(req, &p) {
+			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
+		}
+	case protocol.MethodTextDocumentDidChange:
+		var p DidChangeParams
+		if s.decode(req, &p) {
+			if err := s.docs.Change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges); err != nil {
+				s.log.Warn("could not apply a document change", "uri", p.TextDocument.URI, "err", err)
+			}
+		}
+	case protocol.MethodTextDocumentDidClose:
+		var p protocol.DidCloseTextDocumentParams
+		if s.decode(req, &p) {
+			s.docs.Close(string(p.TextDocument.URI))
+			s.mu.Lock()
+			delete(s.diagnostics, string(p.TextDocument.URI))
+			s.mu.Unlock()
+		}
+	case protocol.MethodTextDocumentDidSave:
+	case protocol.MethodWorkspaceDidChangeConfiguration:
+		s.didChangeConfiguration(params)
+	case protocol.MethodWorkspaceDidChangeWorkspaceFolders:
+		var p protocol.DidChangeWorkspaceFoldersParams
+		if s.decode(req, &p) {
+			s.didChangeFolders(p)
+		}
+	case protocol.MethodWorkDoneProgressCancel:
+		var p protocol.WorkDoneProgressCancelParams
+		if s.decode(req, &p) {
+			s.cancelProgress(p.Token)
+		}
+	default:
+		s.log.Debug("ignored notification", "method", req.Method())
+	}
+}
+
+// decode reads a notification's params; a bad one is logged and skipped.
+func (s *Server) decode(req jsonrpc2.Request, v any) bool {
+	if err := json.Unmarshal(req.Params(), v); err != nil {
+		s.log.Warn("malformed notification params", "method", req.Method(), "err", err)
+		return false
+	}
+	return true
+}
+
+// cancelRequest handles $/cancelRequest with a numeric or string id.
+func (s *Server) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	var id jsonrpc2.ID
+	var n int64
+	var str string
+	switch {
+	case json.Unmarshal(p.ID, &n) == nil && n == int64(int32(n)):
+		id = jsonrpc2.NewNumberID(int32(n))
+	case json.Unmarshal(p.ID, &str) == nil:
+		id = jsonrpc2.NewStringID(str)
+	default:
+		return
+	}
+	s.mu.Lock()
+	cancel := s.inflight[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// request dispatches a request.
+func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case method == protocol.MethodInitialize:
+		if state != stateNew {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already called")
+		}
+		var p initializeParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: %v", err)
+		}
+		return s.initialize(ctx, &p)
+	case state == stateNew:
+		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
+	case method == protocol.MethodShutdown:
+		return nil, s.shutdown()
+	case state == stateShutdown:
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is shutting down")
+	}
+	switch method {
+	case protocol.MethodWorkspaceExecuteCommand:
+		var p protocol.ExecuteCommandParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "executeCommand: %v", err)
+		}
+		return s.executeCommand(ctx, &p)
+	case protocol.MethodTextDocumentCodeAction:
+		var p protocol.CodeActionParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction: %v", err)
+		}
+		return s.codeActions(ctx, &p)
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "hermes-lsp does not implement %s", method)
+}
+
+// goAsync runs f on a goroutine the connection owns (for work a notification starts).
+func (s *Server) goAsync(name string, f func(ctx context.Context)) {
+	s.wg.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("background task panicked", "task", name, "panic", r)
+			}
+		}()
+		f(s.ctx)
+	})
+}

@@ -1,0 +1,281 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+)
+
+// Settings are the server's `hermes` settings, as docs/protocol.md documents them.
+type Settings struct {
+	Codex              CodexSettings                `json:"codex"`
+	Approvals          ApprovalSettings             `json:"approvals"`
+	Yolo               bool                         `json:"yolo"`
+	TurnTimeoutSeconds float64                      `json:"turnTimeoutSeconds"`
+	FallbackProviders  []agenthost.FallbackProvider `json:"fallbackProviders"`
+	Prewarm            bool                         `json:"prewarm"`
+	OpenTranscript     bool                         `json:"openTranscript"`
+	TurnEvents         bool                         `json:"turnEvents"`
+	CommandPrefix      string                       `json:"commandPrefix"`
+	StateDir           string                       `json:"stateDir"`
+
+	openTranscriptSet bool // the user chose; else it follows the client's showDocument support
+}
+
+// CodexSettings say how to run codex.
+type CodexSettings struct {
+	Path           string            `json:"path"`
+	Args           []string          `json:"args"`
+	Home           string            `json:"home"`
+	Env            map[string]string `json:"env"`
+	Model          string            `json:"model"`
+	ApprovalPolicy string            `json:"approvalPolicy"`
+	Sandbox        string            `json:"sandbox"`
+}
+
+// ApprovalSettings say how approvals are answered.
+type ApprovalSettings struct {
+	Mode           string  `json:"mode"` // manual or off; the boolean false means off
+	TimeoutSeconds float64 `json:"timeoutSeconds"`
+}
+
+// DefaultSettings are the settings before the editor says anything.
+func DefaultSettings() Settings {
+	return Settings{
+		Codex:              CodexSettings{ApprovalPolicy: "untrusted", Sandbox: "workspace-write"},
+		Approvals:          ApprovalSettings{Mode: agenthost.ApprovalsManual, TimeoutSeconds: agenthost.DefaultApprovalTimeout.Seconds()},
+		TurnTimeoutSeconds: agenthost.DefaultTurnTimeout.Seconds(),
+	}
+}
+
+// HostConfig is the agent host's configuration for these settings.
+func (st Settings) HostConfig() agenthost.Config {
+	return agenthost.Config{
+		CodexPath:       st.Codex.Path,
+		CodexArgs:       slices.Clone(st.Codex.Args),
+		CodexHome:       st.Codex.Home,
+		CodexEnv:        st.Codex.Env,
+		Model:           st.Codex.Model,
+		ApprovalPolicy:  st.Codex.ApprovalPolicy,
+		Sandbox:         st.Codex.Sandbox,
+		ApprovalsMode:   st.Approvals.Mode,
+		ApprovalTimeout: time.Duration(st.Approvals.TimeoutSeconds * float64(time.Second)),
+		Yolo:            st.Yolo,
+		TurnTimeout:     time.Duration(st.TurnTimeoutSeconds * float64(time.Second)),
+		Fallbacks:       slices.Clone(st.FallbackProviders),
+		StateDir:        st.StateDir,
+	}
+}
+
+// known lists every settings key, nested keys with a dot.
+var known = map[string][]string{
+	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir"},
+	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox"},
+	"approvals": {"mode", "timeoutSeconds"},
+}
+
+// ParseSettings applies raw settings over base. raw is the `hermes` object, or an object holding
+// it under "hermes" (as didChangeConfiguration sends it). A null or empty raw keeps base (Helix
+// answers workspace/configuration with null). Unknown keys come back as warnings; a value of the
+// wrong type is an error that names the key, and base is kept whole.
+func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return base, nil, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return base, nil, fmt.Errorf("settings must be an object: %v", err)
+	}
+	if inner, ok := top["hermes"]; ok {
+		return ParseSettings(inner, base)
+	}
+	st := base
+	st.Codex.Args = slices.Clone(base.Codex.Args)
+	var warnings []string
+	warnings = append(warnings, unknownKeys("", top)...)
+
+	field := func(key string, into any) error {
+		v, ok := top[key]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, into); err != nil {
+			return fmt.Errorf("hermes.%s: %s", key, typeError(err))
+		}
+		return nil
+	}
+	if v, ok := top["codex"]; ok && string(v) != "null" {
+		var codex map[string]json.RawMessage
+		if err := json.Unmarshal(v, &codex); err != nil {
+			return base, nil, fmt.Errorf("hermes.codex: must be an object")
+		}
+		warnings = append(warnings, unknownKeys("codex", codex)...)
+		sub := Settings{Codex: st.Codex}
+		if err := json.Unmarshal(v, &sub.Codex); err != nil {
+			return base, nil, fmt.Errorf("hermes.codex: %s", typeError(err))
+		}
+		st.Codex = sub.Codex
+	}
+	if v, ok := top["approvals"]; ok && string(v) != "null" {
+		var ap map[string]json.RawMessage
+		if err := json.Unmarshal(v, &ap); err != nil {
+			return base, nil, fmt.Errorf("hermes.approvals: must be an object")
+		}
+		warnings = append(warnings, unknownKeys("approvals", ap)...)
+		if m, ok := ap["mode"]; ok {
+			var mode any
+			_ = json.Unmarshal(m, &mode)
+			parsed, err := agenthost.ParseApprovalsMode(mode)
+			if err != nil {
+				return base, nil, fmt.Errorf("hermes.%s", err)
+			}
+			st.Approvals.Mode = parsed
+		}
+		if t, ok := ap["timeoutSeconds"]; ok && string(t) != "null" {
+			if err := json.Unmarshal(t, &st.Approvals.TimeoutSeconds); err != nil {
+				return base, nil, fmt.Errorf("hermes.approvals.timeoutSeconds: %s", typeError(err))
+			}
+		}
+	}
+	for _, f := range []struct {
+		key  string
+		into any
+	}{
+		{"yolo", &st.Yolo}, {"turnTimeoutSeconds", &st.TurnTimeoutSeconds}, {"fallbackProviders", &st.FallbackProviders},
+		{"prewarm", &st.Prewarm}, {"openTranscript", &st.OpenTranscript}, {"turnEvents", &st.TurnEvents},
+		{"commandPrefix", &st.CommandPrefix}, {"stateDir", &st.StateDir},
+	} {
+		if err := field(f.key, f.into); err != nil {
+			return base, nil, err
+		}
+	}
+	if _, ok := top["openTranscript"]; ok {
+		st.openTranscriptSet = true
+	}
+	if st.TurnTimeoutSeconds < 0 || st.Approvals.TimeoutSeconds < 0 {
+		return base, nil, fmt.Errorf("hermes: timeouts must not be negative")
+	}
+	// Let the host validate what it alone understands (policies, sandbox, fallbacks).
+	if err := agenthost.Validate(st.HostConfig()); err != nil {
+		return base, nil, fmt.Errorf("hermes: %w", err)
+	}
+	return st, warnings, nil
+}
+
+func unknownKeys(prefix string, m map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		if !slices.Contains(known[prefix], k) {
+			name := k
+			if prefix != "" {
+				name = prefix + "." + k
+			}
+			out = append(out, "unknown setting hermes."+name+" (ignored)")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// typeError turns a json error into words a person can act on.
+func typeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		where := te.Field
+		if where != "" {
+			where = " at " + where
+		}
+		return fmt.Sprintf("expected %s%s, got a %s", te.Type, where, te.Value)
+	}
+	return err.Error()
+}
+
+// pullConfiguration asks the editor for the `hermes` section and applies it.
+func (s *Server) pullConfiguration(ctx context.Context) {
+	var res []json.RawMessage
+	err := s.callClient(ctx, protocol.MethodWorkspaceConfiguration, &protocol.ConfigurationParams{
+		Items: []protocol.ConfigurationItem{{Section: "hermes"}},
+	}, &res)
+	if err != nil {
+		s.log.Info("workspace/configuration failed; keeping the settings in force", "err", err)
+		return
+	}
+	if len(res) == 0 {
+		return // Helix answers null: keep what is in force
+	}
+	s.applySettings(ctx, res[0])
+}
+
+// didChangeConfiguration applies pushed settings, or pulls them when the push carries none.
+func (s *Server) didChangeConfiguration(params json.RawMessage) {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	_ = json.Unmarshal(params, &p)
+	s.goAsync("configuration", func(ctx context.Context) {
+		s.mu.Lock()
+		canPull := s.caps.configuration
+		s.mu.Unlock()
+		raw := bytes.TrimSpace(p.Settings)
+		if (len(raw) == 0 || string(raw) == "null" || string(raw) == "{}") && canPull {
+			s.pullConfiguration(ctx)
+			return
+		}
+		s.applySettings(ctx, raw)
+	})
+}
+
+// applySettings parses settings over the ones in force and reconfigures the host. A bad value is
+// shown to the user and changes nothing.
+func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
+	s.mu.Lock()
+	current := s.settings
+	s.mu.Unlock()
+	st, warnings, err := ParseSettings(raw, current)
+	for _, w := range warnings {
+		s.log.Warn(w)
+	}
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+		return
+	}
+	if st.CommandPrefix != current.CommandPrefix {
+		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
+		st.CommandPrefix = current.CommandPrefix
+	}
+	s.mu.Lock()
+	s.settings = st
+	h := s.host
+	s.mu.Unlock()
+	if h != nil {
+		if err := h.Reconfigure(s.hostConfig(st)); err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+			return
+		}
+	}
+	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
+}
+
+func (s *Server) currentSettings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+func trimPrefix(command, prefix string) (string, bool) {
+	if !strings.HasPrefix(command, prefix) {
+		return "", false
+	}
+	return strings.TrimPrefix(command, prefix), true
+}

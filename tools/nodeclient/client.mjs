@@ -1,0 +1,261 @@
+// client.mjs drives hermes-lsp the way VS Code's language client does, through Microsoft's own
+// libraries (vscode-languageserver-protocol over vscode-jsonrpc): it spawns the server, initializes
+// with VS Code's window and workspace capabilities, runs one hermes.ask, answers every approval
+// prompt "Allow once", waits for the turn's progress to end and its final message, shuts the server
+// down, and prints one JSON summary line on stdout. lsp/nodeclient_test.go runs it.
+//
+// Usage:
+//
+//	node client.mjs --server BIN --folder DIR --file FILE --prompt TEXT --settings JSON
+//	                [--log-file PATH] [--log-level LEVEL] [--timeout-ms N] [-- EXTRA SERVER ARGS]
+//
+// --settings is the `hermes` settings object: it is sent as initializationOptions and returned for
+// workspace/configuration. Any protocol error, unexpected server exit or timeout exits non-zero (the
+// summary is still printed, with `error`), after the server process has been ended.
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import {
+	ConfigurationRequest,
+	DidOpenTextDocumentNotification,
+	ExecuteCommandRequest,
+	ExitNotification,
+	InitializeRequest,
+	InitializedNotification,
+	LogMessageNotification,
+	ShowDocumentRequest,
+	ShowMessageNotification,
+	ShowMessageRequest,
+	ShutdownRequest,
+	StreamMessageReader,
+	StreamMessageWriter,
+	WorkDoneProgress,
+	WorkDoneProgressCreateRequest,
+	createProtocolConnection,
+} from 'vscode-languageserver-protocol/node';
+
+const { values: opts, positionals: extraArgs } = parseArgs({
+	options: {
+		server: { type: 'string', default: process.env.HERMES_LSP_BIN },
+		folder: { type: 'string' },
+		file: { type: 'string' },
+		prompt: { type: 'string', default: 'Say hello.' },
+		settings: { type: 'string', default: process.env.HERMES_SETTINGS ?? '{}' },
+		'log-file': { type: 'string' },
+		'log-level': { type: 'string', default: 'debug' },
+		'timeout-ms': { type: 'string', default: '60000' },
+	},
+	allowPositionals: true,
+});
+for (const required of ['server', 'folder', 'file']) {
+	if (!opts[required]) {
+		process.stderr.write(`client.mjs: --${required} is required\n`);
+		process.exit(2);
+	}
+}
+const settings = JSON.parse(opts.settings);
+const timeoutMs = Number(opts['timeout-ms']);
+const started = Date.now();
+const elapsed = () => Date.now() - started;
+const log = (...args) => process.stderr.write(`[nodeclient +${elapsed()}ms] ${args.join(' ')}\n`);
+
+const summary = {
+	serverPid: 0,
+	capabilities: null,
+	askResult: null,
+	progressTokens: [],
+	progress: [],
+	approvals: [],
+	turnEventKinds: [],
+	showMessages: [],
+	logMessages: 0,
+	showDocuments: [],
+	configurationRequests: 0,
+	exitCode: null,
+	signal: null,
+	error: null,
+	durationMs: 0,
+};
+
+// --- the server process ---------------------------------------------------------------------
+const serverArgs = ['--stdio', '--log-level', opts['log-level']];
+if (opts['log-file']) serverArgs.push('--log-file', opts['log-file']);
+serverArgs.push(...extraArgs);
+const proc = spawn(opts.server, serverArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+summary.serverPid = proc.pid ?? 0;
+const exited = new Promise((resolve) => {
+	proc.on('exit', (code, signal) => {
+		summary.exitCode = code;
+		summary.signal = signal;
+		resolve();
+	});
+});
+let exitExpected = false;
+let fail; // rejects `failed`: the first error anywhere ends the run
+const failed = new Promise((_, reject) => { fail = reject; });
+failed.catch(() => {});
+proc.on('error', (err) => fail(new Error(`spawning ${opts.server}: ${err.message}`)));
+exited.then(() => {
+	if (!exitExpected) fail(new Error(`server exited early: code ${summary.exitCode} signal ${summary.signal}`));
+});
+
+// --- the connection -------------------------------------------------------------------------
+const connection = createProtocolConnection(new StreamMessageReader(proc.stdout), new StreamMessageWriter(proc.stdin));
+connection.onError(([err]) => fail(new Error(`protocol error: ${err?.message ?? err}`)));
+connection.onClose(() => {
+	if (!exitExpected) fail(new Error('connection closed before exit'));
+});
+connection.onUnhandledNotification((n) => log('unhandled notification', n.method));
+
+// Progress: record every token the server creates, and every begin/report/end on it.
+let progressEnded;
+const progressEnd = new Promise((resolve) => { progressEnded = resolve; });
+let endIndex = -1; // index in showMessages of the first message after the end
+connection.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
+	summary.progressTokens.push(params.token);
+	connection.onProgress(WorkDoneProgress.type, params.token, (value) => {
+		summary.progress.push({ token: params.token, ...value });
+		log('progress', value.kind, JSON.stringify(value.title ?? value.message ?? ''));
+		if (value.kind === 'end') {
+			endIndex = summary.showMessages.length;
+			progressEnded(value);
+		}
+	});
+	return null;
+});
+
+// Approvals (and any other prompt): "Allow once" when offered, else dismiss (null).
+connection.onRequest(ShowMessageRequest.type, (params) => {
+	const titles = (params.actions ?? []).map((a) => a.title);
+	const allow = (params.actions ?? []).find((a) => a.title === 'Allow once');
+	summary.approvals.push({ type: params.type, message: params.message, actions: titles, answered: allow ? allow.title : null });
+	log('showMessageRequest', JSON.stringify(params.message.split('\n')[0]), '->', allow ? allow.title : 'null');
+	return allow ?? null;
+});
+
+let messageAfterEnd;
+const finalMessage = new Promise((resolve) => { messageAfterEnd = resolve; });
+connection.onNotification(ShowMessageNotification.type, (params) => {
+	summary.showMessages.push({ type: params.type, message: params.message });
+	log('showMessage', JSON.stringify(params.message.split('\n')[0]));
+	if (endIndex >= 0 && summary.showMessages.length > endIndex) messageAfterEnd(params);
+});
+connection.onNotification(LogMessageNotification.type, () => { summary.logMessages++; });
+
+let documentShown;
+const transcriptShown = new Promise((resolve) => { documentShown = resolve; });
+connection.onRequest(ShowDocumentRequest.type, (params) => {
+	summary.showDocuments.push({ uri: params.uri, external: params.external ?? false, takeFocus: params.takeFocus ?? null });
+	log('showDocument', params.uri);
+	documentShown(params);
+	return { success: true };
+});
+
+connection.onRequest(ConfigurationRequest.type, (params) => {
+	summary.configurationRequests++;
+	return params.items.map((item) => (item.section === 'hermes' ? settings : null));
+});
+
+connection.onNotification('hermes/turnEvent', (params) => {
+	summary.turnEventKinds.push(params?.event?.kind);
+});
+
+connection.listen();
+
+// --- the session ----------------------------------------------------------------------------
+function withTimeout(promise, what) {
+	const left = timeoutMs - elapsed();
+	let timer;
+	const timeout = new Promise((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), Math.max(left, 0));
+	});
+	return Promise.race([promise, timeout, failed]).finally(() => clearTimeout(timer));
+}
+
+async function session() {
+	const folderUri = pathToFileURL(opts.folder).href;
+	const init = await withTimeout(connection.sendRequest(InitializeRequest.type, {
+		processId: process.pid,
+		clientInfo: { name: 'Visual Studio Code (vscode-languageserver-protocol)', version: '1.139.0' },
+		locale: 'en',
+		rootPath: opts.folder,
+		rootUri: folderUri,
+		workspaceFolders: [{ uri: folderUri, name: basename(opts.folder) }],
+		initializationOptions: settings,
+		capabilities: {
+			workspace: {
+				applyEdit: true,
+				workspaceEdit: { documentChanges: true },
+				didChangeConfiguration: { dynamicRegistration: true },
+				executeCommand: { dynamicRegistration: true },
+				configuration: true,
+				workspaceFolders: true,
+			},
+			textDocument: {
+				synchronization: { dynamicRegistration: true, didSave: true },
+				codeAction: {
+					dynamicRegistration: true,
+					codeActionLiteralSupport: { codeActionKind: { valueSet: ['', 'quickfix', 'refactor', 'source'] } },
+				},
+			},
+			window: {
+				workDoneProgress: true,
+				showMessage: { messageActionItem: { additionalPropertiesSupport: true } },
+				showDocument: { support: true },
+			},
+			general: { positionEncodings: ['utf-16'] },
+		},
+		trace: 'off',
+	}), 'initialize');
+	summary.capabilities = init.capabilities;
+	const commands = init.capabilities?.executeCommandProvider?.commands ?? [];
+	if (!commands.includes('hermes.ask')) throw new Error(`server does not offer hermes.ask: ${JSON.stringify(commands)}`);
+	await connection.sendNotification(InitializedNotification.type, {});
+
+	const fileUri = pathToFileURL(opts.file).href;
+	await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+		textDocument: { uri: fileUri, languageId: 'plaintext', version: 1, text: readFileSync(opts.file, 'utf8') },
+	});
+
+	summary.askResult = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, {
+		command: 'hermes.ask',
+		arguments: [{ prompt: opts.prompt, uri: fileUri }],
+	}), 'hermes.ask');
+	log('hermes.ask ->', JSON.stringify(summary.askResult));
+
+	await withTimeout(progressEnd, 'the progress end');
+	await withTimeout(finalMessage, 'the final showMessage after the progress end');
+	if (settings.openTranscript !== false) await withTimeout(transcriptShown, 'the transcript (window/showDocument)');
+
+	await withTimeout(connection.sendRequest(ShutdownRequest.type), 'shutdown');
+	exitExpected = true;
+	await connection.sendNotification(ExitNotification.type);
+	await withTimeout(exited, 'the server to exit');
+}
+
+let code = 0;
+try {
+	await session();
+} catch (err) {
+	summary.error = err?.message ?? String(err);
+	log('error:', summary.error);
+	code = 1;
+}
+if (summary.exitCode === null && summary.signal === null) {
+	// The server is still running after an error: end it (by its pid) and wait for it.
+	exitExpected = true;
+	proc.kill('SIGKILL');
+	await exited;
+}
+connection.dispose();
+summary.durationMs = elapsed();
+if (code === 0 && summary.exitCode !== 0) {
+	summary.error = `server exit code ${summary.exitCode} signal ${summary.signal}`;
+	code = 1;
+}
+process.stdout.write(JSON.stringify(summary) + '\n');
+process.exit(code);
