@@ -99,11 +99,12 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 				continue
 			}
 			pending = msg
+			if timer != nil {
+				continue // a report is due when the timer fires; it takes the newest line
+			}
 			if wait := reportInterval - time.Since(last); wait > 0 {
-				if timer == nil {
-					timer = time.NewTimer(wait)
-					timerC = timer.C
-				}
+				timer = time.NewTimer(wait)
+				timerC = timer.C
 				continue
 			}
 			p.report(ctx, pending)

@@ -785,3 +785,76 @@ func TestShutdownDuringTurn(t *testing.T) {
 		t.Errorf("exit code %d after shutdown and exit", f.srv.ExitCode())
 	}
 }
+
+func TestProgressIsCoalesced(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	const tools = 300
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		for i := range tools {
+			ft.Exec("step "+strings.Repeat("x", i%7), 0, "")
+		}
+		ft.AgentMessage("done")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	ctx := testCtx(t)
+	began := time.Now()
+	f.ask(ctx, map[string]any{"prompt": "many steps"})
+	f.awaitEnd(ctx)
+	took := time.Since(began)
+	events := progressOf(f.ed)
+	reports := len(events) - 2
+	limit := int(took/(100*time.Millisecond)) + 3
+	if reports > limit {
+		t.Errorf("%d reports in %v: more than about ten a second (limit %d)", reports, took, limit)
+	}
+	// The newest state is never lost: the last report names the last tool.
+	last := events[len(events)-2]
+	if last.Kind != "report" || !strings.Contains(last.Message, "answering") && !strings.Contains(last.Message, "exec_command") {
+		t.Errorf("last report: %+v", last)
+	}
+	if end := events[len(events)-1]; !strings.Contains(end.Message, "300 tool call(s)") {
+		t.Errorf("end: %+v", end)
+	}
+}
+
+func TestNeovim07WithoutShowDocument(t *testing.T) {
+	f := start(t, lsptest.Neovim07, nil)
+	ctx := testCtx(t)
+	f.ask(ctx, map[string]any{"prompt": "hello"})
+	f.awaitEnd(ctx)
+	if n := len(f.ed.ShowDocuments()); n != 0 {
+		t.Errorf("showDocument sent to Neovim 0.7: %d", n)
+	}
+	msgs := f.ed.Messages()
+	last := msgs[len(msgs)-1].Message
+	if !strings.Contains(last, "ok") || !strings.Contains(last, ".md") {
+		t.Errorf("final message lacks the answer or the transcript path: %q", last)
+	}
+	if len(f.ed.CreatedTokens()) != 1 {
+		t.Errorf("Neovim 0.7 shows progress: tokens %v", f.ed.CreatedTokens())
+	}
+}
+
+func TestRemovedFolderInterruptsItsTurn(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.AgentMessage("busy")
+		ft.CompleteOnInterrupt()
+	})
+	ctx := testCtx(t)
+	f.ask(ctx, map[string]any{"prompt": "work"})
+	if _, err := f.fake.WaitRequest(ctx, codex.MethodTurnStart, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.RemoveFolder(ctx, f.folder); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.fake.WaitRequest(ctx, codex.MethodTurnInterrupt, 1); err != nil {
+		t.Fatalf("removing the folder did not interrupt its turn: %v", err)
+	}
+	f.awaitEnd(ctx)
+	_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "again"})
+	if err == nil || !strings.Contains(err.Error(), "no workspace folder") {
+		t.Errorf("ask with no folder left: %v", err)
+	}
+}
