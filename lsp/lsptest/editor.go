@@ -55,7 +55,8 @@ type Editor struct {
 // ShowMessageRequestHook decides the answer to a window/showMessageRequest: the chosen action, nil
 // for a dismissed message, or an error to answer with (a *jsonrpc2.Error or *ResponseError keeps its
 // code; any other error is answered as -32603). ctx ends when the server cancels the request or
-// the editor closes; a hook that blocks must return when it does.
+// the editor closes; a hook that blocks must return when it does. A hook runs on a goroutine of
+// its own and may call the server, but not Close (which waits for it).
 type ShowMessageRequestHook func(ctx context.Context, params protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
 
 // RequestHandler answers a server->client request in place of the profile: its result is
@@ -220,7 +221,11 @@ func (p *Pending) ID() int32 { return p.id }
 
 // Cancel sends $/cancelRequest for the request, with its numeric id. It does not wait for the
 // answer: Wait still returns what the server answers (protocol.CodeRequestCancelled, or a result).
+// It fails when the profile never sends $/cancelRequest (Helix2501).
 func (p *Pending) Cancel(ctx context.Context) error {
+	if p.e.profile.NoCancelRequest {
+		return fmt.Errorf("%s: profile %s never sends $/cancelRequest", p.method, p.e.profile.Name)
+	}
 	return p.e.Notify(ctx, protocol.MethodCancelRequest, &struct {
 		ID int32 `json:"id"`
 	}{p.id})
@@ -235,8 +240,12 @@ func (p *Pending) Done() <-chan struct{} { return p.done }
 func (p *Pending) Wait(ctx context.Context, result any) error {
 	select {
 	case <-p.done:
-	case <-ctx.Done():
-		return fmt.Errorf("%s (id %d): waiting for the answer: %w", p.method, p.id, ctx.Err())
+	default:
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return fmt.Errorf("%s (id %d): waiting for the answer: %w", p.method, p.id, ctx.Err())
+		}
 	}
 	if p.err != nil {
 		return p.err
@@ -296,14 +305,30 @@ func (e *Editor) Start(ctx context.Context, method string, params any) (*Pending
 			return nil, p.err
 		}
 	case <-ctx.Done():
+		select {
+		case err := <-w.done: // out already: the caller sees ctx ended, and may cancel
+			return sent(err)
+		default:
+		}
+		// The request may still go out: cancel it once it is, as an editor that gave up on it does.
+		e.spawn(func() {
+			select {
+			case err := <-w.done:
+				if err == nil {
+					p.id = w.id
+					_ = p.Cancel(e.ctx) // fails for NoCancelRequest: nothing is sent
+				}
+			case <-p.done: // never written
+			}
+		})
 		return nil, fmt.Errorf("%s: sending: %w", method, ctx.Err())
 	}
 }
 
 // Call sends a request and decodes the answer's result into result (unless result is nil). If ctx
-// ends first, Call sends $/cancelRequest with the request's numeric id, as an editor does, and
-// returns ctx's error without waiting for the server's answer (use Start, Cancel and Wait to see
-// it). An error answer comes back as a *ResponseError.
+// ends first, Call sends $/cancelRequest with the request's numeric id, as an editor does (unless
+// the profile has NoCancelRequest), and returns ctx's error without waiting for the server's
+// answer (use Start, Cancel and Wait to see it). An error answer comes back as a *ResponseError.
 func (e *Editor) Call(ctx context.Context, method string, params, result any) error {
 	p, err := e.Start(ctx, method, params)
 	if err != nil {
@@ -313,7 +338,7 @@ func (e *Editor) Call(ctx context.Context, method string, params, result any) er
 	case <-p.done:
 		return p.Wait(ctx, result)
 	case <-ctx.Done():
-		_ = p.Cancel(e.ctx) // if the connection has ended there is nobody to tell
+		_ = p.Cancel(e.ctx) // fails when the connection has ended, or for NoCancelRequest
 		return fmt.Errorf("%s (id %d): cancelled: %w", method, p.id, ctx.Err())
 	}
 }

@@ -510,11 +510,29 @@ func TestWorkspace(t *testing.T) {
 		t.Errorf("configuration answered %+v", r)
 	}
 
-	if err := ed.CancelProgress(ctx, *protocol.NewProgressToken("tok-1")); err != nil {
+	// Progress cancellation needs a cancel button: a begun, cancellable, unfinished progress.
+	tok2 := *protocol.NewProgressToken("tok-2")
+	if err := ed.CancelProgress(ctx, tok2); err == nil || !strings.Contains(err.Error(), "has not begun") {
+		t.Errorf("CancelProgress before begin = %v", err)
+	}
+	run(t, ctx, ed, "cancellableProgress")
+	if err := ed.Await(ctx, ProgressBegun(tok2)); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.awaitNote(ctx, protocol.MethodWorkDoneProgressCancel, 1); !jsonEqual(t, got[0], `{"token":"tok-1"}`) {
+	if err := ed.CancelProgress(ctx, tok2); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.awaitNote(ctx, protocol.MethodWorkDoneProgressCancel, 1); !jsonEqual(t, got[0], `{"token":"tok-2"}`) {
 		t.Errorf("workDoneProgress/cancel %s", got[0])
+	}
+	if err := ed.Await(ctx, ProgressEnded(tok2)); err != nil {
+		t.Fatal(err)
+	}
+	if evs := ed.Progress(tok2); evs[len(evs)-1].Message != "cancelled" {
+		t.Errorf("Progress(tok-2) = %+v", evs)
+	}
+	if err := ed.CancelProgress(ctx, tok2); err == nil || !strings.Contains(err.Error(), "has ended") {
+		t.Errorf("CancelProgress after end = %v", err)
 	}
 
 	actions, err := ed.CodeActions(ctx, "/tmp/ws2/a.go", protocol.Range{}, nil)
@@ -544,6 +562,27 @@ func TestWorkspace(t *testing.T) {
 	}
 	if got := st.UnknownProgressTokens(); len(got) != 1 || got[0] != *protocol.NewProgressToken("late") {
 		t.Errorf("UnknownProgressTokens = %v", got)
+	}
+
+	raw, err := ed.ExecuteCommand(ctx, "misc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var misc []callResult
+	if err := json.Unmarshal(raw, &misc); err != nil || len(misc) != 3 {
+		t.Fatalf("misc: %s: %v", raw, err)
+	}
+	if !jsonEqual(t, misc[0].Result, `[{"uri":"file:///tmp/ws2","name":"ws2"}]`) {
+		t.Errorf("workspace/workspaceFolders answered %+v", misc[0])
+	}
+	if misc[1].Code != 0 || !jsonEqual(t, misc[1].Result, `null`) {
+		t.Errorf("client/registerCapability answered %+v", misc[1])
+	}
+	if misc[2].Code != jsonrpc2.MethodNotFound {
+		t.Errorf("unknown request answered %+v", misc[2])
+	}
+	if err := ed.Await(ctx, RequestCount("hermes/unknown", 1)); err != nil {
+		t.Error(err)
 	}
 
 	// Eglot has no workspace folders.
@@ -576,5 +615,39 @@ func TestHandlerPanics(t *testing.T) {
 	}
 	if err := ed.Close(); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("Close = %v, want the panic", err)
+	}
+}
+
+// TestHelixNeverCancels checks that a Helix2501 editor gives up on requests and progress without
+// telling the server.
+func TestHelixNeverCancels(t *testing.T) {
+	ctx := testCtx(t)
+	s, ed := startServer(t, Helix2501)
+	if _, err := ed.Initialize(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	callCtx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := ed.ExecuteCommand(callCtx, "block")
+		errc <- err
+	}()
+	if err := ed.Await(ctx, NotificationCount("test/blocking", 1)); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("ExecuteCommand = %v, want context.Canceled", err)
+	}
+	// Call writes its $/cancelRequest before it returns: one would arrive before this notification.
+	if err := ed.ChangeConfiguration(ctx, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	s.awaitNote(ctx, protocol.MethodWorkspaceDidChangeConfiguration, 1)
+	if got := s.notesOf(protocol.MethodCancelRequest); len(got) != 0 {
+		t.Errorf("Helix sent $/cancelRequest: %s", got)
+	}
+	if err := ed.CancelProgress(ctx, *protocol.NewProgressToken("tok-1")); err == nil {
+		t.Error("Helix cancelled a progress")
 	}
 }

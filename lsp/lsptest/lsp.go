@@ -215,7 +215,24 @@ func workspaceFolders(paths []string) []protocol.WorkspaceFolder {
 }
 
 // CancelProgress sends window/workDoneProgress/cancel for token, as an editor does when the user
-// cancels a cancellable progress.
+// clicks the cancel button of a progress. Like the user, it needs the button: it fails unless the
+// token's progress has begun with cancellable set and has not ended, and when the profile never
+// sends the notification (Helix2501, Eglot). Send it with Notify to bypass the checks.
 func (e *Editor) CancelProgress(ctx context.Context, token protocol.ProgressToken) error {
+	method := protocol.MethodWorkDoneProgressCancel
+	if e.profile.NoProgressCancel {
+		return fmt.Errorf("%s: profile %s never sends it", method, e.profile.Name)
+	}
+	e.mu.Lock()
+	evs := e.state.Progress[token]
+	e.mu.Unlock()
+	switch {
+	case len(evs) == 0 || evs[0].Kind != protocol.WorkDoneProgressKindBegin:
+		return fmt.Errorf("%s: progress %q has not begun", method, token)
+	case !evs[0].Cancellable:
+		return fmt.Errorf("%s: progress %q is not cancellable", method, token)
+	case evs[len(evs)-1].Kind == protocol.WorkDoneProgressKindEnd:
+		return fmt.Errorf("%s: progress %q has ended", method, token)
+	}
 	return e.Notify(ctx, protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: token})
 }

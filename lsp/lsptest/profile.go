@@ -72,6 +72,13 @@ type Profile struct {
 	// RegisterCapability answers client/registerCapability and client/unregisterCapability.
 	// Normal: null.
 	RegisterCapability Answer
+
+	// NoCancelRequest says the editor never sends $/cancelRequest: a Call whose ctx ends gives up
+	// without telling the server, and Pending.Cancel fails.
+	NoCancelRequest bool
+	// NoProgressCancel says the editor never sends window/workDoneProgress/cancel: CancelProgress
+	// fails.
+	NoProgressCancel bool
 }
 
 // Clone returns a deep copy of p, safe to modify.
@@ -202,7 +209,8 @@ var (
 
 	// Helix2501 is Helix 25.01: progress shows as a spinner only, window/showMessageRequest is answered
 	// with -32601, window/showDocument works though it is not advertised, and workspace/configuration
-	// is answered with null.
+	// is answered with null. It never sends $/cancelRequest nor window/workDoneProgress/cancel (it
+	// gives up on a request after 20 s without telling the server: model that with a ctx timeout).
 	Helix2501 = Profile{
 		Name:       "Helix2501",
 		ClientInfo: &protocol.ClientInfo{Name: "helix", Version: "25.01"},
@@ -235,12 +243,15 @@ var (
 		},
 		ShowMessageRequest: AnswerMethodNotFound,
 		Configuration:      AnswerNull,
+		NoCancelRequest:    true,
+		NoProgressCancel:   true,
 	}
 
 	// Eglot is Emacs 28 with eglot 1.9 in batch mode: no window capabilities at all, so
 	// window/workDoneProgress/create is refused (-32601) and $/progress is ignored (the Editor
-	// still records it); window/showMessageRequest fails with -32603; window/showDocument answers
-	// null. It advertises no workspace folders, so initialize sends rootUri only.
+	// still records it), and there is no progress to cancel; window/showMessageRequest fails with
+	// -32603; window/showDocument answers null. It advertises no workspace folders, so initialize
+	// sends rootUri only.
 	Eglot = Profile{
 		Name:       "Eglot",
 		ClientInfo: nil,
@@ -263,6 +274,7 @@ var (
 		WorkDoneProgressCreate: AnswerMethodNotFound,
 		ShowMessageRequest:     AnswerInternalError,
 		ShowDocument:           AnswerNull,
+		NoProgressCancel:       true,
 	}
 )
 

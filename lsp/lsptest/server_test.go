@@ -210,6 +210,8 @@ func (s *testServer) callEditor(ctx context.Context, method string, params any) 
 //   - notify: sends hermes/turnEvent;
 //   - block: waits until the request is cancelled and answers -32800;
 //   - hold: sends the showMessageRequest of args[0] in the background and answers at once;
+//   - cancellableProgress: begins a cancellable progress and ends it when the editor cancels it;
+//   - misc: sends workspace/workspaceFolders, client/registerCapability and an unknown request;
 //   - badProgress: sends $/progress with a token marshalled as {} and a report before begin.
 func (s *testServer) command(ctx context.Context, cmd string, args []json.RawMessage, workDoneToken json.RawMessage) (any, error) {
 	notify := func(method string, params any) {
@@ -289,6 +291,32 @@ func (s *testServer) command(ctx context.Context, cmd string, args []json.RawMes
 			_ = s.conn.Notify(s.ctx, "test/held", json.RawMessage(data))
 		})
 		return nil, nil
+	case "cancellableProgress":
+		// Begins a cancellable progress on "tok-2" and ends it once the editor cancels it.
+		tok := protocol.NewProgressToken("tok-2")
+		if r := s.callEditor(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *tok}); r.Code != 0 {
+			return r, nil
+		}
+		notify(protocol.MethodProgress, &protocol.ProgressParams{Token: *tok, Value: &protocol.WorkDoneProgressBegin{
+			Kind: protocol.WorkDoneProgressKindBegin, Title: "Long", Cancellable: true,
+		}})
+		s.wg.Go(func() {
+			if s.waitNote(s.ctx, protocol.MethodWorkDoneProgressCancel, 1) {
+				_ = s.conn.Notify(s.ctx, protocol.MethodProgress, &protocol.ProgressParams{Token: *tok, Value: &protocol.WorkDoneProgressEnd{
+					Kind: protocol.WorkDoneProgressKindEnd, Message: "cancelled",
+				}})
+			}
+		})
+		return nil, nil
+	case "misc":
+		// workspace/workspaceFolders, client/registerCapability and an unknown method.
+		return []callResult{
+			s.callEditor(ctx, "workspace/workspaceFolders", nil),
+			s.callEditor(ctx, protocol.MethodClientRegisterCapability, &protocol.RegistrationParams{
+				Registrations: []protocol.Registration{{ID: "1", Method: protocol.MethodWorkspaceDidChangeConfiguration}},
+			}),
+			s.callEditor(ctx, "hermes/unknown", map[string]any{}),
+		}, nil
 	case "badProgress":
 		notify(protocol.MethodProgress, map[string]any{"token": map[string]any{}, "value": map[string]any{"kind": "begin", "title": "x"}})
 		notify(protocol.MethodProgress, map[string]any{"token": "late", "value": map[string]any{"kind": "report"}})
@@ -300,19 +328,34 @@ func (s *testServer) command(ctx context.Context, cmd string, args []json.RawMes
 // awaitNote waits until the server has received n notifications of method and returns them.
 func (s *testServer) awaitNote(ctx context.Context, method string, n int) []json.RawMessage {
 	s.t.Helper()
+	if !s.waitNote(ctx, method, n) {
+		s.t.Fatalf("server: waiting for %d %s: %v (got %d)", n, method, ctx.Err(), len(s.notesOf(method)))
+	}
+	return s.notesOf(method)
+}
+
+// waitNote waits until the server has received n notifications of method, or ctx ends.
+func (s *testServer) waitNote(ctx context.Context, method string, n int) bool {
 	for {
 		s.mu.Lock()
-		got, changed := s.notes[method], s.changed
+		got, changed := len(s.notes[method]), s.changed
 		s.mu.Unlock()
-		if len(got) >= n {
-			return got
+		if got >= n {
+			return true
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			s.t.Fatalf("server: waiting for %d %s: %v (got %d)", n, method, ctx.Err(), len(got))
+			return false
 		}
 	}
+}
+
+// notesOf returns the notifications of method the server received.
+func (s *testServer) notesOf(method string) []json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]json.RawMessage(nil), s.notes[method]...)
 }
 
 // sentIDs returns the ids of the requests of method the server sent.
