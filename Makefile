@@ -50,3 +50,85 @@ lint:
 
 clean:
 	rm -rf bin $(CODEX_DIR)/node_modules
+
+## demo: one agent turn in the terminal (`hermes-lsp demo`): a real hermes-lsp server, driven over LSP by
+## the binary's own terminal client, on the pinned codex, in a temporary copy of examples/calc. It uses an
+## offline scripted model on loopback unless there are OpenAI credentials (`codex login` or OPENAI_API_KEY)
+## and a prompt: `make demo PROMPT="..."`. With no terminal on stdin (CI) every approval is answered
+## "Allow once". More flags in DEMO_FLAGS (see `bin/hermes-lsp demo -h`), e.g. DEMO_FLAGS=--keep.
+.PHONY: demo
+demo: build $(CODEX_BIN)
+	bin/hermes-lsp demo $(DEMO_FLAGS)
+
+# --- editors/vscode: the VS Code extension (see editors/vscode/README.md) ----------------------------
+## vscode: the extension's npm packages (editors/vscode/package-lock.json), its unit tests (node --test)
+## and its package editors/vscode/hermes-lsp-<version>.vsix (type-check + esbuild bundle + @vscode/vsce).
+## e2e-vscode: that, then the real-editor test (editors/vscode/e2e_test.go): code-server 4.139.1 in
+## headless Debian chromium (puppeteer-core) with the .vsix, the built server and the pinned codex against
+## the fake model. editors/vscode/e2e/setup.sh installs chromium, libkrb5-dev and pkg-config (apt), Node 24,
+## code-server and puppeteer-core (npm, into the git-ignored editors/vscode/.e2e; about 5 minutes the first
+## time). Screenshots of each step go to artifacts/vscode/.
+VSCODE_DIR   := editors/vscode
+VSCODE_STAMP := $(VSCODE_DIR)/node_modules/.package-lock.json
+
+.PHONY: vscode e2e-vscode
+
+$(VSCODE_STAMP): $(VSCODE_DIR)/package.json $(VSCODE_DIR)/package-lock.json
+	cd $(VSCODE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -f $(VSCODE_STAMP) || { echo "npm ci left no $(VSCODE_STAMP)"; exit 1; }
+	@touch $(VSCODE_STAMP)
+
+vscode: $(VSCODE_STAMP)
+	cd $(VSCODE_DIR) && npm test && npm run package
+
+e2e-vscode: $(CODEX_BIN) vscode
+	bash $(VSCODE_DIR)/e2e/setup.sh >/dev/null
+	HERMES_E2E_VSCODE=1 $(GO) test -count=1 -timeout 20m -v -run TestVSCodeExtensionInCodeServer ./$(VSCODE_DIR)/
+# --- end of editors/vscode ---------------------------------------------------------------------------
+
+# --- fault suite: fuzzing (docs/benchmarks.md) -------------------------------------------------------
+## fuzz: the Go fuzz targets, each for FUZZTIME (default 20s): FuzzConnDecode (codex's JSON-lines
+## decoder: codex/conn_fuzz_test.go) and FuzzAskArgs (hermes.ask's and the other commands' arguments and
+## URIs: lsp/commands_fuzz_test.go). Their seed corpora already run in `make test` as ordinary tests; a
+## failing input is written to the package's testdata/fuzz/ for `go test` to replay.
+FUZZTIME ?= 20s
+.PHONY: fuzz
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzConnDecode$$' -fuzztime=$(FUZZTIME) ./codex
+	$(GO) test -run='^$$' -fuzz='^FuzzAskArgs$$' -fuzztime=$(FUZZTIME) ./lsp
+# --- end of fault suite: fuzzing ---------------------------------------------------------------------
+
+# --- editors/neovim and editors/helix ----------------------------------------------------------------
+## test-neovim: the Neovim plugin's end-to-end test alone (it is also part of `make test`): headless nvim
+## (Debian's 0.7.2 in CI; .ci/run installs it) through the plugin's commands, the real codex, the fake model.
+## test-helix: the optional Helix test; HX names a Helix binary (see editors/helix/README.md).
+.PHONY: test-neovim test-helix
+test-neovim: $(CODEX_BIN)
+	$(GO) test -count=1 -timeout 5m -v -run TestNeovim ./editors/neovim/
+
+HX ?= $(shell command -v hx 2>/dev/null)
+test-helix: $(CODEX_BIN)
+	@test -n "$(HX)" || { echo "test-helix: no hx on PATH; set HX=/path/to/hx"; exit 1; }
+	HERMES_HX="$(HX)" $(GO) test -count=1 -timeout 5m -v -run TestHelix ./editors/helix/
+# --- end of editors/neovim and editors/helix ---------------------------------------------------------
+
+# --- bench: benchmarks (docs/benchmarks.md) ----------------------------------------------------------
+## bench: hermes-lsp against a bare codex app-server client (no host) and against codex-acp, an event
+## flood from a fake codex, and startup; all offline, on the fake model on loopback. Prints a markdown
+## table (docs/benchmarks.md keeps a run, with its machine and date). codex-acp is pinned in
+## bench/acp/package.json (and its lock file) and installed into the git-ignored bench/acp/node_modules;
+## if that fails, its rows say blocked. BENCH_FLAGS go to the program (go run ./bench/cmd/hermes-bench -h).
+ACP_DIR   := bench/acp
+ACP_STAMP := $(ACP_DIR)/node_modules/.package-lock.json
+ACP_BIN   := $(ACP_DIR)/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp
+.PHONY: bench
+
+$(ACP_STAMP): $(ACP_DIR)/package.json $(ACP_DIR)/package-lock.json
+	cd $(ACP_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $(ACP_BIN) || { echo "codex-acp binary missing after npm ci: $(ACP_BIN)"; exit 1; }
+	@touch $(ACP_STAMP)
+
+bench: build $(CODEX_BIN)
+	@$(MAKE) --no-print-directory $(ACP_STAMP) || echo "bench: codex-acp could not be installed; its rows will say blocked"
+	$(GO) run ./bench/cmd/hermes-bench -hermes bin/hermes-lsp -codex $(CODEX_BIN) -acp $(ACP_BIN) $(BENCH_FLAGS)
+# --- end of bench ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -68,7 +69,6 @@ func (h *Host) handleRequest(ctx context.Context, req *codex.Request) (any, erro
 			Reason: p.Reason, GrantRoot: p.GrantRoot,
 			Changes: h.takeFileChanges(p.ItemID),
 		}
-		a.Summary = patchSummary(a.Changes, a.GrantRoot)
 		return codex.ApprovalResponse{Decision: h.decide(ctx, a)}, nil
 	case *codex.PermissionsApprovalParams:
 		h.log.Info("declined a permission escalation", "thread", p.ThreadID, "reason", p.Reason)
@@ -91,7 +91,8 @@ func declineFor(method string) any {
 }
 
 // patchSummary says what a patch does in one line: "add a.go, update b.go, +2 more".
-func patchSummary(changes []codex.FileChange, grantRoot string) string {
+// Paths inside folder are shown relative to it.
+func patchSummary(changes []codex.FileChange, grantRoot, folder string) string {
 	var parts []string
 	for i, c := range changes {
 		if i == 3 {
@@ -102,7 +103,11 @@ func patchSummary(changes []codex.FileChange, grantRoot string) string {
 		if kind == "" {
 			kind = "change"
 		}
-		parts = append(parts, kind+" "+c.Path)
+		path := c.Path
+		if rel, err := filepath.Rel(folder, c.Path); err == nil && folder != "" && rel != ".." && !strings.HasPrefix(rel, "../") {
+			path = rel
+		}
+		parts = append(parts, kind+" "+path)
 	}
 	s := strings.Join(parts, ", ")
 	if s == "" {
@@ -128,6 +133,9 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 	s.runMu.Unlock() //nolint:staticcheck // a barrier, not a critical section
 	a.ID = h.nextApprovalID()
 	a.Folder = s.folder
+	if a.Kind == ApprovalPatch {
+		a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
+	}
 	a.Asked = time.Now()
 	cfg := h.config()
 

@@ -465,3 +465,28 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// Codex acknowledges an interrupt that comes before the turn's first model request and runs on: the
+// host sends it again until the turn ends.
+func TestInterruptIsResentUntilTheTurnEnds(t *testing.T) {
+	fh := newFakeHost(t, nil)
+	fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		// Ignore the first interrupt; give in at the second.
+		if _, err := fh.fake.WaitRequest(t.Context(), codex.MethodTurnInterrupt, 2); err != nil {
+			return
+		}
+		ft.Complete(codex.TurnInterrupted, nil)
+	})
+	s := fh.session(t)
+	turn, err := s.Run(t.Context(), agenthost.Input{Prompt: "stop me early"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Interrupt(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := finish(t, turn)
+	if res.Status != agenthost.StatusInterrupted {
+		t.Fatalf("result: %+v", res)
+	}
+}

@@ -110,6 +110,8 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 	}
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 
 	s.mu.Lock()
 	cur := s.current
@@ -140,6 +142,8 @@ func (s *Session) Compact(ctx context.Context) (*Turn, error) {
 	if s.running() {
 		return nil, ErrBusy
 	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	ts := s.newTurnState(Input{}, true)
 	client, threadID, err := s.prepare(ctx, ts)
 	if err != nil {
@@ -148,6 +152,7 @@ func (s *Session) Compact(ctx context.Context) (*Turn, error) {
 	sub := client.Subscribe(threadID)
 	if err := client.CompactThread(ctx, threadID); err != nil {
 		sub.Close()
+		s.retireIfSilent(ctx, client)
 		return nil, fmt.Errorf("compact: %w", err)
 	}
 	ts.attach(client, threadID, "", sub)
@@ -163,6 +168,7 @@ func (s *Session) prepare(ctx context.Context, ts *turnState) (*codex.Client, st
 	}
 	threadID, fresh, err := s.ensureThread(ctx, client, gen)
 	if err != nil {
+		s.retireIfSilent(ctx, client)
 		return nil, "", err
 	}
 	if fresh {
@@ -182,10 +188,31 @@ func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
 		Input:    []codex.UserInput{codex.TextInput(ts.input.Prompt)},
 	})
 	if err != nil {
+		s.retireIfSilent(ctx, client)
 		return fmt.Errorf("start turn: %w", err)
 	}
 	ts.attach(client, threadID, turn.ID, sub)
 	return nil
+}
+
+// errSilent is why a call that starts, steers or compacts a turn gave up: codex answered nothing
+// within the turn timeout.
+var errSilent = errors.New("codex did not answer")
+
+// bounded bounds the calls to codex that start, steer or compact a turn by the turn timeout, so that
+// a codex that stops answering fails the request in time instead of holding it (and the editor's
+// command) forever.
+func (s *Session) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := s.h.config().TurnTimeout
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w within %v (the turn timeout); it was restarted", errSilent, d))
+}
+
+// retireIfSilent retires client when ctx (from bounded) ended because codex did not answer in time:
+// the next turn then starts a new codex instead of waiting on this one again.
+func (s *Session) retireIfSilent(ctx context.Context, client *codex.Client) {
+	if client != nil && errors.Is(context.Cause(ctx), errSilent) {
+		s.h.retire(client, "codex did not answer within the turn timeout")
+	}
 }
 
 // begin makes ts the running turn and starts its runner.

@@ -193,6 +193,7 @@ func (ts *turnState) steer(ctx context.Context, in Input) error {
 		if errors.As(err, &rpcErr) {
 			return errTurnOver // codex has no such active turn any more
 		}
+		ts.s.retireIfSilent(ctx, client)
 		return fmt.Errorf("steer: %w", err)
 	}
 	ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
@@ -258,8 +259,23 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 	ts.mu.Unlock()
 	defer sub.Close()
 	closing := ts.s.h.closing
+	// Codex acknowledges an interrupt that arrives before the turn's first model request and then
+	// runs the turn anyway: until the turn ends, the interrupt is sent again now and then.
+	interrupted := ts.interrupted
+	var again <-chan time.Time
+	resends := 0
 	for {
 		select {
+		case <-interrupted:
+			interrupted = nil
+			again = time.After(interruptResend)
+		case <-again:
+			again = nil
+			if resends < 10 {
+				resends++
+				ts.resendInterrupt()
+				again = time.After(interruptResend)
+			}
 		case ev, ok := <-sub.Events():
 			if !ok {
 				ts.failure = sub.Err()
@@ -283,6 +299,21 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 			return
 		}
 	}
+}
+
+// interruptResend is how long an interrupted turn may run on before the interrupt is sent again.
+const interruptResend = 500 * time.Millisecond
+
+func (ts *turnState) resendInterrupt() {
+	ts.mu.Lock()
+	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	if client == nil || turnID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = client.InterruptTurn(ctx, threadID, turnID) // an error means it is over: the events will say
 }
 
 // withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex

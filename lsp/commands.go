@@ -219,7 +219,10 @@ func (s *Server) buildPrompt(folder workspace.Folder, a askArgs) string {
 		return b.String()
 	}
 	start, end := a.Range.Start.Line, a.Range.End.Line
-	if end > start && a.Range.End.Character == 0 {
+	if end < start {
+		start, end = end, start // a selection made upwards, taken in order as Documents.Lines does
+	}
+	if end > start && a.Range.End.Character == 0 && a.Range.End.Line == end {
 		end-- // a selection of whole lines ends at the start of the next one
 	}
 	text, ok := s.docs.Lines(a.URI, start, end)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -74,7 +75,9 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	}
 	caps := readCaps(p)
 	if !settings.openTranscriptSet {
-		settings.OpenTranscript = caps.showDocument
+		// Helix opens a shown document in the current view whatever takeFocus says: the transcript
+		// would replace the user's file after every turn.
+		settings.OpenTranscript = caps.showDocument && !strings.EqualFold(caps.name, "helix")
 	}
 
 	host, err := agenthost.New(s.hostConfig(settings))

@@ -222,7 +222,11 @@ func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
 	default:
 		return tp.line, false
 	}
-	line := agenthost.Truncate(tp.activity, 100)
+	activity := tp.activity
+	if activity == "" {
+		activity = "working"
+	}
+	line := agenthost.Truncate(activity, 100)
 	if tp.usage.Total > 0 {
 		line += fmt.Sprintf(" · %s tokens", compactCount(tp.usage.Total))
 		if pct := tp.usage.ContextPercent(); pct > 0 {

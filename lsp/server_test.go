@@ -543,7 +543,7 @@ func TestConfigurationChanges(t *testing.T) {
 	if err := f.ed.ChangeConfiguration(ctx, map[string]any{"hermes": map[string]any{"approvals": map[string]any{"mode": false}, "noSuchKey": 1}}); err != nil {
 		t.Fatal(err)
 	}
-	waitSettings(t, f, func(st map[string]any) bool { return true })
+	waitSettings(t, f, 1)
 	f.ask(ctx, map[string]any{"prompt": "go"})
 	if got := <-decided; got != codex.DecisionAccept {
 		t.Fatalf("with approvals off: %q", got)
@@ -574,7 +574,7 @@ func TestConfigurationChanges(t *testing.T) {
 	if err := f.ed.Await(ctx, lsptest.RequestCount(protocol.MethodWorkspaceConfiguration, 2)); err != nil {
 		t.Fatalf("no pull: %v", err)
 	}
-	waitSettings(t, f, nil)
+	waitSettings(t, f, 2)
 	f.ask(ctx, map[string]any{"prompt": "third"})
 	if got := <-decided; got != codex.DecisionDecline {
 		t.Fatalf("manual again: %q", got)
@@ -582,15 +582,21 @@ func TestConfigurationChanges(t *testing.T) {
 	f.awaitEndN(ctx, 3)
 }
 
-// waitSettings lets the server apply a configuration change: settings are applied on a goroutine of
-// the server's, and hermes.status is answered after the ones that came before it... so poll status
-// until the change shows, bounded.
-func waitSettings(t *testing.T, f *fixture, _ func(map[string]any) bool) {
+// waitSettings waits until the server has applied n configuration changes (it says so in a log
+// message each time).
+func waitSettings(t *testing.T, f *fixture, n int) {
 	t.Helper()
-	ctx := testCtx(t)
-	// A round trip through the server orders us after the notification it is handling.
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
-		t.Fatal(err)
+	err := f.ed.Await(testCtx(t), func(s *lsptest.State) bool {
+		count := 0
+		for _, m := range s.LogMessages {
+			if strings.Contains(m.Message, "settings applied") {
+				count++
+			}
+		}
+		return count >= n
+	})
+	if err != nil {
+		t.Fatalf("settings not applied: %v", err)
 	}
 }
 
@@ -606,7 +612,9 @@ func TestHelixNullConfigurationKeepsSettings(t *testing.T) {
 	if err := f.ed.ChangeConfiguration(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitSettings(t, f, nil)
+	if err := f.ed.Await(ctx, lsptest.RequestCount(protocol.MethodWorkspaceConfiguration, 2)); err != nil {
+		t.Fatal(err)
+	}
 	f.ask(ctx, map[string]any{"prompt": "list"})
 	if got := <-decided; got != codex.DecisionAccept {
 		t.Fatalf("Helix's null configuration dropped approvals.mode off: %q", got)

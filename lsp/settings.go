@@ -211,7 +211,7 @@ func (s *Server) pullConfiguration(ctx context.Context) {
 		s.log.Info("workspace/configuration failed; keeping the settings in force", "err", err)
 		return
 	}
-	if len(res) == 0 {
+	if len(res) == 0 || isEmptySettings(res[0]) {
 		return // Helix answers null: keep what is in force
 	}
 	s.applySettings(ctx, res[0])
@@ -228,7 +228,7 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 		canPull := s.caps.configuration
 		s.mu.Unlock()
 		raw := bytes.TrimSpace(p.Settings)
-		if (len(raw) == 0 || string(raw) == "null" || string(raw) == "{}") && canPull {
+		if isEmptySettings(raw) && canPull {
 			s.pullConfiguration(ctx)
 			return
 		}
@@ -265,6 +265,13 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		}
 	}
 	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
+	s.logMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
+}
+
+// isEmptySettings reports settings that say nothing: absent, null or {}.
+func isEmptySettings(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null" || string(raw) == "{}"
 }
 
 func (s *Server) currentSettings() Settings {

@@ -27,6 +27,9 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "demo" {
+		return runDemo(args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("hermes-lsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -39,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		showVer  = fs.Bool("version", false, "print the version and exit")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp demo [flags]   (one turn in a terminal: see hermes-lsp demo -h)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -67,6 +70,9 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// An editor that dies closes our stdout: a write to it must fail with EPIPE (the connection then
+	// ends and codex is stopped in order) rather than kill the process with SIGPIPE before it can.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
 	if *listen != "" {
 		return serveTCP(ctx, *listen, opts, logger)

@@ -1,0 +1,344 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Prompt is what every turn of the latency measurements asks; the fake model answers it with its
+// default reply, streamed in six deltas.
+const Prompt = "Say hello."
+
+// TurnSamples are the timings of one client's turns.
+type TurnSamples struct {
+	First, Total Samples
+}
+
+func (ts *TurnSamples) add(tt TurnTiming) {
+	ts.First = append(ts.First, tt.First)
+	ts.Total = append(ts.Total, tt.Total)
+}
+
+// LatencyResult holds the turn timings of hermes-lsp, the bare client and codex-acp on the same
+// codex and model, taken in turns (round-robin) so that drift hits them alike.
+type LatencyResult struct {
+	Hermes, Bare, ACP TurnSamples
+	// ACPError says why codex-acp was not measured, if it was not.
+	ACPError string
+	// HermesIdleRSS is the server's resident memory (kB) half a second after its last turn, codex
+	// running; HermesRestRSS the same five seconds later (the Go runtime returns freed memory lazily).
+	HermesIdleRSS, HermesRestRSS int64
+}
+
+// warmup turns run first on each client and are not counted: codex's first turns in a process pay
+// for loading what later ones reuse.
+const warmup = 3
+
+// Latency runs n measured turns on each client, on the real codex (or codex-acp) against the fake
+// model. Progress goes to log.
+func Latency(ctx context.Context, env *Env, n int, log io.Writer) (*LatencyResult, error) {
+	res := &LatencyResult{}
+	args := ConfigArgs(env.Model.CodexConfig())
+
+	hh, err := env.NewHome("latency-hermes")
+	if err != nil {
+		return nil, err
+	}
+	h, err := StartHermes(ctx, env.Hermes, hh)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	if _, err := h.Initialize(ctx, HermesSettings(hh, env.Codex, args, nil)); err != nil {
+		return nil, err
+	}
+
+	bh, err := env.NewHome("latency-bare")
+	if err != nil {
+		return nil, err
+	}
+	b, err := StartBare(ctx, env.Codex, args, bh)
+	if err != nil {
+		return nil, fmt.Errorf("bare client: %w", err)
+	}
+	defer b.Close()
+
+	var acp *ACP
+	var session string
+	switch {
+	case env.ACP == "":
+		res.ACPError = "codex-acp is not installed (npm ci in bench/acp failed or was skipped)"
+	default:
+		ah, err := env.NewHome("latency-acp")
+		if err != nil {
+			return nil, err
+		}
+		acp, err = StartACP(env.ACP, args, ah)
+		if err == nil {
+			defer acp.Close()
+			actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			if _, err = acp.Initialize(actx); err == nil {
+				session, err = acp.NewSession(actx, ah.Work)
+			}
+			cancel()
+		}
+		if err != nil {
+			res.ACPError = "codex-acp did not start a session: " + err.Error()
+			acp = nil
+		}
+	}
+
+	type client struct {
+		name string
+		turn func(context.Context) (TurnTiming, error)
+		into *TurnSamples
+	}
+	clients := []client{
+		{"hermes-lsp", func(ctx context.Context) (TurnTiming, error) { return h.Ask(ctx, Prompt) }, &res.Hermes},
+		{"bare", func(ctx context.Context) (TurnTiming, error) { return b.Turn(ctx, Prompt) }, &res.Bare},
+	}
+	if acp != nil {
+		clients = append(clients, client{"codex-acp", func(ctx context.Context) (TurnTiming, error) { return acp.Prompt(ctx, session, Prompt) }, &res.ACP})
+	}
+	for i := -warmup; i < n; i++ {
+		for j := range clients {
+			c := clients[(i+warmup+j)%len(clients)] // each round starts with the next client
+			tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			tt, err := c.turn(tctx)
+			cancel()
+			if err != nil {
+				if c.name == "codex-acp" {
+					res.ACPError = fmt.Sprintf("codex-acp turn %d failed: %v", i, err)
+					clients = clients[:2]
+					break
+				}
+				return nil, fmt.Errorf("%s turn %d: %w", c.name, i, err)
+			}
+			if i >= 0 {
+				c.into.add(tt)
+			}
+		}
+		if (i+1)%10 == 0 {
+			fmt.Fprintf(log, "  latency: %d/%d rounds\n", i+1, n)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // the last turn's message and transcript are done
+	if m, err := ProcMem(h.Pid()); err == nil {
+		res.HermesIdleRSS = m.RSS
+	}
+	time.Sleep(5 * time.Second)
+	if m, err := ProcMem(h.Pid()); err == nil {
+		res.HermesRestRSS = m.RSS
+	}
+	return res, nil
+}
+
+// HostOnly compares hermes-lsp with the bare client on a codex that takes no time at all (the fake
+// app-server of this binary): what is left is the host's own cost per turn.
+func HostOnly(ctx context.Context, env *Env, n int) (hermes, bare TurnSamples, err error) {
+	hh, err := env.NewHome("hostonly-hermes")
+	if err != nil {
+		return hermes, bare, err
+	}
+	h, err := StartHermes(ctx, env.Hermes, hh)
+	if err != nil {
+		return hermes, bare, err
+	}
+	defer h.Close()
+	if _, err := h.Initialize(ctx, HermesSettings(hh, env.Self, nil, nil)); err != nil {
+		return hermes, bare, err
+	}
+	bh, err := env.NewHome("hostonly-bare")
+	if err != nil {
+		return hermes, bare, err
+	}
+	b, err := StartBare(ctx, env.Self, nil, bh)
+	if err != nil {
+		return hermes, bare, err
+	}
+	defer b.Close()
+	for i := -warmup; i < n; i++ {
+		first, second := func() error {
+			tt, err := h.Ask(ctx, Prompt)
+			if i >= 0 {
+				hermes.add(tt)
+			}
+			return err
+		}, func() error {
+			tt, err := b.Turn(ctx, Prompt)
+			if i >= 0 {
+				bare.add(tt)
+			}
+			return err
+		}
+		if i%2 != 0 {
+			first, second = second, first
+		}
+		if err := first(); err != nil {
+			return hermes, bare, err
+		}
+		if err := second(); err != nil {
+			return hermes, bare, err
+		}
+	}
+	return hermes, bare, nil
+}
+
+// StartupResult is hermes-lsp's startup.
+type StartupResult struct {
+	// Initialize is the initialize request's round trip on a fresh server, once it is up; Spawn the
+	// time from starting the process to its being up (its log says it serves on stdio).
+	Initialize, Spawn Samples
+	// SpawnToInit is Spawn plus Initialize: from starting the process to the initialize answer.
+	SpawnToInit Samples
+	// IdleRSS is the server's resident memory (kB) after initialize, codex not started.
+	IdleRSS []int64
+	// FirstCold and FirstPrewarmed are the first turn of a fresh server without prewarm and with
+	// it (asked once prewarm has started codex).
+	FirstCold, FirstPrewarmed Samples
+	// BareCold is codex's own first turn for the bare client: start codex, initialize, start a thread,
+	// run the turn; BareWarm the same once codex has been started (and 250 ms have passed), as
+	// prewarm does: thread start and first turn. They are what codex itself costs.
+	BareCold, BareWarm Samples
+	// ACPInitialize and ACPFirst are codex-acp's time from process start to the initialize answer (it
+	// logs nothing that says it is up) and its first turn (session/new included), for comparison;
+	// ACPError says why they are missing.
+	ACPInitialize, ACPFirst Samples
+	ACPError                string
+}
+
+// Startup measures runs fresh servers of each kind.
+func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*StartupResult, error) {
+	res := &StartupResult{}
+	for range inits {
+		home, err := env.NewHome("init")
+		if err != nil {
+			return nil, err
+		}
+		h, err := StartHermes(ctx, env.Hermes, home)
+		if err != nil {
+			return nil, err
+		}
+		// The process is up once it logs that it serves; initialize is timed from then on.
+		if err := h.WaitLog(ctx, "serving on stdio"); err != nil {
+			h.Close()
+			return nil, err
+		}
+		res.Spawn = append(res.Spawn, time.Since(h.Spawned))
+		d, err := h.Initialize(ctx, HermesSettings(home, env.Codex, nil, nil))
+		if err != nil {
+			h.Close()
+			return nil, err
+		}
+		res.Initialize = append(res.Initialize, d)
+		res.SpawnToInit = append(res.SpawnToInit, res.Spawn[len(res.Spawn)-1]+d)
+		time.Sleep(200 * time.Millisecond) // initialized: the configuration pull is done
+		if m, err := ProcMem(h.Pid()); err == nil {
+			res.IdleRSS = append(res.IdleRSS, m.RSS)
+		}
+		h.Close()
+	}
+	fmt.Fprintf(log, "  startup: %d initializes\n", inits)
+
+	args := ConfigArgs(env.Model.CodexConfig())
+	// One codex home for all runs, as a person has one ~/.codex; a fresh state dir per run, so each
+	// first turn starts a new thread.
+	shared, err := env.NewHome("first-turn")
+	if err != nil {
+		return nil, err
+	}
+	for i := range 2 * runs {
+		prewarm := i%2 == 1
+		h, err := StartHermes(ctx, env.Hermes, shared)
+		if err != nil {
+			return nil, err
+		}
+		settings := HermesSettings(shared, env.Codex, args, map[string]any{
+			"prewarm": prewarm, "stateDir": fmt.Sprintf("%s-%d", shared.State, i),
+		})
+		if _, err := h.Initialize(ctx, settings); err != nil {
+			h.Close()
+			return nil, err
+		}
+		if prewarm {
+			if err := h.WaitLog(ctx, "codex started"); err != nil {
+				h.Close()
+				return nil, err
+			}
+			time.Sleep(250 * time.Millisecond) // a person opens a file before asking
+		}
+		tt, err := h.Ask(ctx, Prompt)
+		h.Close()
+		if err != nil {
+			return nil, err
+		}
+		if prewarm {
+			res.FirstPrewarmed = append(res.FirstPrewarmed, tt.Total)
+		} else {
+			res.FirstCold = append(res.FirstCold, tt.Total)
+		}
+	}
+	fmt.Fprintf(log, "  startup: %d first turns\n", 2*runs)
+
+	for i := range 2 * runs {
+		prewarmed := i%2 == 1
+		began := time.Now()
+		b, err := StartBareClient(ctx, env.Codex, args, shared)
+		if err != nil {
+			return nil, err
+		}
+		if prewarmed {
+			time.Sleep(250 * time.Millisecond)
+			began = time.Now()
+		}
+		err = b.StartThread(ctx, shared.Work)
+		if err == nil {
+			_, err = b.Turn(ctx, Prompt)
+		}
+		took := time.Since(began)
+		_ = b.Close()
+		if err != nil {
+			return nil, err
+		}
+		if prewarmed {
+			res.BareWarm = append(res.BareWarm, took)
+		} else {
+			res.BareCold = append(res.BareCold, took)
+		}
+	}
+	fmt.Fprintf(log, "  startup: %d first turns of the bare client\n", 2*runs)
+
+	if env.ACP == "" {
+		res.ACPError = "codex-acp is not installed"
+		return res, nil
+	}
+	for range runs {
+		a, err := StartACP(env.ACP, args, shared)
+		if err != nil {
+			res.ACPError = err.Error()
+			return res, nil
+		}
+		actx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		began := time.Now()
+		d, err := a.Initialize(actx)
+		var session string
+		if err == nil {
+			session, err = a.NewSession(actx, shared.Work)
+		}
+		if err == nil {
+			_, err = a.Prompt(actx, session, Prompt)
+		}
+		first := time.Since(began) - d
+		cancel()
+		a.Close()
+		if err != nil {
+			res.ACPError = err.Error()
+			return res, nil
+		}
+		res.ACPInitialize = append(res.ACPInitialize, d)
+		res.ACPFirst = append(res.ACPFirst, first)
+	}
+	return res, nil
+}

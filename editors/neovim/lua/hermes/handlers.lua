@@ -1,0 +1,179 @@
+-- LSP handlers of the hermes client (set per client: other language servers keep Neovim's own).
+local approvals = require("hermes.approvals")
+local compat = require("hermes.compat")
+local view = require("hermes.view")
+
+local M = {}
+
+local api = vim.api
+local levels = vim.log.levels
+
+-- Progress and approvals, per client: what the statusline shows.
+M.progress = {} -- client_id -> token -> { title, message, done }
+M.on_update = function() end
+M.config = { notify_progress = true }
+
+local function notify(msg, level)
+  vim.notify(msg, level or levels.INFO, { title = "Hermes" })
+end
+M.notify = notify
+
+local function updated()
+  pcall(M.on_update)
+end
+
+-- window/showMessageRequest: never answered from here (Neovim 0.7's stock handler blocks in
+-- inputlist(), and before 0.10 a server request must be answered synchronously). The error makes
+-- hermes-lsp fall back to hermes.approve for the rest of the session; approvals.lua asks the person
+-- asynchronously through vim.ui.select.
+M["window/showMessageRequest"] = function()
+  return nil, compat.response_error(-32601,
+    "hermes.nvim asks approvals with vim.ui.select and answers them with hermes.approve")
+end
+
+-- window/showDocument: open the file in a split (or the window already showing it); takeFocus
+-- false keeps the cursor where it is. Neovim 0.7 has no handler of its own.
+M["window/showDocument"] = function(_, params)
+  if type(params) ~= "table" or type(params.uri) ~= "string" then
+    return { success = false }
+  end
+  local uri = params.uri
+  if params.external or not uri:match("^file:") then
+    local opener
+    if vim.ui.open then
+      local ok = pcall(vim.ui.open, uri)
+      return { success = ok }
+    end
+    if vim.fn.executable("xdg-open") == 1 then
+      opener = "xdg-open"
+    elseif vim.fn.executable("open") == 1 then
+      opener = "open"
+    end
+    if not opener then
+      return { success = false }
+    end
+    return { success = vim.fn.jobstart({ opener, uri }, { detach = true }) > 0 }
+  end
+  local ok, err = pcall(function()
+    local b = vim.uri_to_bufnr(uri)
+    -- An error of a BufRead autocommand or ftplugin still leaves the buffer loaded: show it anyway.
+    local loaded, load_err = pcall(vim.fn.bufload, b)
+    if not loaded then
+      notify("Hermes: opening " .. uri .. ": " .. tostring(load_err), levels.WARN)
+    end
+    vim.bo[b].buflisted = true
+    local cur = api.nvim_get_current_win()
+    local win
+    for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+      if api.nvim_win_get_buf(w) == b then
+        win = w
+      end
+    end
+    if not win then
+      vim.cmd(M.config.document_split or "belowright split")
+      win = api.nvim_get_current_win()
+      pcall(api.nvim_win_set_buf, win, b)
+      if api.nvim_win_get_buf(win) ~= b then
+        api.nvim_win_set_buf(win, b)
+      end
+    end
+    local sel = params.selection
+    if type(sel) == "table" and type(sel.start) == "table" then
+      local row = (tonumber(sel.start.line) or 0) + 1
+      row = math.min(row, api.nvim_buf_line_count(b))
+      local line = api.nvim_buf_get_lines(b, row - 1, row, false)[1] or ""
+      pcall(api.nvim_win_set_cursor, win, { row, compat.byte_col(line, tonumber(sel.start.character) or 0) })
+    end
+    if params.takeFocus == false then
+      if api.nvim_win_is_valid(cur) then
+        api.nvim_set_current_win(cur)
+      end
+    else
+      api.nvim_set_current_win(win)
+    end
+  end)
+  if not ok then
+    notify("Hermes: could not open " .. uri .. ": " .. tostring(err), levels.WARN)
+  end
+  return { success = ok }
+end
+
+-- $/progress: Neovim's own handler first (it feeds LspProgressUpdate / LspProgress and the
+-- statusline plugins built on them), then the Hermes statusline and a notification at begin and end.
+M["$/progress"] = function(err, result, ctx, config)
+  local default = vim.lsp.handlers["$/progress"]
+  if default then
+    pcall(default, err, result, ctx, config)
+  end
+  if type(result) ~= "table" or type(result.value) ~= "table" then
+    return
+  end
+  local id = ctx.client_id
+  local token = tostring(result.token)
+  local v = result.value
+  M.progress[id] = M.progress[id] or {}
+  local p = M.progress[id][token] or {}
+  M.progress[id][token] = p
+  if v.kind == "begin" then
+    p.title, p.message, p.done = v.title or "Hermes", v.message, false
+    if M.config.notify_progress then
+      notify("Hermes: " .. tostring(v.message or v.title or "working"), levels.INFO)
+    end
+  elseif v.kind == "report" then
+    p.message = v.message or p.message
+  elseif v.kind == "end" then
+    p.message, p.done = v.message or p.message, true
+    M.progress[id][token] = nil
+    if M.config.notify_progress then
+      notify("Hermes: " .. tostring(v.message or "done"), levels.INFO)
+    end
+  end
+  updated()
+end
+
+-- hermes/turnEvent: the Hermes buffer, and the approvals to ask about.
+M["hermes/turnEvent"] = function(_, params, ctx)
+  if type(params) ~= "table" or type(params.event) ~= "table" then
+    return
+  end
+  local ev = params.event
+  local ok, e = pcall(view.on_event, params)
+  if not ok then
+    notify("Hermes: could not show a turn event: " .. tostring(e), levels.WARN)
+  end
+  if ev.kind == "approvalWaiting" and type(ev.approval) == "table" then
+    approvals.on_waiting(ctx.client_id, ev.approval)
+  elseif ev.kind == "approvalResolved" and type(ev.approval) == "table" then
+    approvals.on_resolved(ev.approval)
+  end
+  if M.on_turn_event then
+    pcall(M.on_turn_event, params, ctx)
+  end
+  updated()
+end
+
+-- window/showMessage through vim.notify (so notification plugins apply). The server's fallback
+-- instructions for an approval ("answer with a code action or hermes.approve") are not shown: the
+-- plugin asks about that approval itself.
+local message_levels = { levels.ERROR, levels.WARN, levels.INFO, levels.DEBUG }
+M["window/showMessage"] = function(_, params, ctx)
+  if type(params) ~= "table" then
+    return
+  end
+  local msg = tostring(params.message or "")
+  local id = msg:match("%(approval ([^%)%s]+)%)")
+  if id and msg:find("hermes.approve", 1, true) then
+    if approvals.state(id) == nil then
+      -- Not announced by a turn event (yet): ask about it from hermes.status shortly.
+      vim.defer_fn(function()
+        if approvals.state(id) == nil and M.on_unknown_approval then
+          M.on_unknown_approval(ctx.client_id, id)
+        end
+      end, 1000)
+    end
+    return
+  end
+  notify(msg, message_levels[params.type] or levels.INFO)
+end
+
+return M

@@ -1,0 +1,342 @@
+// Package neovim_test runs the Neovim plugin (editors/neovim) in a real headless Neovim against the
+// built hermes-lsp, the real pinned codex and the fake model.
+package neovim_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+)
+
+// summary is what test/e2e.lua writes.
+type summary struct {
+	NvimVersion string `json:"nvimVersion"`
+	ServerPID   int    `json:"serverPid"`
+	RootDir     string `json:"rootDir"`
+	Selects     []struct {
+		Prompt   string   `json:"prompt"`
+		Kind     string   `json:"kind"`
+		Items    []string `json:"items"`
+		Answered *string  `json:"answered"`
+		Mode     string   `json:"mode"`
+	} `json:"selects"`
+	Notifications []struct {
+		Message string `json:"message"`
+	} `json:"notifications"`
+	Statuslines    []string `json:"statuslines"`
+	TurnEventKinds []string `json:"turnEventKinds"`
+	TurnResults    []struct {
+		Status    string `json:"status"`
+		FinalText string `json:"finalText"`
+	} `json:"turnResults"`
+	AnswerBuffer      string  `json:"answerBuffer"`
+	DiffText          string  `json:"diffText"`
+	StatusMessage     string  `json:"statusMessage"`
+	TranscriptWindow  string  `json:"transcriptWindow"`
+	TranscriptFocused bool    `json:"transcriptFocused"`
+	TranscriptText    string  `json:"transcriptText"`
+	ServerStopped     bool    `json:"serverStopped"`
+	Error             *string `json:"error"`
+	DurationMs        int     `json:"durationMs"`
+}
+
+// TestNeovimApprovalGatedTurn runs hermes.nvim in Neovim (Debian's 0.7.2 in CI) headless, through
+// the plugin's own setup and commands: :'<,'>HermesAsk with a visual selection; a command approval
+// answered "Allow once" in the vim.ui.select picker; a patch approval whose picker shows the diff and
+// is then dismissed, answered with :HermesApprove once; the answer streamed into the Hermes buffer;
+// :HermesStatus; :HermesTranscript (the plugin's window/showDocument); a second turn stopped with
+// :HermesStop; the server stopped with Neovim's client.
+func TestNeovimApprovalGatedTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server and runs Neovim and the real codex; skipped with -short")
+	}
+	t.Parallel()
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatalf("the Neovim plugin test needs nvim on PATH (Debian: apt-get install -y --no-install-recommends neovim; .ci/run installs it): %v", err)
+	}
+	pluginDir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(pluginDir, "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found above the test: %v", err)
+	}
+
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(
+		fakemodel.Exec("echo from-neovim > nvim_made.txt"),
+		fakemodel.Patch(fakemodel.AddFilePatch("nvim_patch.txt", "patched in neovim\n")),
+		fakemodel.Message("Done in Neovim."),
+		fakemodel.Hang(),
+	)
+
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "hermes-lsp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
+	}
+
+	// The workspace is a git root (the plugin's root detection), with a file to select from.
+	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(env.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("First line of the notes.\nSecond line, selected too.\nThird line.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{}
+	for _, kv := range env.Model.CodexConfig() {
+		args = append(args, "-c", kv)
+	}
+	stateDir := filepath.Join(tmp, "state")
+	settings := map[string]any{
+		"codex": map[string]any{
+			"path": env.Binary,
+			"args": args,
+			"home": env.CodexHome,
+			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
+		},
+		"stateDir": stateDir,
+	}
+	settingsJSON, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(tmp, "hermes-lsp.log")
+	summaryFile := filepath.Join(tmp, "summary.json")
+	// The second turn's model request (the fourth) hangs: e2e.lua stops the turn once this file exists.
+	// An interrupt sent before codex made that request is lost (codex accepts it, the turn goes on).
+	hangSignal := filepath.Join(tmp, "model-hanging")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	go func() {
+		if env.Model.WaitRequests(ctx, 4) == nil {
+			_ = os.WriteFile(hangSignal, nil, 0o644)
+		}
+	}()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
+		"--cmd", "set rtp^="+pluginDir,
+		"-c", "luafile "+filepath.Join(pluginDir, "test", "e2e.lua"))
+	cmd.Dir = env.Work
+	editorHome := filepath.Join(tmp, "editor-home")
+	cmd.Env = append(os.Environ(),
+		"HOME="+editorHome,
+		"XDG_CONFIG_HOME="+filepath.Join(editorHome, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(editorHome, ".local", "share"),
+		"XDG_STATE_HOME="+filepath.Join(editorHome, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
+		"OPENAI_API_KEY=", "CODEX_API_KEY=",
+		"HERMES_NVIM_SERVER="+bin,
+		"HERMES_NVIM_SERVER_LOG="+logFile,
+		"HERMES_NVIM_SETTINGS="+string(settingsJSON),
+		"HERMES_NVIM_FILE="+file,
+		"HERMES_NVIM_PROMPT=Make nvim_made.txt with a command, then nvim_patch.txt with a patch.",
+		"HERMES_NVIM_SUMMARY="+summaryFile,
+		"HERMES_NVIM_HANG_SIGNAL="+hangSignal,
+	)
+	// Neovim and the server it starts share a process group: on timeout the whole group is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	t.Logf("nvim ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything left in the group
+	}
+	t.Cleanup(func() { endCodexProcesses(t, env.CodexHome) })
+
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("nvim stderr:\n%s", stderr.String())
+		t.Logf("nvim stdout:\n%s", stdout.String())
+		if b, err := os.ReadFile(logFile); err == nil {
+			t.Logf("server log (%s):\n%s", logFile, b)
+		}
+		for i, l := range env.Model.Log() {
+			t.Logf("fake model %d: %s", i, l)
+		}
+	}()
+
+	raw, err := os.ReadFile(summaryFile)
+	if err != nil {
+		t.Fatalf("e2e.lua wrote no summary (%v); nvim: %v", err, runErr)
+	}
+	var sum summary
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, raw)
+	}
+	if sum.Error != nil {
+		t.Fatalf("e2e.lua (Neovim %s) failed: %s", sum.NvimVersion, *sum.Error)
+	}
+	if runErr != nil {
+		t.Fatalf("nvim: %v", runErr)
+	}
+	t.Logf("Neovim %s: session %d ms; %d picker prompts, %d notifications, turn events %v",
+		sum.NvimVersion, sum.DurationMs, len(sum.Selects), len(sum.Notifications), sum.TurnEventKinds)
+
+	t.Logf("the Hermes buffer:\n%s", sum.AnswerBuffer)
+	t.Logf("statusline values: %q", sum.Statuslines)
+	if sum.RootDir != env.Work {
+		t.Errorf("root dir %q, want the git root %q", sum.RootDir, env.Work)
+	}
+
+	// The picker: the command (Allow once), the patch twice (Show diff, then dismissed).
+	var prompts []string
+	for _, s := range sum.Selects {
+		prompts = append(prompts, s.Prompt)
+		if s.Kind != "hermes.approval" {
+			t.Errorf("picker kind %q for %q", s.Kind, s.Prompt)
+		}
+		if !slices.Contains(s.Items, "Allow once") || !slices.Contains(s.Items, "Stop turn") {
+			t.Errorf("picker items %v", s.Items)
+		}
+	}
+	if len(sum.Selects) != 3 {
+		t.Fatalf("picker prompts: got %d, want 3: %q", len(sum.Selects), prompts)
+	}
+	if s := sum.Selects[0]; !strings.Contains(s.Prompt, "echo from-neovim > nvim_made.txt") || s.Answered == nil || *s.Answered != "Allow once" {
+		t.Errorf("first picker: %q answered %v", s.Prompt, s.Answered)
+	}
+	for i, want := range []string{"Show diff", ""} {
+		s := sum.Selects[1+i]
+		if !strings.Contains(s.Prompt, "nvim_patch.txt") || !slices.Contains(s.Items, "Show diff") {
+			t.Errorf("patch picker %d: %q %v", i, s.Prompt, s.Items)
+		}
+		if got := ""; s.Answered != nil {
+			got = *s.Answered
+			if got != want {
+				t.Errorf("patch picker %d answered %q, want %q", i, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("patch picker %d not answered, want %q", i, want)
+		}
+	}
+	if !strings.Contains(sum.DiffText, "nvim_patch.txt") || !strings.Contains(sum.DiffText, "patched in neovim") {
+		t.Errorf("Show diff buffer: %q", sum.DiffText)
+	}
+
+	// The answer streamed into the Hermes buffer, with the tool calls and the approvals.
+	for _, want := range []string{"## You", "Make nvim_made.txt", "Second line, selected too.", "`exec_command`", "approval", ": once (user)", "Done in Neovim.", "completed"} {
+		if !strings.Contains(sum.AnswerBuffer, want) {
+			t.Errorf("the Hermes buffer lacks %q:\n%s", want, sum.AnswerBuffer)
+		}
+	}
+	if strings.Contains(sum.AnswerBuffer, "Third line.") {
+		t.Errorf("the prompt holds more than the selection:\n%s", sum.AnswerBuffer)
+	}
+	for _, kind := range []string{"turnStarted", "toolStarted", "toolCompleted", "approvalWaiting", "approvalResolved", "answerDelta", "turnCompleted"} {
+		if !slices.Contains(sum.TurnEventKinds, kind) {
+			t.Errorf("no %s among the turn events %v", kind, sum.TurnEventKinds)
+		}
+	}
+	if len(sum.TurnResults) != 2 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." {
+		t.Errorf("turn results: %+v", sum.TurnResults)
+	} else if sum.TurnResults[1].Status == "completed" {
+		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[1].Status)
+	}
+
+	// Progress: the statusline followed the turn; vim.notify at its start and end.
+	if !slices.ContainsFunc(sum.Statuslines, func(s string) bool { return strings.HasPrefix(s, "Hermes: exec_command") }) ||
+		!slices.ContainsFunc(sum.Statuslines, func(s string) bool { return strings.Contains(s, "waiting for approval") }) {
+		t.Errorf("statusline values: %q", sum.Statuslines)
+	}
+	var notes []string
+	for _, n := range sum.Notifications {
+		notes = append(notes, n.Message)
+	}
+	t.Logf("notifications: %q", notes)
+	if !slices.ContainsFunc(notes, func(s string) bool { return strings.HasPrefix(s, "Hermes: completed") }) ||
+		!slices.ContainsFunc(notes, func(s string) bool { return strings.HasPrefix(s, "Hermes: Make nvim_made.txt") }) {
+		t.Errorf("progress notifications: %q", notes)
+	}
+	if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "still waiting") }) {
+		t.Errorf("no notification that the dismissed approval still waits: %q", notes)
+	}
+	if slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "hermes.approve") }) {
+		t.Errorf("the server's fallback instructions reached the user: %q", notes)
+	}
+	if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "Done in Neovim.") }) {
+		t.Errorf("the final answer was not notified: %q", notes)
+	}
+
+	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, "thread ") {
+		t.Errorf(":HermesStatus said %q", sum.StatusMessage)
+	}
+	if !strings.HasPrefix(sum.TranscriptWindow, filepath.Join(stateDir, "transcripts")+"/") || !sum.TranscriptFocused ||
+		!strings.Contains(sum.TranscriptText, "Done in Neovim.") {
+		t.Errorf(":HermesTranscript opened %q (focused %v)", sum.TranscriptWindow, sum.TranscriptFocused)
+	}
+
+	// What codex wrote in the folder.
+	for name, want := range map[string]string{"nvim_made.txt": "from-neovim\n", "nvim_patch.txt": "patched in neovim\n"} {
+		got, err := os.ReadFile(filepath.Join(env.Work, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+
+	// The server exited when the plugin stopped it.
+	if !sum.ServerStopped || sum.ServerPID <= 0 {
+		t.Errorf("server stopped %v, pid %d", sum.ServerStopped, sum.ServerPID)
+	} else if err := syscall.Kill(sum.ServerPID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("server pid %d still exists (kill 0: %v)", sum.ServerPID, err)
+	}
+}
+
+// endCodexProcesses checks that no codex of this test outlived the server (codex runs in a process
+// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
+// by its pid.
+func endCodexProcesses(t *testing.T, codexHome string) {
+	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
+	var left []int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		left = left[:0]
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil || !bytes.Contains(append(environ, 0), marker) {
+				continue
+			}
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+				continue // a zombie: already dead
+			}
+			left = append(left, pid)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, pid := range left {
+		t.Errorf("codex process %d (CODEX_HOME %s) outlived the server; killing it", pid, codexHome)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

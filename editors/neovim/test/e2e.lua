@@ -1,0 +1,249 @@
+-- End-to-end test of hermes.nvim in a real (headless) Neovim, driven by editors/neovim/neovim_test.go:
+-- the plugin's own setup and commands run approval-gated turns of the real codex against the fake
+-- model. vim.ui.select is replaced by a scripted "picker" (what a picker plugin does: it calls
+-- on_choice later), vim.notify by a recorder. The outcome is a JSON summary written to
+-- $HERMES_NVIM_SUMMARY; Neovim exits 0, or 1 (cquit) on failure.
+--
+-- The fake model's script (set by the Go test): an exec approval answered "Allow once" in the picker,
+-- a patch approval where the picker first asks "Show diff" and is then dismissed, answered with
+-- :HermesApprove once; the final message; then a second turn that hangs until :HermesStop.
+--
+-- nvim --headless --clean --cmd "set rtp+=editors/neovim" -c "luafile editors/neovim/test/e2e.lua"
+local started = vim.loop.hrtime()
+local function elapsed_ms()
+  return math.floor((vim.loop.hrtime() - started) / 1e6)
+end
+
+local function log(msg)
+  io.stderr:write(string.format("[e2e +%dms] %s\n", elapsed_ms(), msg))
+end
+
+local function getenv(name)
+  local v = os.getenv(name)
+  if not v or v == "" then
+    error(name .. " is not set")
+  end
+  return v
+end
+
+local summary = {
+  nvimVersion = tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch),
+  selects = {},
+  notifications = {},
+  statuslines = {},
+  turnEventKinds = {},
+  turnResults = {},
+  askResults = {},
+}
+local out = getenv("HERMES_NVIM_SUMMARY")
+
+local function finish(err)
+  summary.error = err or vim.NIL
+  summary.durationMs = elapsed_ms()
+  local f = assert(io.open(out, "w"))
+  f:write(vim.json.encode(summary))
+  f:close()
+  if err then
+    log("FAILED: " .. tostring(err))
+    vim.cmd("cquit 1")
+  else
+    log("passed")
+    vim.cmd("qa!")
+  end
+end
+
+local function wait_for(what, ms, cond)
+  if not vim.wait(ms, cond, 20) then
+    error(string.format("timed out after %d ms waiting for %s", ms, what))
+  end
+end
+
+local function contains(list, value)
+  for _, v in ipairs(list) do
+    if v == value then
+      return true
+    end
+  end
+  return false
+end
+
+local function count(list, value)
+  local n = 0
+  for _, v in ipairs(list) do
+    if v == value then
+      n = n + 1
+    end
+  end
+  return n
+end
+
+local function run()
+  local server = getenv("HERMES_NVIM_SERVER")
+  local settings = vim.json.decode(getenv("HERMES_NVIM_SETTINGS"))
+  local file = getenv("HERMES_NVIM_FILE")
+  local prompt = getenv("HERMES_NVIM_PROMPT")
+  local log_file = getenv("HERMES_NVIM_SERVER_LOG")
+
+  -- A picker that answers from a script, asynchronously.
+  local patch_asks = 0
+  vim.ui.select = function(items, opts, on_choice)
+    local titles = {}
+    for _, item in ipairs(items) do
+      table.insert(titles, opts.format_item and opts.format_item(item) or tostring(item))
+    end
+    local rec = { prompt = opts.prompt, kind = opts.kind, items = titles }
+    local answer
+    if opts.kind == "hermes.approval" and opts.prompt:find("wants to run", 1, true) then
+      answer = "Allow once"
+    elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) then
+      patch_asks = patch_asks + 1
+      if patch_asks == 1 then
+        answer = "Show diff"
+      end -- then dismissed: the approval stays waiting for :HermesApprove
+    end
+    rec.answered = answer or vim.NIL
+    rec.mode = vim.api.nvim_get_mode().mode
+    table.insert(summary.selects, rec)
+    log("select: " .. tostring(opts.prompt) .. " -> " .. tostring(answer))
+    vim.defer_fn(function()
+      local idx
+      for i, t in ipairs(titles) do
+        if t == answer then
+          idx = i
+        end
+      end
+      on_choice(idx and items[idx] or nil, idx)
+    end, 30)
+  end
+  vim.ui.input = function()
+    error("vim.ui.input was not expected")
+  end
+  vim.notify = function(msg, level)
+    table.insert(summary.notifications, { message = msg, level = level or vim.NIL })
+    log("notify: " .. tostring(msg))
+  end
+
+  local hermes = require("hermes")
+  hermes.setup({
+    cmd = { server, "--log-file", log_file, "--log-level", "debug" },
+    settings = settings,
+  })
+  vim.api.nvim_create_autocmd("User", {
+    pattern = "HermesUpdate",
+    callback = function()
+      local s = hermes.statusline()
+      if s ~= "" and summary.statuslines[#summary.statuslines] ~= s then
+        table.insert(summary.statuslines, s)
+      end
+    end,
+  })
+  require("hermes.handlers").on_turn_event = function(params)
+    local ev = params.event
+    table.insert(summary.turnEventKinds, ev.kind)
+    if ev.kind == "turnCompleted" then
+      table.insert(summary.turnResults, { status = ev.result and ev.result.status or vim.NIL, finalText = ev.result and ev.result.finalText or vim.NIL })
+    end
+  end
+
+  -- Opening a file of the workspace starts the server and attaches the buffer.
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for("the server to initialize", 15000, function()
+    local cs = hermes.clients()
+    return #cs == 1 and cs[1].initialized and vim.lsp.buf_is_attached(bufnr, cs[1].id)
+  end)
+  local client = hermes.clients()[1]
+  summary.serverPid = client.rpc and client.rpc.pid or vim.NIL
+  if summary.serverPid == vim.NIL then
+    -- 0.10 and later do not expose the pid: the server is Neovim's child named like the binary.
+    for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+      local proc = vim.api.nvim_get_proc(pid)
+      if proc and proc.name == vim.fn.fnamemodify(server, ":t") then
+        summary.serverPid = pid
+      end
+    end
+  end
+  summary.rootDir = client.config.root_dir
+  log("server initialized, pid " .. tostring(summary.serverPid))
+
+  -- A characterwise visual selection of the first two lines, then :'<,'>HermesAsk.
+  vim.cmd("normal! gg0vj$\27")
+  vim.cmd("'<,'>HermesAsk " .. prompt)
+  wait_for("the patch approval to be dismissed in the picker", 60000, function()
+    return patch_asks == 2 or #summary.turnResults >= 1
+  end)
+  -- The dismissed approval is still waiting: answer it with the command (it finds it in
+  -- hermes.status).
+  vim.wait(100)
+  vim.cmd("HermesApprove once")
+  wait_for("the first turn to end", 60000, function()
+    return #summary.turnResults >= 1
+  end)
+  summary.answerBuffer = require("hermes.view").text(summary.rootDir)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if name:match("^hermes%-diff://") then
+      summary.diffText = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+    end
+  end
+  wait_for("the progress to end", 5000, function()
+    return hermes.statusline() == ""
+  end)
+
+  -- :HermesStatus reports the folder's thread through vim.notify.
+  local before = #summary.notifications
+  vim.cmd("HermesStatus")
+  wait_for(":HermesStatus", 10000, function()
+    for i = before + 1, #summary.notifications do
+      if summary.notifications[i].message:find("thread", 1, true) then
+        summary.statusMessage = summary.notifications[i].message
+        return true
+      end
+    end
+    return false
+  end)
+
+  -- :HermesTranscript opens the transcript through window/showDocument (Neovim 0.7 has no handler
+  -- of its own: the plugin's).
+  vim.cmd("HermesTranscript")
+  wait_for(":HermesTranscript to open the transcript", 10000, function()
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w))
+      if name:match("%.md$") then
+        summary.transcriptWindow = name
+        summary.transcriptFocused = w == vim.api.nvim_get_current_win()
+        summary.transcriptText = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n")
+        return true
+      end
+    end
+    return false
+  end)
+
+  -- A second turn hangs in the model until :HermesStop, run from the file's window.
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
+  vim.cmd("HermesAsk Wait for the model.")
+  wait_for("the second turn to start", 20000, function()
+    return count(summary.turnEventKinds, "turnStarted") >= 2
+  end)
+  -- Stop it once the model got its request (the Go test writes the file then): an interrupt that
+  -- reaches codex before that request is lost (codex accepts it and the turn goes on).
+  local hanging = getenv("HERMES_NVIM_HANG_SIGNAL")
+  wait_for("the model request of the second turn", 20000, function()
+    return vim.loop.fs_stat(hanging) ~= nil
+  end)
+  vim.cmd("HermesStop")
+  wait_for("the second turn to stop", 30000, function()
+    return #summary.turnResults >= 2
+  end)
+
+  -- Stop the server (it stops codex) and wait for it to exit.
+  local id = client.id
+  hermes.stop_all()
+  wait_for("the server to exit", 15000, function()
+    return vim.lsp.get_client_by_id(id) == nil and #hermes.clients() == 0
+  end)
+  summary.serverStopped = true
+end
+
+local ok, err = xpcall(run, debug.traceback)
+finish(not ok and tostring(err) or nil)

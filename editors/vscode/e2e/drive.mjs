@@ -1,0 +1,273 @@
+// drive.mjs drives a running code-server (with the Hermes extension installed) in headless Debian
+// chromium through puppeteer-core, as a person would: open the workspace, run "Hermes: Ask…" from
+// the command palette, type the prompt, watch the progress notification, click "Allow once" on the
+// command's dialog and on the patch's (whose diff editor opens first), and wait for the answer. It
+// saves a screenshot of each step and prints one JSON summary line on stdout; editors/vscode/e2e_test.go
+// runs it (with Node 24) and checks what codex wrote.
+//
+// Environment: E2E_URL (code-server's base URL), E2E_WORKSPACE, E2E_SHOTS (screenshot folder),
+// E2E_PROMPT, E2E_TOOLS_DIR (where puppeteer-core is installed), E2E_CHROMIUM, E2E_TIMEOUT_MS,
+// E2E_ANSWER (the final answer to wait for).
+
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const env = (k, d) => process.env[k] ?? d;
+const url = env('E2E_URL');
+const workspace = env('E2E_WORKSPACE');
+const shots = env('E2E_SHOTS');
+const prompt = env('E2E_PROMPT', 'Say hello.');
+const answer = env('E2E_ANSWER', 'Done in VS Code.');
+const toolsDir = env('E2E_TOOLS_DIR');
+const chromium = env('E2E_CHROMIUM', '/usr/bin/chromium');
+const timeoutMs = Number(env('E2E_TIMEOUT_MS', '240000'));
+for (const [k, v] of Object.entries({ E2E_URL: url, E2E_WORKSPACE: workspace, E2E_SHOTS: shots, E2E_TOOLS_DIR: toolsDir })) {
+	if (!v) {
+		process.stderr.write(`drive.mjs: ${k} is required\n`);
+		process.exit(2);
+	}
+}
+mkdirSync(shots, { recursive: true });
+
+// puppeteer-core lives in the e2e's tool cache, not beside this script.
+const require = createRequire(join(toolsDir, 'package.json'));
+const { default: puppeteer } = await import(pathToFileURL(require.resolve('puppeteer-core')).href);
+
+const started = Date.now();
+const elapsed = () => Date.now() - started;
+const log = (...a) => process.stderr.write(`[drive +${(elapsed() / 1000).toFixed(1)}s] ${a.join(' ')}\n`);
+const summary = {
+	steps: [],
+	screenshots: [],
+	statusBar: [],
+	progressTexts: [],
+	dialogs: [],
+	diffEditor: null,
+	finalToast: null,
+	hermesView: '',
+	consoleErrors: [],
+	error: null,
+	durationMs: 0,
+};
+
+let browser;
+let page;
+let shotN = 0;
+
+async function shot(name) {
+	const file = join(shots, `${String(++shotN).padStart(2, '0')}-${name}.png`);
+	await page.screenshot({ path: file });
+	summary.screenshots.push(file);
+	log('screenshot', file);
+}
+
+function step(name, extra = {}) {
+	summary.steps.push({ name, atMs: elapsed(), ...extra });
+	log('step', name, Object.keys(extra).length ? JSON.stringify(extra) : '');
+}
+
+/** waitText waits until an element matching selector has text containing every needle; returns that text. */
+async function waitText(selector, needles, timeout = 60000) {
+	log('waiting for', selector, JSON.stringify(needles));
+	const handle = await page.waitForFunction(
+		(sel, ns) => {
+			for (const el of document.querySelectorAll(sel)) {
+				const t = (el.innerText ?? el.textContent ?? '').replace(/\u00a0/g, ' '); // Monaco renders spaces as nbsp
+				const joined = t.replace(/\n/g, ''); // a tab's label splits name and extension
+				if (el.getClientRects().length > 0 && ns.every((n) => t.includes(n) || joined.includes(n))) {
+					return t;
+				}
+			}
+			return false;
+		},
+		{ timeout, polling: 200 },
+		selector,
+		needles,
+	);
+	return handle.jsonValue();
+}
+
+/** click clicks the first visible element matching selector whose text is exactly text (trimmed). */
+async function click(selector, text, timeout = 30000) {
+	await page.waitForFunction(
+		(sel, txt) => [...document.querySelectorAll(sel)].some((el) => el.getClientRects().length > 0 && (el.innerText ?? '').trim() === txt),
+		{ timeout, polling: 200 },
+		selector,
+		text,
+	);
+	const ok = await page.evaluate(
+		(sel, txt) => {
+			const el = [...document.querySelectorAll(sel)].find((e) => e.getClientRects().length > 0 && (e.innerText ?? '').trim() === txt);
+			if (!el) {
+				return false;
+			}
+			el.click();
+			return true;
+		},
+		selector,
+		text,
+	);
+	if (!ok) {
+		throw new Error(`no ${selector} "${text}" to click`);
+	}
+}
+
+async function statusBarText() {
+	return page.evaluate(() => {
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes'));
+		return el ? el.innerText.trim() : '';
+	});
+}
+
+async function run() {
+	browser = await puppeteer.launch({
+		executablePath: chromium,
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--window-size=1400,900'],
+		defaultViewport: { width: 1400, height: 900 },
+		protocolTimeout: timeoutMs,
+	});
+	page = await browser.newPage();
+	page.setDefaultTimeout(60000);
+	page.on('console', (m) => {
+		if (m.type() === 'error' && summary.consoleErrors.length < 30) {
+			summary.consoleErrors.push(m.text().slice(0, 300));
+		}
+	});
+
+	// 1. The workbench with the workspace; the extension starts hermes-lsp (status bar: Hermes: idle).
+	await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: 'domcontentloaded' });
+	await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+	step('workbench loaded');
+	const idle = await waitText('.statusbar-item', ['Hermes: idle'], 120000);
+	summary.statusBar.push(idle.trim());
+	step('extension active', { statusBar: idle.trim() });
+	// Open hello.txt so the prompt names the active file (quick open).
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyP');
+	await page.keyboard.up('Control');
+	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
+	await page.keyboard.type('hello.txt', { delay: 20 });
+	await waitText('.quick-input-list .monaco-list-row', ['hello.txt']);
+	await page.keyboard.press('Enter');
+	await waitText('.tab', ['hello.txt']);
+	step('opened hello.txt');
+	await shot('workspace');
+
+	// 2. Command palette: Hermes: Ask…
+	await page.keyboard.press('F1');
+	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
+	await page.keyboard.type('Hermes: Ask', { delay: 20 });
+	await waitText('.quick-input-list .monaco-list-row', ['Hermes: Ask…']);
+	await shot('command-palette');
+	// The row's label is followed by its keybinding: pick the row whose label is exactly the title.
+	const picked = await page.evaluate(() => {
+		const row = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].find((r) =>
+			[...r.querySelectorAll('.label-name')].some((l) => l.innerText.replace(/\u00a0/g, ' ').trim() === 'Hermes: Ask…'),
+		);
+		row?.click();
+		return !!row;
+	});
+	if (!picked) {
+		throw new Error('no "Hermes: Ask…" row in the command palette');
+	}
+	step('ran Hermes: Ask…');
+
+	// 3. The prompt.
+	await waitText('.quick-input-widget', ['What should Hermes do?']);
+	await page.keyboard.type(prompt, { delay: 5 });
+	await shot('prompt');
+	await page.keyboard.press('Enter');
+	step('sent the prompt');
+
+	// 4. The progress notification, then the command's approval dialog.
+	const progress = await waitText('.notifications-toasts .notification-toast', ['Hermes'], 60000);
+	summary.progressTexts.push(progress.replace(/\s+/g, ' ').trim());
+	step('progress notification', { text: progress.replace(/\s+/g, ' ').trim().slice(0, 160) });
+	await shot('progress');
+
+	const execDialog = await waitText('.monaco-dialog-box', ['run a command', 'Allow once'], 90000);
+	summary.dialogs.push(execDialog.replace(/\s+/g, ' ').trim());
+	// The prompt and the approvalWaiting turn event race: give the status bar a moment.
+	await waitText('.statusbar-item', ['Hermes: approval needed'], 10000).catch(() => undefined);
+	summary.statusBar.push(await statusBarText());
+	step('command approval dialog', { statusBar: summary.statusBar.at(-1) });
+	await shot('approval-command');
+	await click('.monaco-dialog-box .monaco-button', 'Allow once');
+	step('clicked Allow once (command)');
+
+	// 5. The patch: a diff editor opens, then its dialog.
+	const patchDialog = await waitText('.monaco-dialog-box', ['apply a patch', 'Allow once'], 90000);
+	summary.dialogs.push(patchDialog.replace(/\s+/g, ' ').trim());
+	summary.diffEditor = await page.evaluate(() => {
+		const d = document.querySelector('.monaco-diff-editor');
+		const tab = [...document.querySelectorAll('.tab')].map((t) => t.innerText.trim()).find((t) => t.includes('proposed by Hermes'));
+		return d ? { tab: tab ?? '', text: (d.innerText ?? '').replace(/\u00a0/g, ' ').slice(0, 2000) } : null;
+	});
+	step('patch approval dialog', { diffEditor: !!summary.diffEditor });
+	await shot('approval-patch-diff');
+	await click('.monaco-dialog-box .monaco-button', 'Allow once');
+	step('clicked Allow once (patch)');
+
+	// 6. The answer: the server's message, the status bar, the Hermes view.
+	const toast = await waitText('.notifications-toasts .notification-toast', [answer], 90000);
+	summary.finalToast = toast.replace(/\s+/g, ' ').trim();
+	await page
+		.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('Hermes: done')), { timeout: 15000, polling: 200 })
+		.catch(() => undefined);
+	summary.statusBar.push(await statusBarText());
+	step('answer shown', { statusBar: summary.statusBar.at(-1) });
+	await shot('answer');
+
+	// The Hermes output view (shown when the prompt was sent): its visible lines.
+	summary.hermesView = await page.evaluate(() => {
+		const panel = document.querySelector('.part.panel');
+		const lines = panel ? panel.querySelectorAll('.view-lines') : [];
+		return [...lines].map((l) => l.innerText.replace(/\u00a0/g, ' ')).join('\n');
+	});
+	step('hermes view', { chars: summary.hermesView.length });
+
+	// 7. The status bar item: a click shows the status.
+	await page.evaluate(() => {
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes'));
+		(el?.querySelector('a') ?? el)?.click();
+	});
+	const status = await waitText('.quick-input-widget', ['Hermes'], 30000).catch(() => '');
+	summary.statusQuickPick = status.replace(/\s+/g, ' ').trim().slice(0, 400);
+	step('status shown', { ok: status !== '' });
+	await shot('status');
+	await page.keyboard.press('Escape');
+}
+
+try {
+	await Promise.race([
+		run(),
+		new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)),
+	]);
+} catch (err) {
+	summary.error = String(err?.stack ?? err);
+	log('error', summary.error);
+	if (page) {
+		await shot('failure').catch(() => undefined);
+		summary.statusBar.push(await statusBarText().catch(() => ''));
+		summary.failureDom = await page
+			.evaluate(() => {
+				const pick = (sel) => [...document.querySelectorAll(sel)].map((e) => (e.innerText ?? '').trim()).filter(Boolean);
+				return {
+					toasts: pick('.notification-toast'),
+					dialogs: pick('.monaco-dialog-box'),
+					quickInput: pick('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message, .quick-input-widget .monaco-list-row'),
+					tabs: [...document.querySelectorAll('.tab')].map((e) => `${e.className}: ${(e.innerText ?? '').trim()}`),
+					active: document.activeElement?.outerHTML?.slice(0, 300),
+				};
+			})
+			.catch(() => null);
+	}
+} finally {
+	summary.durationMs = elapsed();
+	await browser?.close().catch(() => undefined);
+	process.stdout.write(JSON.stringify(summary) + '\n');
+	process.exit(summary.error ? 1 : 0);
+}

@@ -1,0 +1,444 @@
+// Package vscode_test is the real-editor test of the VS Code extension: code-server 4.139.1 in
+// headless Debian chromium (puppeteer-core), the packaged extension, the built hermes-lsp and the real
+// pinned codex against the fake model. It runs only with HERMES_E2E_VSCODE=1 (`make e2e-vscode` sets
+// it after installing what it needs), so `make test` stays quick.
+package vscode_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+)
+
+// The fake model's script (e2e/fakemodel/main.go serves the same one for trying it by hand).
+const (
+	execCommand = "echo from-vscode > vscode_made.txt"
+	finalAnswer = "Done in VS Code."
+	helloBefore = "Hello from the workspace.\nThis line is old.\nEnd.\n"
+	helloAfter  = "Hello from the workspace.\nThis line was patched in VS Code.\nEnd.\n"
+	helloPatch  = "*** Begin Patch\n*** Update File: hello.txt\n@@\n Hello from the workspace.\n-This line is old.\n+This line was patched in VS Code.\n*** End Patch\n"
+	prompt      = "Make vscode_made.txt with a command, then patch hello.txt."
+)
+
+// driveSummary is the JSON line e2e/drive.mjs prints.
+type driveSummary struct {
+	Steps []struct {
+		Name string `json:"name"`
+		AtMs int    `json:"atMs"`
+	} `json:"steps"`
+	Screenshots   []string `json:"screenshots"`
+	StatusBar     []string `json:"statusBar"`
+	ProgressTexts []string `json:"progressTexts"`
+	Dialogs       []string `json:"dialogs"`
+	DiffEditor    *struct {
+		Tab  string `json:"tab"`
+		Text string `json:"text"`
+	} `json:"diffEditor"`
+	FinalToast    *string         `json:"finalToast"`
+	HermesView    string          `json:"hermesView"`
+	StatusQuick   string          `json:"statusQuickPick"`
+	ConsoleErrors []string        `json:"consoleErrors"`
+	FailureDOM    json.RawMessage `json:"failureDom"`
+	Error         *string         `json:"error"`
+	DurationMs    int             `json:"durationMs"`
+}
+
+func TestVSCodeExtensionInCodeServer(t *testing.T) {
+	if os.Getenv("HERMES_E2E_VSCODE") != "1" {
+		t.Skip("the VS Code e2e runs with HERMES_E2E_VSCODE=1: `make e2e-vscode`")
+	}
+	begin := time.Now()
+	extDir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(filepath.Dir(extDir))
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found two levels above the test: %v", err)
+	}
+
+	// What the test runs: the tools (setup.sh: quick when installed), the .vsix, hermes-lsp.
+	tools := setup(t, extDir)
+	vsix := filepath.Join(extDir, "hermes-lsp-0.1.0.vsix")
+	if v := os.Getenv("HERMES_VSCODE_VSIX"); v != "" {
+		vsix = v
+	}
+	if _, err := os.Stat(vsix); err != nil {
+		t.Fatalf("the extension package is missing (`make e2e-vscode` runs `npm run package` first): %v", err)
+	}
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(
+		fakemodel.Exec(execCommand),
+		fakemodel.Patch(helloPatch),
+		fakemodel.Message(finalAnswer),
+	)
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin", "hermes-lsp")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
+	}
+
+	// The workspace: hello.txt, and settings pointing the extension at hermes-lsp, codex and the fake model.
+	ws := env.Work
+	writeFile(t, filepath.Join(ws, "hello.txt"), helloBefore)
+	codexArgs := []string{}
+	for _, kv := range env.Model.CodexConfig() {
+		codexArgs = append(codexArgs, "-c", kv)
+	}
+	serverLog := filepath.Join(tmp, "hermes-lsp.log")
+	writeJSON(t, filepath.Join(ws, ".vscode", "settings.json"), map[string]any{
+		"hermes.serverPath":      bin,
+		"hermes.serverArgs":      []string{"--log-file", serverLog, "--log-level", "debug"},
+		"hermes.codex.path":      env.Binary,
+		"hermes.codex.args":      codexArgs,
+		"hermes.codex.home":      env.CodexHome,
+		"hermes.codex.env":       map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
+		"hermes.stateDir":        filepath.Join(tmp, "state"),
+		"files.exclude":          map[string]bool{"**/.vscode": true},
+		"hermes.prewarm":         false,
+		"editor.minimap.enabled": false,
+	})
+
+	// The editor's own folders and a throwaway HOME.
+	home := filepath.Join(tmp, "editor-home")
+	userData := filepath.Join(tmp, "user-data")
+	exts := filepath.Join(tmp, "extensions")
+	writeJSON(t, filepath.Join(userData, "User", "settings.json"), map[string]any{
+		"workbench.startupEditor":                          "none",
+		"workbench.tips.enabled":                           false,
+		"workbench.secondarySideBar.defaultVisibility":     "hidden",
+		"workbench.welcomePage.walkthroughs.openOnInstall": false,
+		"telemetry.telemetryLevel":                         "off",
+		"security.workspace.trust.enabled":                 false,
+		"extensions.autoCheckUpdates":                      false,
+		"extensions.autoUpdate":                            false,
+		"extensions.ignoreRecommendations":                 true,
+		"update.mode":                                      "none",
+		"chat.disableAIFeatures":                           true,
+		"window.commandCenter":                             false,
+	})
+	editorEnv := append(os.Environ(),
+		"PATH="+filepath.Dir(tools["NODE24"])+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"OPENAI_API_KEY=", "CODEX_API_KEY=",
+		// No extension gallery: code-server would look up open-vsx.org.
+		"EXTENSIONS_GALLERY={}",
+	)
+
+	// Install the .vsix as a person would.
+	t0 := time.Now()
+	install := exec.Command(tools["CODE_SERVER"], "--user-data-dir", userData, "--extensions-dir", exts, "--install-extension", vsix)
+	install.Env = editorEnv
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("code-server --install-extension: %v\n%s", err, out)
+	} else {
+		t.Logf("installed %s in %v: %s", filepath.Base(vsix), time.Since(t0).Round(time.Millisecond), strings.TrimSpace(string(out)))
+	}
+
+	// code-server in a session of its own, so the whole group (helpers, extension host, hermes-lsp,
+	// codex) is ended at the end.
+	port := freePort(t)
+	csLog := filepath.Join(tmp, "code-server.log")
+	logf, err := os.Create(csLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cs := exec.Command(tools["CODE_SERVER"],
+		"--bind-addr", "127.0.0.1:"+strconv.Itoa(port),
+		"--auth", "none", "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+		"--disable-getting-started-override",
+		"--user-data-dir", userData, "--extensions-dir", exts, ws)
+	cs.Env = editorEnv
+	cs.Stdout, cs.Stderr = logf, logf
+	cs.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	t0 = time.Now()
+	if err := cs.Start(); err != nil {
+		t.Fatalf("starting code-server: %v", err)
+	}
+	csDone := make(chan struct{})
+	go func() { _ = cs.Wait(); close(csDone) }()
+	defer func() {
+		stopGroup(t, cs.Process.Pid, csDone)
+		endCodexProcesses(t, env.CodexHome)
+	}()
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	waitHealthy(t, base, csDone, csLog)
+	t.Logf("code-server up in %v on %s", time.Since(t0).Round(time.Millisecond), base)
+
+	// Drive it.
+	shots := filepath.Join(root, "artifacts", "vscode")
+	if err := os.RemoveAll(shots); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
+	defer cancel()
+	drive := exec.CommandContext(ctx, tools["NODE24"], filepath.Join(extDir, "e2e", "drive.mjs"))
+	drive.Env = append(editorEnv,
+		"E2E_URL="+base,
+		"E2E_WORKSPACE="+ws,
+		"E2E_SHOTS="+shots,
+		"E2E_PROMPT="+prompt,
+		"E2E_ANSWER="+finalAnswer,
+		"E2E_TOOLS_DIR="+tools["TOOLS_DIR"],
+		"E2E_CHROMIUM="+tools["CHROMIUM"],
+		"E2E_TIMEOUT_MS=360000",
+	)
+	drive.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	drive.Cancel = func() error { return syscall.Kill(-drive.Process.Pid, syscall.SIGKILL) }
+	drive.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	drive.Stdout, drive.Stderr = &stdout, &stderr
+	t0 = time.Now()
+	runErr := drive.Run()
+	t.Logf("browser session %v (exit: %v)", time.Since(t0).Round(time.Millisecond), runErr)
+	if drive.Process != nil {
+		_ = syscall.Kill(-drive.Process.Pid, syscall.SIGKILL) // chromium helpers left behind, if any
+	}
+
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("driver stderr:\n%s", stderr.String())
+		t.Logf("driver stdout:\n%s", stdout.String())
+		logTail(t, "code-server log", csLog)
+		logTail(t, "hermes-lsp log", serverLog)
+		for _, pattern := range []string{"logs/*/window*/exthost/exthost.log", "logs/*/window*/exthost/output_logging_*/*Hermes*.log", "logs/*/remoteexthost.log"} {
+			matches, _ := filepath.Glob(filepath.Join(userData, pattern))
+			for _, m := range matches {
+				logTail(t, m, m)
+			}
+		}
+		for i, l := range env.Model.Log() {
+			t.Logf("fake model %d: %s", i, l)
+		}
+	}()
+
+	var sum driveSummary
+	if err := json.Unmarshal([]byte(lastLine(stdout.String())), &sum); err != nil {
+		t.Fatalf("the driver printed no JSON summary (%v); run error: %v", err, runErr)
+	}
+	for _, s := range sum.Steps {
+		t.Logf("  +%5.1fs %s", float64(s.AtMs)/1000, s.Name)
+	}
+	t.Logf("screenshots: %s", strings.Join(sum.Screenshots, ", "))
+	if sum.Error != nil {
+		t.Fatalf("driver: %s\nDOM at failure: %s", *sum.Error, sum.FailureDOM)
+	}
+	if runErr != nil {
+		t.Fatalf("driver: %v", runErr)
+	}
+
+	// What a person saw.
+	if len(sum.ProgressTexts) == 0 || !strings.Contains(sum.ProgressTexts[0], "Hermes") {
+		t.Errorf("progress notification: %q", sum.ProgressTexts)
+	}
+	if len(sum.Dialogs) != 2 || !strings.Contains(sum.Dialogs[0], "vscode_made.txt") || !strings.Contains(sum.Dialogs[1], "hello.txt") {
+		t.Errorf("approval dialogs: %q", sum.Dialogs)
+	}
+	if sum.DiffEditor == nil || !strings.Contains(sum.DiffEditor.Tab, "hello.txt") || !strings.Contains(sum.DiffEditor.Text, "patched in VS Code") {
+		t.Errorf("the patch's diff editor: %+v", sum.DiffEditor)
+	}
+	if sum.FinalToast == nil || !strings.Contains(*sum.FinalToast, finalAnswer) {
+		t.Errorf("final message: %v", sum.FinalToast)
+	}
+	if n := len(sum.StatusBar); n < 3 || !strings.Contains(sum.StatusBar[0], "Hermes: idle") ||
+		!strings.Contains(sum.StatusBar[1], "approval needed") || !strings.Contains(sum.StatusBar[n-1], "Hermes: done") || !strings.Contains(sum.StatusBar[n-1], "tok") {
+		t.Errorf("status bar: %q", sum.StatusBar)
+	}
+	for _, want := range []string{"allowed once", "completed"} {
+		if !strings.Contains(sum.HermesView, want) {
+			t.Errorf("the Hermes view lacks %q:\n%s", want, sum.HermesView)
+		}
+	}
+	if !strings.Contains(sum.StatusQuick, "auto-approve") {
+		t.Errorf("status quick pick: %q", sum.StatusQuick)
+	}
+
+	// What codex wrote.
+	for name, want := range map[string]string{"vscode_made.txt": "from-vscode\n", "hello.txt": helloAfter} {
+		got, err := os.ReadFile(filepath.Join(ws, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if n := len(env.Model.Requests()); n != 3 {
+		t.Errorf("fake model requests: %d, want 3", n)
+	}
+	t.Logf("e2e total %v (browser %d ms)", time.Since(begin).Round(time.Millisecond), sum.DurationMs)
+}
+
+// setup runs e2e/setup.sh and returns the KEY=VALUE lines it prints.
+func setup(t *testing.T, extDir string) map[string]string {
+	t.Helper()
+	t0 := time.Now()
+	cmd := exec.Command("bash", filepath.Join(extDir, "e2e", "setup.sh"))
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("e2e/setup.sh: %v", err)
+	}
+	vals := map[string]string{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			vals[k] = v
+		}
+	}
+	for _, k := range []string{"NODE24", "CODE_SERVER", "TOOLS_DIR", "CHROMIUM"} {
+		if vals[k] == "" {
+			t.Fatalf("e2e/setup.sh did not say %s: %q", k, out.String())
+		}
+	}
+	t.Logf("tools ready in %v", time.Since(t0).Round(time.Millisecond))
+	return vals
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func waitHealthy(t *testing.T, base string, done <-chan struct{}, logPath string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-done:
+			logTail(t, "code-server log", logPath)
+			t.Fatal("code-server exited before it was up")
+		default:
+		}
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			logTail(t, "code-server log", logPath)
+			t.Fatalf("code-server not up after 60s: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stopGroup ends code-server's session: SIGTERM to the group, then SIGKILL to what is left.
+func stopGroup(t *testing.T, pgid int, done <-chan struct{}) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+	}
+	t.Logf("code-server's group %d outlived SIGTERM; killing it", pgid)
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b)+"\n")
+}
+
+func logTail(t *testing.T, name, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("%s: %v", name, err)
+		return
+	}
+	if len(b) > 12000 {
+		b = append([]byte("…\n"), b[len(b)-12000:]...)
+	}
+	t.Logf("%s (%s):\n%s", name, path, b)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// endCodexProcesses checks that no codex of this test outlived the editor (codex runs in a process
+// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
+// by its pid.
+func endCodexProcesses(t *testing.T, codexHome string) {
+	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
+	var left []int
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		left = left[:0]
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil || !bytes.Contains(append(environ, 0), marker) {
+				continue
+			}
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+				continue // a zombie: already dead
+			}
+			left = append(left, pid)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, pid := range left {
+		t.Errorf("codex process %d (CODEX_HOME %s) outlived the editor; killing it", pid, codexHome)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,231 @@
+// Approval prompts (window/showMessageRequest) -> a modal dialog, and patches -> the proposed file
+// contents for a diff editor. No vscode import.
+
+import type { FileChange, MessageActionItem } from './protocol';
+
+/** The action titles hermes-lsp offers on an approval prompt (docs/protocol.md, "Approvals"). */
+export const Actions = {
+	allowOnce: 'Allow once',
+	allowSession: 'Allow for session',
+	deny: 'Deny',
+	stop: 'Stop turn',
+	showDiff: 'Show diff',
+} as const;
+
+/** approvalId reads the approval's id from the prompt's message ("… (approval ID): …"), if it is one. */
+export function approvalId(message: string): string | undefined {
+	const m = /\(approval ([^\s()]+)\)/.exec(message);
+	return m ? m[1] : undefined;
+}
+
+/** isApproval says whether a prompt is an approval: it names one and offers to allow it. */
+export function isApproval(message: string, actions: readonly MessageActionItem[] | undefined): boolean {
+	return approvalId(message) !== undefined && (actions ?? []).some((a) => a.title === Actions.allowOnce);
+}
+
+export interface DialogItem {
+	title: string;
+	/** The Escape key (and closing the dialog) picks this one: Deny, so no extra Cancel button. */
+	isCloseAffordance?: boolean;
+}
+
+export interface Dialog {
+	/** The dialog's headline: the prompt's first line. */
+	message: string;
+	/** The rest of the prompt: the command and its folder, or the changes; the reason. */
+	detail: string;
+	items: DialogItem[];
+}
+
+/** approvalDialog lays an approval prompt out as a modal dialog with one button per action. */
+export function approvalDialog(message: string, actions: readonly MessageActionItem[] | undefined): Dialog {
+	const lines = message.split('\n');
+	const first = lines[0] ?? '';
+	let rest = lines.slice(1).join('\n');
+	// A patch prompt lists its changes on the first line after a colon: give them their own lines.
+	let headline = first;
+	const colon = first.indexOf('): ');
+	if (colon >= 0) {
+		headline = first.slice(0, colon + 1);
+		const changes = first.slice(colon + 3).split(', ').join('\n');
+		rest = rest ? `${changes}\n${rest}` : changes;
+	} else if (first.endsWith(':')) {
+		headline = first.slice(0, -1);
+	}
+	const items: DialogItem[] = (actions ?? []).map((a) =>
+		a.title === Actions.deny ? { title: a.title, isCloseAffordance: true } : { title: a.title },
+	);
+	return { message: headline, detail: rest, items };
+}
+
+/**
+ * chosenAction maps the dialog's answer back to the server's action item: the item whose title was
+ * picked, or null (which the server takes as Deny) when the dialog was dismissed.
+ */
+export function chosenAction<T extends MessageActionItem>(picked: { title: string } | undefined, actions: readonly T[] | undefined): T | null {
+	if (!picked) {
+		return null;
+	}
+	return (actions ?? []).find((a) => a.title === picked.title) ?? null;
+}
+
+/** What a diff editor shows for one change of a patch. */
+export interface ProposedChange {
+	/** The file now (its path, to read from disk, or null when the patch adds it). */
+	originalPath: string | null;
+	/** The path the file has after the patch (the move target of a rename). */
+	targetPath: string;
+	/** The file's content after the patch, or undefined when the diff could not be applied (show the diff text). */
+	proposed: string | undefined;
+	kind: string;
+}
+
+/**
+ * proposedChange works out the content a change leaves: an added file's content, nothing for a
+ * deleted one, and for an update the current content with the unified diff applied. original is the
+ * file's current content (undefined when it cannot be read).
+ */
+export function proposedChange(change: FileChange, original: string | undefined): ProposedChange {
+	const kind = change.kind?.type ?? 'update';
+	const target = change.kind?.move_path || change.path;
+	switch (kind) {
+		case 'add':
+			return {
+				originalPath: null,
+				targetPath: target,
+				proposed: isUnifiedDiff(change.diff) ? applyUnifiedDiff('', change.diff) : change.diff,
+				kind,
+			};
+		case 'delete':
+			return { originalPath: change.path, targetPath: change.path, proposed: '', kind };
+		default:
+			return {
+				originalPath: change.path,
+				targetPath: target,
+				proposed: original === undefined ? undefined : applyUnifiedDiff(original, change.diff),
+				kind,
+			};
+	}
+}
+
+function isUnifiedDiff(d: string): boolean {
+	return /^(--- |\+\+\+ |@@ )/m.test(d) && /^@@ /m.test(d);
+}
+
+interface Hunk {
+	oldStart: number; // 1-based; 0 for an empty file
+	lines: string[]; // each starts with ' ', '-', '+' (or '\' for "No newline at end of file")
+}
+
+function parseHunks(diff: string): Hunk[] | undefined {
+	const hunks: Hunk[] = [];
+	let cur: Hunk | undefined;
+	const lines = diff.split('\n');
+	if (lines.length > 0 && lines[lines.length - 1] === '') {
+		lines.pop();
+	}
+	for (const line of lines) {
+		const h = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+		if (h) {
+			cur = { oldStart: Number(h[1]), lines: [] };
+			hunks.push(cur);
+			continue;
+		}
+		if (!cur) {
+			continue; // file headers (---, +++, diff --git) before the first hunk
+		}
+		if (line === '' ) {
+			cur.lines.push(' '); // an empty context line whose space was trimmed
+		} else if (line[0] === ' ' || line[0] === '-' || line[0] === '+' || line[0] === '\\') {
+			cur.lines.push(line);
+		} else {
+			return undefined;
+		}
+	}
+	return hunks.length > 0 ? hunks : undefined;
+}
+
+/**
+ * applyUnifiedDiff applies a unified diff to text and returns the result, or undefined when a hunk
+ * does not match. A hunk is looked for at its line number first, then anywhere after the previous
+ * hunk (the file may have moved on since codex read it).
+ */
+export function applyUnifiedDiff(text: string, diff: string): string | undefined {
+	const hunks = parseHunks(diff);
+	if (!hunks) {
+		return undefined;
+	}
+	const eol = text.includes('\r\n') ? '\r\n' : '\n';
+	const hadFinalNewline = text === '' || text.endsWith('\n');
+	const src = text === '' ? [] : text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+	const out: string[] = [];
+	let pos = 0; // next line of src to copy
+	let finalNewline = hadFinalNewline;
+	for (const h of hunks) {
+		const old: string[] = [];
+		const neu: string[] = [];
+		let last: '-' | '+' | ' ' = ' ';
+		let noNewlineOld = false;
+		let noNewlineNew = false;
+		for (const l of h.lines) {
+			const tag = l[0];
+			const body = l.slice(1);
+			if (tag === '\\') {
+				if (last === '-' ) {
+					noNewlineOld = true;
+				} else if (last === '+') {
+					noNewlineNew = true;
+				} else {
+					noNewlineOld = noNewlineNew = true;
+				}
+				continue;
+			}
+			if (tag === ' ' || tag === '-') {
+				old.push(body);
+			}
+			if (tag === ' ' || tag === '+') {
+				neu.push(body);
+			}
+			last = tag as '-' | '+' | ' ';
+		}
+		void noNewlineOld;
+		let at = Math.max(h.oldStart - 1, 0);
+		if (old.length === 0) {
+			at = h.oldStart; // a pure insertion after line oldStart
+		}
+		if (!matches(src, at, old) || at < pos) {
+			at = -1;
+			for (let i = pos; i + old.length <= src.length; i++) {
+				if (matches(src, i, old)) {
+					at = i;
+					break;
+				}
+			}
+			if (at < 0) {
+				return undefined;
+			}
+		}
+		out.push(...src.slice(pos, at), ...neu);
+		pos = at + old.length;
+		if (pos >= src.length) {
+			finalNewline = !noNewlineNew;
+		}
+	}
+	out.push(...src.slice(pos));
+	if (out.length === 0) {
+		return '';
+	}
+	return out.join(eol) + (finalNewline ? eol : '');
+}
+
+function matches(src: string[], at: number, old: string[]): boolean {
+	if (at < 0 || at + old.length > src.length) {
+		return false;
+	}
+	for (let i = 0; i < old.length; i++) {
+		if (src[at + i] !== old[i]) {
+			return false;
+		}
+	}
+	return true;
+}

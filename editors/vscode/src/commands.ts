@@ -1,0 +1,28 @@
+// The extension's command ids and palette titles. No vscode import.
+//
+// vscode-languageclient registers the server's command ids (`hermes.ask`, `hermes.cancel`, …, from
+// its executeCommandProvider) as VS Code commands itself, so the extension's own ids must differ:
+// they live under `hermes-vscode.` and call the server's commands through workspace/executeCommand.
+
+export const Command = {
+	ask: 'hermes-vscode.ask',
+	askSelection: 'hermes-vscode.askSelection',
+	stop: 'hermes-vscode.stop',
+	newThread: 'hermes-vscode.newThread',
+	showTranscript: 'hermes-vscode.showTranscript',
+	toggleYolo: 'hermes-vscode.toggleYolo',
+	status: 'hermes-vscode.status',
+	restart: 'hermes-vscode.restart',
+} as const;
+
+/** The palette titles ("Hermes: " + title), as package.json contributes them. */
+export const Titles: Record<keyof typeof Command, string> = {
+	ask: 'Ask…',
+	askSelection: 'Ask About Selection',
+	stop: 'Stop Turn',
+	newThread: 'New Thread',
+	showTranscript: 'Show Transcript',
+	toggleYolo: 'Toggle Auto-approve',
+	status: 'Show Status',
+	restart: 'Restart Server',
+};

@@ -1,0 +1,535 @@
+// The VS Code extension: starts hermes-lsp with vscode-languageclient, adds the Hermes commands, a
+// status bar item, the Hermes view (an output channel streaming hermes/turnEvent), and approvals as
+// modal dialogs with a diff editor for patches. The logic without vscode lives in the other modules.
+
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+	DidChangeConfigurationNotification,
+	ExecuteCommandRequest,
+	LanguageClient,
+	ResponseError,
+	ShowMessageRequest,
+	State,
+	WorkDoneProgress,
+	WorkDoneProgressCancelNotification,
+	type LanguageClientOptions,
+	type ServerOptions,
+	type MessageActionItem,
+	type ShowMessageRequestParams,
+} from 'vscode-languageclient/node';
+
+import { Command } from './commands';
+import { approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from './approvals';
+import { baseName, folderStatusLine, statusBarText, statusBarTooltip, statusText } from './format';
+import {
+	ServerCommand,
+	TurnEventMethod,
+	type Approval,
+	type AskResult,
+	type StatusResult,
+	type TurnEventParams,
+} from './protocol';
+import { launchChanged, serverLaunch, serverSettings, type PathContext } from './settings';
+import { TurnRenderer, TurnTracker } from './turns';
+
+const PROPOSED_SCHEME = 'hermes-proposed';
+
+let client: LanguageClient | undefined;
+let starting: Promise<LanguageClient | undefined> | undefined;
+let view: vscode.OutputChannel;
+let bar: vscode.StatusBarItem;
+const tracker = new TurnTracker();
+const renderer = new TurnRenderer();
+const proposed = new Map<string, string>(); // hermes-proposed URI -> content
+const proposedChanged = new vscode.EventEmitter<vscode.Uri>();
+const diffsShown = new Set<string>(); // approval ids whose diff editors were opened
+const turnEnded = new vscode.EventEmitter<TurnEventParams>();
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+	view = vscode.window.createOutputChannel('Hermes');
+	bar = vscode.window.createStatusBarItem('hermes.status', vscode.StatusBarAlignment.Left, 50);
+	bar.name = 'Hermes';
+	bar.command = Command.status;
+	updateBar();
+	bar.show();
+	context.subscriptions.push(view, bar, proposedChanged, turnEnded);
+
+	context.subscriptions.push(
+		vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, {
+			onDidChange: proposedChanged.event,
+			provideTextDocumentContent: (uri) => proposed.get(uri.toString()) ?? '',
+		}),
+		vscode.commands.registerCommand(Command.ask, () => ask(false)),
+		vscode.commands.registerCommand(Command.askSelection, () => ask(true)),
+		vscode.commands.registerCommand(Command.stop, stop),
+		vscode.commands.registerCommand(Command.newThread, newThread),
+		vscode.commands.registerCommand(Command.showTranscript, showTranscript),
+		vscode.commands.registerCommand(Command.toggleYolo, toggleYolo),
+		vscode.commands.registerCommand(Command.status, showStatus),
+		vscode.commands.registerCommand(Command.restart, restart),
+		vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+		{ dispose: () => void stopClient() },
+	);
+	await ensureClient();
+}
+
+export async function deactivate(): Promise<void> {
+	await stopClient();
+}
+
+// --- the language client ------------------------------------------------------------------------
+
+function config(scope?: vscode.Uri): (key: string) => unknown {
+	const c = vscode.workspace.getConfiguration('hermes', scope);
+	return (key) => c.get(key);
+}
+
+function pathContext(scope?: vscode.Uri): PathContext {
+	const folder = (scope && vscode.workspace.getWorkspaceFolder(scope)) ?? vscode.workspace.workspaceFolders?.[0];
+	return { home: os.homedir(), workspaceFolder: folder?.uri.fsPath };
+}
+
+function settingsFor(scope?: vscode.Uri): Record<string, unknown> {
+	return serverSettings(config(scope), pathContext(scope));
+}
+
+function createClient(): LanguageClient {
+	const launch = serverLaunch(config(), pathContext());
+	const serverOptions: ServerOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+	const clientOptions: LanguageClientOptions = {
+		documentSelector: [{ scheme: 'file' }],
+		initializationOptions: settingsFor(),
+		outputChannelName: 'Hermes Language Server',
+		middleware: {
+			workspace: {
+				// The server asks for section `hermes`: answer with the mapped settings (turnEvents on, no client-only keys).
+				configuration: async (params, token, next) => {
+					const defaults = await next(params, token);
+					if (!Array.isArray(defaults)) {
+						return defaults;
+					}
+					return params.items.map((item, i) =>
+						item.section === 'hermes' ? settingsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined) : defaults[i],
+					);
+				},
+			},
+		},
+	};
+	const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
+	// Registered before start: the client installs these after its own defaults, on every (re)start.
+	c.onRequest(ShowMessageRequest.type, (params) => showMessageRequest(params));
+	c.onNotification(TurnEventMethod, (params: TurnEventParams) => onTurnEvent(params));
+	c.onDidChangeState((e) => {
+		tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+		updateBar();
+	});
+	return c;
+}
+
+/** ensureClient starts the server when it is not running, and reports a failure once with a way out. */
+async function ensureClient(): Promise<LanguageClient | undefined> {
+	if (client && client.state === State.Running) {
+		return client;
+	}
+	if (starting) {
+		return starting;
+	}
+	starting = (async () => {
+		if (!client) {
+			client = createClient();
+		}
+		try {
+			await client.start();
+			return client;
+		} catch (err) {
+			const launch = serverLaunch(config(), pathContext());
+			tracker.setServerState('stopped');
+			updateBar();
+			const pick = await vscode.window.showErrorMessage(
+				`Hermes: could not start ${launch.command}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`,
+				'Open Settings',
+			);
+			if (pick === 'Open Settings') {
+				void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.serverPath');
+			}
+			const failed = client;
+			client = undefined;
+			void failed?.dispose().catch(() => undefined);
+			return undefined;
+		} finally {
+			starting = undefined;
+		}
+	})();
+	return starting;
+}
+
+async function stopClient(): Promise<void> {
+	const c = client;
+	client = undefined;
+	if (c) {
+		try {
+			await c.dispose(3000);
+		} catch {
+			// already stopped
+		}
+	}
+}
+
+async function restart(): Promise<void> {
+	await stopClient();
+	await ensureClient();
+}
+
+function onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+	if (!e.affectsConfiguration('hermes')) {
+		return;
+	}
+	if (launchChanged((s) => e.affectsConfiguration(s))) {
+		void restart();
+		return;
+	}
+	if (client?.state === State.Running) {
+		void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: settingsFor() } });
+	}
+}
+
+/** execute runs one of the server's commands; an error is shown and comes back as undefined. */
+async function execute<T>(command: string, args?: object, workDoneToken?: string): Promise<T | undefined> {
+	const c = await ensureClient();
+	if (!c) {
+		return undefined;
+	}
+	try {
+		return (await c.sendRequest(ExecuteCommandRequest.type, {
+			command,
+			arguments: args ? [args] : [],
+			...(workDoneToken ? { workDoneToken } : {}),
+		})) as T;
+	} catch (err) {
+		void vscode.window.showErrorMessage(`Hermes: ${errorText(err)}`);
+		return undefined;
+	}
+}
+
+function errorText(err: unknown): string {
+	if (err instanceof ResponseError) {
+		return err.message;
+	}
+	return err instanceof Error ? err.message : String(err);
+}
+
+// --- turn events: the Hermes view and the status bar -------------------------------------------
+
+function onTurnEvent(p: TurnEventParams): void {
+	tracker.apply(p);
+	const text = renderer.render(p);
+	if (text) {
+		view.append(text);
+	}
+	if (p.event.kind === 'turnCompleted') {
+		turnEnded.fire(p);
+	}
+	updateBar();
+}
+
+function updateBar(): void {
+	const m = tracker.bar();
+	bar.text = statusBarText(m);
+	bar.tooltip = statusBarTooltip(m);
+	bar.backgroundColor = m.state === 'approval' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+}
+
+// --- commands ------------------------------------------------------------------------------------
+
+/**
+ * targetUri is what picks the workspace folder: the active file, else the only folder, else the
+ * folder the person picks (undefined when they cancel).
+ */
+async function targetUri(): Promise<vscode.Uri | undefined> {
+	const doc = vscode.window.activeTextEditor?.document;
+	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+		return doc.uri;
+	}
+	const folders = vscode.workspace.workspaceFolders ?? [];
+	if (folders.length === 1) {
+		return folders[0].uri;
+	}
+	if (folders.length > 1) {
+		return (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Hermes: which folder?' }))?.uri;
+	}
+	return undefined;
+}
+
+async function ask(aboutSelection: boolean): Promise<void> {
+	const editor = vscode.window.activeTextEditor;
+	if (aboutSelection && (!editor || editor.selection.isEmpty)) {
+		void vscode.window.showWarningMessage('Hermes: select some code first (or use Hermes: Ask…).');
+		return;
+	}
+	if (!vscode.workspace.workspaceFolders?.length) {
+		void vscode.window.showWarningMessage('Hermes: open a folder first: Hermes runs codex in a workspace folder.');
+		return;
+	}
+	const prompt = await vscode.window.showInputBox({
+		title: aboutSelection ? 'Hermes: Ask About Selection' : 'Hermes: Ask',
+		prompt: aboutSelection ? 'What should Hermes do with the selected code?' : 'What should Hermes do?',
+		placeHolder: aboutSelection ? 'e.g. explain this, or add error handling' : 'e.g. add a test for the parser',
+		ignoreFocusOut: true,
+	});
+	if (!prompt || !prompt.trim()) {
+		return;
+	}
+	const c = await ensureClient();
+	if (!c) {
+		return;
+	}
+	const uri = aboutSelection ? editor?.document.uri : await targetUri();
+	if (!uri) {
+		return;
+	}
+	const args: Record<string, unknown> = { prompt, uri: uri.toString() };
+	if (aboutSelection && editor) {
+		const sel = editor.selection;
+		args.range = c.code2ProtocolConverter.asRange(sel);
+		const diags = vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.range.intersection(sel) !== undefined);
+		if (diags.length > 0) {
+			args.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
+		}
+	}
+	view.show(true);
+	await runWithProgress(c, args, prompt);
+}
+
+/**
+ * runWithProgress sends hermes.ask with a work-done token of its own and shows that progress as a
+ * cancellable notification until it ends (the server then reports on this token rather than making one).
+ */
+async function runWithProgress(c: LanguageClient, args: Record<string, unknown>, prompt: string): Promise<void> {
+	const token = `hermes-vscode/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+	let result: AskResult | undefined;
+	await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: 'Hermes', cancellable: true },
+		(progress, cancel) =>
+			new Promise<void>((resolve) => {
+				const disposables: vscode.Disposable[] = [];
+				const done = () => {
+					disposables.forEach((d) => d.dispose());
+					resolve();
+				};
+				progress.report({ message: firstWords(prompt) });
+				disposables.push(
+					c.onProgress(WorkDoneProgress.type, token, (v) => {
+						if (v.kind === 'end') {
+							done();
+						} else if (v.message) {
+							progress.report({ message: v.message });
+						}
+					}),
+					cancel.onCancellationRequested(() => {
+						void c.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+					}),
+					// In case the end of the progress is lost (server restart), the turn's own end closes it.
+					turnEnded.event((p) => {
+						if (result && p.turnId === result.turnId) {
+							setTimeout(done, 500);
+						}
+					}),
+					c.onDidChangeState((e) => {
+						if (e.newState === State.Stopped) {
+							done();
+						}
+					}),
+				);
+				execute<AskResult>(ServerCommand.ask, args, token).then((r) => {
+					result = r;
+					if (!r) {
+						done();
+					} else if (r.steered) {
+						void vscode.window.showInformationMessage(`Hermes: added to the turn running in ${baseName(r.folder)}.`);
+						done();
+					}
+				}, done);
+			}),
+	);
+}
+
+function firstWords(s: string, n = 8): string {
+	const words = s.trim().split(/\s+/);
+	return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
+}
+
+async function uriArgs(): Promise<{ uri?: string }> {
+	const uri = await targetUri();
+	return uri ? { uri: uri.toString() } : {};
+}
+
+/** stopArgs: the active file's folder; without one, every running turn (hermes.cancel without uri). */
+async function stopArgs(): Promise<{ uri?: string }> {
+	const doc = vscode.window.activeTextEditor?.document;
+	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+		return { uri: doc.uri.toString() };
+	}
+	return {};
+}
+
+async function stop(): Promise<void> {
+	const r = await execute<{ cancelled: number }>(ServerCommand.cancel, await stopArgs());
+	if (r) {
+		void vscode.window.showInformationMessage(r.cancelled > 0 ? `Hermes: stopped ${r.cancelled} turn(s).` : 'Hermes: no turn is running.');
+	}
+}
+
+async function newThread(): Promise<void> {
+	const r = await execute<{ folder: string }>(ServerCommand.newThread, await uriArgs());
+	if (r) {
+		view.appendLine(`━━ new thread in ${r.folder} ━━`);
+		void vscode.window.showInformationMessage(`Hermes: the next prompt in ${baseName(r.folder)} starts a new thread.`);
+	}
+}
+
+async function showTranscript(): Promise<void> {
+	const r = await execute<{ path: string; uri: string }>(ServerCommand.showTranscript, await uriArgs());
+	if (r?.path) {
+		try {
+			await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: false });
+		} catch {
+			void vscode.window.showInformationMessage(`Hermes: the transcript is ${r.path}`);
+		}
+	}
+}
+
+async function toggleYolo(): Promise<void> {
+	const r = await execute<{ folder: string; yolo: boolean }>(ServerCommand.toggleYolo, await uriArgs());
+	if (r) {
+		tracker.setYolo(r.folder, r.yolo);
+		updateBar();
+		void vscode.window.showInformationMessage(
+			r.yolo
+				? `Hermes: auto-approve is ON in ${baseName(r.folder)}: commands and patches run without asking.`
+				: `Hermes: auto-approve is off in ${baseName(r.folder)}: you are asked before each command and patch.`,
+		);
+	}
+}
+
+async function showStatus(): Promise<void> {
+	const r = await execute<StatusResult>(ServerCommand.status);
+	if (!r) {
+		return;
+	}
+	for (const f of r.folders ?? []) {
+		tracker.setYolo(f.folder, !!f.yolo);
+	}
+	updateBar();
+	const { headline, detail } = statusText(r);
+	view.appendLine(`${headline}\n${detail}`);
+	type Item = vscode.QuickPickItem & { run?: () => Promise<void> };
+	const items: Item[] = [];
+	for (const f of r.folders ?? []) {
+		items.push({ label: `$(folder) ${baseName(f.folder)}`, description: folderStatusLine(f), detail: f.threadId ? `thread ${f.threadId}` : f.folder });
+		for (const a of f.pendingApprovals ?? []) {
+			items.push({
+				label: `$(bell-dot) Answer approval ${a.approvalId}`,
+				description: `${a.kind}: ${a.summary}`,
+				run: () => answerApproval(a.approvalId),
+			});
+		}
+	}
+	items.push(
+		{ label: '', kind: vscode.QuickPickItemKind.Separator },
+		{ label: '$(comment-discussion) Ask…', run: () => ask(false) },
+		{ label: '$(debug-stop) Stop Turn', run: stop },
+		{ label: '$(add) New Thread', run: newThread },
+		{ label: '$(file-text) Show Transcript', run: showTranscript },
+		{ label: '$(shield) Toggle Auto-approve', run: toggleYolo },
+		{ label: '$(output) Show the Hermes view', run: async () => view.show() },
+	);
+	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
+	await pick?.run?.();
+}
+
+async function answerApproval(id: string): Promise<void> {
+	const choices: (vscode.QuickPickItem & { decision: string })[] = [
+		{ label: 'Allow once', decision: 'once' },
+		{ label: 'Allow for session', decision: 'session' },
+		{ label: 'Deny', decision: 'deny' },
+		{ label: 'Stop turn', decision: 'stop' },
+	];
+	const pick = await vscode.window.showQuickPick(choices, { title: `Hermes: approval ${id}` });
+	if (pick) {
+		await execute(ServerCommand.approve, { approvalId: id, decision: pick.decision });
+	}
+}
+
+// --- approvals -------------------------------------------------------------------------------------
+
+/**
+ * showMessageRequest answers the server's prompts. An approval becomes a modal dialog (Escape is
+ * Deny); a patch first opens a diff editor per change. Other prompts keep VS Code's usual message.
+ */
+async function showMessageRequest(params: ShowMessageRequestParams): Promise<MessageActionItem | null> {
+	if (!isApproval(params.message, params.actions)) {
+		const titles = (params.actions ?? []).map((a) => a.title);
+		const show = params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const picked = await show(params.message, ...titles);
+		return chosenAction(picked ? { title: picked } : undefined, params.actions);
+	}
+	const id = approvalId(params.message);
+	if (id && params.message.includes('apply a patch') && !diffsShown.has(id)) {
+		diffsShown.add(id);
+		await showPatchDiffs(await approvalFromEvents(id)).catch((err) => view.appendLine(`(could not open the diff: ${errorText(err)})`));
+	}
+	const d = approvalDialog(params.message, params.actions);
+	const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
+	return chosenAction(picked, params.actions);
+}
+
+/** approvalFromEvents waits briefly for the approvalWaiting event that carries the patch's changes. */
+async function approvalFromEvents(id: string): Promise<Approval | undefined> {
+	for (let waited = 0; waited < 2000; waited += 100) {
+		const a = tracker.approval(id);
+		if (a?.changes) {
+			return a;
+		}
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	return tracker.approval(id);
+}
+
+/** showPatchDiffs opens a diff editor for each change: the file now against the content the patch leaves. */
+async function showPatchDiffs(a: Approval | undefined): Promise<void> {
+	const changes = a?.changes ?? [];
+	for (const [i, change] of changes.slice(0, 8).entries()) {
+		let original: string | undefined;
+		if (change.kind?.type !== 'add') {
+			try {
+				original = await fs.readFile(change.path, 'utf8');
+			} catch {
+				original = undefined;
+			}
+		}
+		const p = proposedChange(change, original);
+		const name = baseName(p.targetPath);
+		const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: p.targetPath, query: `${a!.approvalId}-${i}` });
+		if (p.proposed === undefined) {
+			// The diff does not apply to the file as it is now: show codex's diff itself.
+			proposed.set(right.toString(), change.diff);
+			proposedChanged.fire(right);
+			const doc = await vscode.workspace.openTextDocument(right);
+			await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, 'diff'), { preview: false });
+			continue;
+		}
+		proposed.set(right.toString(), p.proposed);
+		proposedChanged.fire(right);
+		let left: vscode.Uri;
+		if (p.originalPath && original !== undefined) {
+			left = vscode.Uri.file(p.originalPath);
+		} else {
+			left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: p.targetPath, query: `${a!.approvalId}-${i}-before` });
+			proposed.set(left.toString(), original ?? '');
+		}
+		const title = `${name} (${p.kind}, proposed by Hermes · approval ${a!.approvalId})`;
+		await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: false, preserveFocus: false });
+	}
+}

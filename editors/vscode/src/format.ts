@@ -1,0 +1,172 @@
+// Small text formatting shared by the status bar, the Hermes view and the status command. No vscode import.
+
+import type { FolderStatus, StatusResult, Usage } from './protocol';
+
+/** formatTokens writes a token count for a person: 950, 2.5k, 25k, 1.2M. */
+export function formatTokens(n: number | undefined): string {
+	if (n === undefined || !Number.isFinite(n) || n < 0) {
+		return '0';
+	}
+	if (n < 1000) {
+		return String(Math.round(n));
+	}
+	if (n < 10_000) {
+		return trimZero((n / 1000).toFixed(1)) + 'k';
+	}
+	if (n < 1_000_000) {
+		return Math.round(n / 1000) + 'k';
+	}
+	return trimZero((n / 1_000_000).toFixed(1)) + 'M';
+}
+
+function trimZero(s: string): string {
+	return s.endsWith('.0') ? s.slice(0, -2) : s;
+}
+
+/** formatDuration writes milliseconds as 850ms, 3.1s, 2m05s. */
+export function formatDuration(ms: number | undefined): string {
+	if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
+		return '';
+	}
+	if (ms < 1000) {
+		return Math.round(ms) + 'ms';
+	}
+	if (ms < 60_000) {
+		return trimZero((ms / 1000).toFixed(1)) + 's';
+	}
+	const m = Math.floor(ms / 60_000);
+	const s = Math.floor((ms % 60_000) / 1000);
+	return `${m}m${String(s).padStart(2, '0')}s`;
+}
+
+/** contextPercent is how full the context window is, 0 to 100, or undefined when unknown (as the server computes it). */
+export function contextPercent(u: Usage | undefined): number | undefined {
+	if (!u || !u.contextWindow || u.contextWindow <= 0) {
+		return undefined;
+	}
+	return Math.min(100, Math.floor(((u.lastPromptTokens ?? 0) * 100) / u.contextWindow));
+}
+
+/** What the status bar shows. */
+export type BarState = 'starting' | 'idle' | 'running' | 'approval' | 'completed' | 'interrupted' | 'failed' | 'stopped';
+
+export interface BarModel {
+	state: BarState;
+	folder?: string; // the folder's name
+	activity?: string; // the current step while running
+	tokens?: number;
+	contextPercent?: number;
+	yolo?: boolean;
+	pendingApprovals?: number;
+}
+
+const ICONS: Record<BarState, string> = {
+	starting: '$(loading~spin)',
+	idle: '$(hubot)',
+	running: '$(sync~spin)',
+	approval: '$(bell-dot)',
+	completed: '$(check)',
+	interrupted: '$(debug-pause)',
+	failed: '$(error)',
+	stopped: '$(circle-slash)',
+};
+
+const WORDS: Record<BarState, string> = {
+	starting: 'starting',
+	idle: 'idle',
+	running: 'running',
+	approval: 'approval needed',
+	completed: 'done',
+	interrupted: 'interrupted',
+	failed: 'failed',
+	stopped: 'server stopped',
+};
+
+/** statusBarText is the status bar item's text: icon, state, tokens and context %. */
+export function statusBarText(m: BarModel): string {
+	const parts = [`${ICONS[m.state]} Hermes: ${WORDS[m.state]}`];
+	if (m.tokens !== undefined && m.tokens > 0) {
+		parts.push(`${formatTokens(m.tokens)} tok`);
+	}
+	if (m.contextPercent !== undefined) {
+		parts.push(`${m.contextPercent}% ctx`);
+	}
+	if (m.yolo) {
+		parts.push('auto-approve');
+	}
+	return parts.join(' · ');
+}
+
+/** statusBarTooltip is the item's hover: the folder, the step, and what a click does. */
+export function statusBarTooltip(m: BarModel): string {
+	const lines = [`Hermes: ${WORDS[m.state]}${m.folder ? ` in ${m.folder}` : ''}`];
+	if (m.activity) {
+		lines.push(m.activity);
+	}
+	if (m.tokens !== undefined && m.tokens > 0) {
+		lines.push(`${formatTokens(m.tokens)} tokens this turn`);
+	}
+	if (m.contextPercent !== undefined) {
+		lines.push(`context ${m.contextPercent}% full`);
+	}
+	if (m.pendingApprovals) {
+		lines.push(`${m.pendingApprovals} approval(s) waiting`);
+	}
+	lines.push(`auto-approve ${m.yolo ? 'on' : 'off'}`);
+	lines.push('Click for the status (Hermes: Show Status).');
+	return lines.join('\n');
+}
+
+/** baseName is the last element of a path. */
+export function baseName(p: string): string {
+	const trimmed = p.replace(/[\\/]+$/, '');
+	const i = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
+	return i >= 0 ? trimmed.slice(i + 1) : trimmed;
+}
+
+/** folderStatusLine says one folder of hermes.status in a line. */
+export function folderStatusLine(f: FolderStatus): string {
+	const parts: string[] = [];
+	parts.push(f.turn ? `turn ${f.turn.state}` : 'no turn yet');
+	const total = f.usage?.totalTokens ?? 0;
+	parts.push(`${formatTokens(total)} tokens`);
+	const pct = f.contextPercent ?? contextPercent(f.usage);
+	if (pct !== undefined && (f.usage?.contextWindow ?? 0) > 0) {
+		parts.push(`${pct}% context`);
+	}
+	parts.push(`auto-approve ${f.yolo ? 'on' : 'off'}`);
+	const pending = f.pendingApprovals?.length ?? 0;
+	if (pending > 0) {
+		parts.push(`${pending} approval(s) waiting`);
+	}
+	if (f.compactions) {
+		parts.push(`${f.compactions} compaction(s)`);
+	}
+	if (f.fallback) {
+		parts.push(`fallback ${String(f.fallback)}`);
+	}
+	return parts.join(' · ');
+}
+
+/** statusText renders hermes.status for the status command: a headline and one block per folder. */
+export function statusText(r: StatusResult | null | undefined): { headline: string; detail: string } {
+	const folders = r?.folders ?? [];
+	if (folders.length === 0) {
+		return { headline: 'Hermes: no workspace folder has a session yet.', detail: 'Ask something (Hermes: Ask…) to start one.' };
+	}
+	const running = folders.filter((f) => f.turn?.state === 'running').length;
+	const headline = running > 0 ? `Hermes: ${running} turn(s) running` : `Hermes: idle in ${folders.length} folder(s)`;
+	const detail = folders
+		.map((f) => {
+			const lines = [`${baseName(f.folder)} (${f.folder})`, '  ' + folderStatusLine(f)];
+			if (f.threadId) {
+				lines.push(`  thread ${f.threadId}`);
+			}
+			for (const a of f.pendingApprovals ?? []) {
+				lines.push(`  waiting: ${a.kind} ${a.summary} (${a.approvalId})`);
+			}
+			return lines.join('\n');
+		})
+		.join('\n');
+	return { headline, detail };
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { Actions, applyUnifiedDiff, approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from '../src/approvals';
+
+const actions = [{ title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Deny' }, { title: 'Stop turn' }];
+const execMessage = "Hermes wants to run a command (approval a1):\n/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project";
+const patchMessage = 'Hermes wants to apply a patch (approval a2): update hello.txt, add docs/new.md\nIt asks for write access under /w/project\nReason: tidy up';
+
+test('approvalId and isApproval read the server\'s prompt', () => {
+	assert.equal(approvalId(execMessage), 'a1');
+	assert.equal(approvalId(patchMessage), 'a2');
+	assert.equal(approvalId('Something else'), undefined);
+	assert.equal(isApproval(execMessage, actions), true);
+	assert.equal(isApproval(execMessage, [{ title: 'OK' }]), false);
+	assert.equal(isApproval('Restart codex?', actions), false);
+});
+
+test('an exec approval becomes a dialog: headline, the command and its folder, one button per action, Deny on Escape', () => {
+	assert.deepEqual(approvalDialog(execMessage, actions), {
+		message: 'Hermes wants to run a command (approval a1)',
+		detail: "/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project",
+		items: [{ title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Deny', isCloseAffordance: true }, { title: 'Stop turn' }],
+	});
+});
+
+test('a patch approval lists each change on its own line, and keeps Show diff', () => {
+	const d = approvalDialog(patchMessage, [...actions, { title: Actions.showDiff }]);
+	assert.equal(d.message, 'Hermes wants to apply a patch (approval a2)');
+	assert.equal(d.detail, 'update hello.txt\nadd docs/new.md\nIt asks for write access under /w/project\nReason: tidy up');
+	assert.deepEqual(
+		d.items.map((i) => i.title),
+		['Allow once', 'Allow for session', 'Deny', 'Stop turn', 'Show diff'],
+	);
+});
+
+test('chosenAction: the server\'s own item, or null when dismissed (the server takes it as Deny)', () => {
+	const items = [...actions];
+	assert.equal(chosenAction({ title: 'Allow once' }, items), items[0]);
+	assert.equal(chosenAction({ title: 'Stop turn' }, items), items[3]);
+	assert.equal(chosenAction(undefined, items), null);
+	assert.equal(chosenAction({ title: 'Cancel' }, items), null);
+});
+
+test('applyUnifiedDiff: the diff codex sends for an update', () => {
+	const before = 'Hello from the workspace.\nThis line is old.\nEnd.\n';
+	const diff = '@@ -1,3 +1,3 @@\n Hello from the workspace.\n-This line is old.\n+This line was patched in VS Code.\n End.\n';
+	assert.equal(applyUnifiedDiff(before, diff), 'Hello from the workspace.\nThis line was patched in VS Code.\nEnd.\n');
+});
+
+test('applyUnifiedDiff: several hunks, file headers, insertions, a moved file, and no final newline', () => {
+	const before = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].join('\n') + '\n';
+	const diff = [
+		'--- a/x.txt',
+		'+++ b/x.txt',
+		'@@ -1,2 +1,3 @@',
+		' a',
+		'+a2',
+		' b',
+		'@@ -7,2 +8,2 @@',
+		' g',
+		'-h',
+		'+H',
+		'\\ No newline at end of file',
+		'',
+	].join('\n');
+	assert.equal(applyUnifiedDiff(before, diff), 'a\na2\nb\nc\nd\ne\nf\ng\nH');
+	// The file moved on since codex read it: the hunk is found further down.
+	assert.equal(applyUnifiedDiff('new first line\n' + before, diff), 'new first line\na\na2\nb\nc\nd\ne\nf\ng\nH');
+	// An empty file, and CRLF line ends kept.
+	assert.equal(applyUnifiedDiff('', '@@ -0,0 +1,2 @@\n+x\n+y\n'), 'x\ny\n');
+	assert.equal(applyUnifiedDiff('a\r\nb\r\n', '@@ -1,2 +1,2 @@\n a\n-b\n+c\n'), 'a\r\nc\r\n');
+	// An insertion after line 2 with no context.
+	assert.equal(applyUnifiedDiff('1\n2\n3\n', '@@ -2,0 +3 @@\n+2.5\n'), '1\n2\n2.5\n3\n');
+});
+
+test('applyUnifiedDiff refuses what does not apply', () => {
+	assert.equal(applyUnifiedDiff('x\n', '@@ -1 +1 @@\n-y\n+z\n'), undefined);
+	assert.equal(applyUnifiedDiff('x\n', 'not a diff'), undefined);
+	assert.equal(applyUnifiedDiff('x\n', '@@ -1 +1 @@\n?x\n'), undefined);
+});
+
+test('proposedChange: add, delete, update, rename, and an update that does not apply', () => {
+	assert.deepEqual(proposedChange({ path: '/w/n.txt', kind: { type: 'add' }, diff: 'new\n' }, undefined), {
+		originalPath: null,
+		targetPath: '/w/n.txt',
+		proposed: 'new\n',
+		kind: 'add',
+	});
+	assert.deepEqual(proposedChange({ path: '/w/n.txt', kind: { type: 'add' }, diff: '@@ -0,0 +1 @@\n+new\n' }, undefined).proposed, 'new\n');
+	assert.deepEqual(proposedChange({ path: '/w/o.txt', kind: { type: 'delete' }, diff: 'old\n' }, 'old\n'), {
+		originalPath: '/w/o.txt',
+		targetPath: '/w/o.txt',
+		proposed: '',
+		kind: 'delete',
+	});
+	assert.deepEqual(proposedChange({ path: '/w/a.txt', kind: { type: 'update', move_path: '/w/b.txt' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }, 'a\n'), {
+		originalPath: '/w/a.txt',
+		targetPath: '/w/b.txt',
+		proposed: 'b\n',
+		kind: 'update',
+	});
+	assert.equal(proposedChange({ path: '/w/a.txt', kind: { type: 'update', move_path: '' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }, 'zzz\n').proposed, undefined);
+	assert.equal(proposedChange({ path: '/w/a.txt', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }, undefined).proposed, undefined);
+});

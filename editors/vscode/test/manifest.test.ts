@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { Command, Titles } from '../src/commands';
+import { ServerCommand } from '../src/protocol';
+import { LAUNCH_KEYS, SERVER_KEYS } from '../src/settings';
+
+// package.json, checked against the code that uses it.
+const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const contributed: { command: string; title: string; category: string }[] = manifest.contributes.commands;
+
+test('every command is contributed with its palette title, under ids that are not the server\'s', () => {
+	for (const [key, id] of Object.entries(Command)) {
+		const c = contributed.find((x) => x.command === id);
+		assert.ok(c, `${id} is not contributed`);
+		assert.equal(`${c.category}: ${c.title}`, `Hermes: ${Titles[key as keyof typeof Command]}`);
+	}
+	assert.equal(contributed.length, Object.keys(Command).length);
+	const serverIds = new Set<string>(Object.values(ServerCommand));
+	for (const c of contributed) {
+		assert.ok(!serverIds.has(c.command) && !c.command.startsWith('hermes.'), `${c.command} would collide with the server's commands`);
+	}
+	assert.deepEqual(
+		Object.values(Titles).map((t) => `Hermes: ${t}`),
+		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server'],
+	);
+});
+
+test('Ask has a keybinding', () => {
+	const kb = manifest.contributes.keybindings.find((k: { command: string }) => k.command === Command.ask);
+	assert.equal(kb.key, 'ctrl+alt+h');
+	assert.equal(kb.mac, 'cmd+alt+h');
+});
+
+test('every setting the extension reads is contributed, and nothing else', () => {
+	const props = Object.keys(manifest.contributes.configuration.properties).sort();
+	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).sort();
+	assert.deepEqual(props, want);
+});
+
+test('disabled in untrusted workspaces; bundled; activates on startup', () => {
+	assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
+	assert.equal(manifest.main, './dist/extension.js');
+	assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
+	assert.ok(manifest.engines.vscode.startsWith('^1.'));
+	assert.deepEqual(Object.keys(manifest.dependencies), ['vscode-languageclient']);
+});

@@ -1,0 +1,407 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
+)
+
+// client is the demo's side of the LSP connection: a small editor that shows progress, turn events
+// and approval prompts on the terminal.
+type client struct {
+	conn   jsonrpc2.Conn
+	term   *terminal
+	ask    *asker
+	folder string // the workspace folder: paths under it are shown relative
+
+	mu        sync.Mutex
+	approvals map[string]agenthost.Approval // approvalWaiting events, by approval id
+	arrived   chan struct{}                 // closed and replaced when an approval event arrives
+	reasoning strings.Builder               // reasoning deltas not shown yet
+	diff      string                        // the turn's diff, as the last diff event had it
+	patches   []string                      // the diffs of the patches asked about, in order
+	prompts   int                           // approval prompts answered
+	prompted  map[string]bool               // items whose approval prompt showed them already
+	result    *agenthost.Result
+	done      chan struct{} // closed at turnCompleted
+}
+
+func newClient(conn jsonrpc2.Conn, term *terminal, ask *asker, folder string) *client {
+	return &client{
+		conn:      conn,
+		term:      term,
+		ask:       ask,
+		folder:    folder,
+		prompted:  make(map[string]bool),
+		approvals: make(map[string]agenthost.Approval),
+		arrived:   make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+}
+
+// handle answers the server. The library calls it on its read goroutine, in order, so it never
+// blocks: an approval prompt waits for the person on a goroutine of its own.
+func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req.Method() {
+	case protocol.MethodProgress:
+		var p struct {
+			Value struct {
+				Kind    string `json:"kind"`
+				Title   string `json:"title"`
+				Message string `json:"message"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			switch p.Value.Kind {
+			case "begin":
+				c.term.Status(p.Value.Title + ": " + p.Value.Message)
+			case "report":
+				c.term.Status(p.Value.Message)
+			case "end":
+				c.term.Status("end: " + p.Value.Message)
+			}
+		}
+		return reply(ctx, nil, nil)
+	case lsp.MethodTurnEvent:
+		var p lsp.TurnEventParams
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			c.event(p.Event)
+		}
+		return reply(ctx, nil, nil)
+	case protocol.MethodWindowShowMessage:
+		var p protocol.ShowMessageParams
+		// Errors and warnings only, and not the turn's final message ("Hermes (folder): ..."): the
+		// turn events show all of it.
+		if json.Unmarshal(req.Params(), &p) == nil && (p.Type == protocol.MessageTypeError || p.Type == protocol.MessageTypeWarning) &&
+			!strings.HasPrefix(p.Message, "Hermes ("+filepath.Base(c.folder)+"):") {
+			c.term.Println(c.term.style(styleRed, "! ") + strings.TrimPrefix(indent(p.Message, "  "), "  "))
+		}
+		return reply(ctx, nil, nil)
+	case protocol.MethodWindowLogMessage:
+		return reply(ctx, nil, nil)
+	case protocol.MethodWorkDoneProgressCreate:
+		return reply(ctx, nil, nil)
+	case protocol.MethodWindowShowMessageRequest:
+		var p protocol.ShowMessageRequestParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err))
+		}
+		go func() { _ = reply(ctx, c.prompt(&p), nil) }()
+		return nil
+	}
+	if _, isCall := req.(*jsonrpc2.Call); isCall {
+		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "the demo client does not implement %s", req.Method()))
+	}
+	return nil
+}
+
+// event shows one hermes/turnEvent.
+func (c *client) event(ev agenthost.Event) {
+	if ev.Kind != agenthost.EventReasoningDelta {
+		c.flushReasoning()
+	}
+	switch ev.Kind {
+	case agenthost.EventAnswerDelta:
+		c.term.AnswerDelta(ev.Text)
+	case agenthost.EventReasoningDelta:
+		c.mu.Lock()
+		c.reasoning.WriteString(ev.Text)
+		c.mu.Unlock()
+	case agenthost.EventToolStarted:
+		if ev.Tool == nil {
+			return
+		}
+		c.mu.Lock()
+		shown := c.prompted[ev.Tool.ItemID]
+		c.mu.Unlock()
+		if !shown { // else its approval prompt showed it
+			c.term.Println(c.term.style(styleBold, "▸ "+toolVerb(ev.Tool.Name)+": ") + c.relative(ev.Tool.Preview))
+		}
+	case agenthost.EventToolCompleted:
+		c.toolCompleted(ev.Tool)
+	case agenthost.EventDiff:
+		c.mu.Lock()
+		c.diff = ev.Diff
+		c.mu.Unlock()
+	case agenthost.EventApprovalWaiting:
+		if a := ev.Approval; a != nil {
+			c.mu.Lock()
+			c.approvals[a.ID] = *a
+			close(c.arrived)
+			c.arrived = make(chan struct{})
+			c.mu.Unlock()
+		}
+	case agenthost.EventApprovalResolved:
+		if a := ev.Approval; a != nil && a.DecidedBy != "" && a.DecidedBy != "user" {
+			c.term.Printf("  approval %s: %s (%s)", a.ID, a.Decision, a.DecidedBy)
+		}
+	case agenthost.EventError, agenthost.EventFallback:
+		c.term.Println(c.term.style(styleRed, "! ") + ev.Kind + ": " + ev.Text)
+	case agenthost.EventTurnCompleted:
+		c.term.EndAnswer()
+		c.mu.Lock()
+		if c.result == nil && ev.Result != nil {
+			c.result = ev.Result
+			close(c.done)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// flushReasoning prints the reasoning summary gathered so far as one dim line.
+func (c *client) flushReasoning() {
+	c.mu.Lock()
+	text := strings.Join(strings.Fields(c.reasoning.String()), " ")
+	c.reasoning.Reset()
+	c.mu.Unlock()
+	if text != "" {
+		c.term.Println(c.term.style(styleDim, "✻ "+clip(text, 160)))
+	}
+}
+
+// toolVerb names a tool for a person.
+func toolVerb(name string) string {
+	switch name {
+	case "exec_command":
+		return "run"
+	case "apply_patch":
+		return "patch"
+	}
+	return name
+}
+
+// maxOutputLines bounds the command output shown per tool call.
+const maxOutputLines = 8
+
+// toolCompleted shows how a tool call ended, with the start of a command's output.
+func (c *client) toolCompleted(t *agenthost.ToolEvent) {
+	if t == nil {
+		return
+	}
+	mark := c.term.style(styleGreen, "✓")
+	if t.IsError {
+		mark = c.term.style(styleRed, "✗")
+	}
+	took := ""
+	if t.DurationMs > 0 {
+		took = fmt.Sprintf(" · %s", (time.Duration(t.DurationMs) * time.Millisecond).Round(time.Millisecond))
+	}
+	out := t.Result
+	switch {
+	case t.Name == "apply_patch" && !t.IsError:
+		c.term.Printf("  %s applied%s", mark, took)
+		return
+	case t.Name == "apply_patch":
+		c.term.Printf("  %s not applied (%s)%s", mark, t.Status, took)
+		return
+	case t.Name != "exec_command":
+		c.term.Printf("  %s %s%s", mark, firstLine(out), took)
+		return
+	}
+	status := "exit 0"
+	if strings.HasPrefix(out, "[exit ") {
+		if i := strings.IndexByte(out, ']'); i > 0 {
+			status, out = out[1:i], strings.TrimPrefix(out[i+1:], " ")
+		}
+	} else if t.IsError {
+		status = t.Status
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	more := ""
+	if len(lines) > maxOutputLines {
+		more = fmt.Sprintf("\n    … %d more line(s)", len(lines)-maxOutputLines)
+		lines = lines[:maxOutputLines]
+	}
+	text := fmt.Sprintf("  %s %s%s", mark, status, took)
+	if body := strings.Join(lines, "\n"); strings.TrimSpace(body) != "" {
+		text += "\n" + c.term.style(styleDim, indent(body, "    │ ")+more)
+	}
+	c.term.Println(text)
+}
+
+// approvalIDPattern finds the approval id in a prompt's message: "... (approval a1):".
+var approvalIDPattern = regexp.MustCompile(`\(approval ([^)\s]+)\)`)
+
+// prompt answers one window/showMessageRequest: an approval. It shows what codex wants to do (and
+// a patch's diff) and asks the person, or answers "Allow once" by itself with --yes or without a
+// terminal.
+func (c *client) prompt(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
+	var a *agenthost.Approval
+	if m := approvalIDPattern.FindStringSubmatch(p.Message); m != nil {
+		a = c.waitApproval(m[1], 2*time.Second)
+	}
+	if a != nil {
+		c.mu.Lock()
+		c.prompted[a.ItemID] = true
+		c.mu.Unlock()
+	}
+	lines := strings.SplitN(strings.TrimSpace(p.Message), "\n", 2)
+	text := c.term.style(styleBold+"\033[33m", "? "+lines[0])
+	if len(lines) > 1 {
+		text += "\n" + indent(lines[1], "    ")
+	}
+	c.term.Println(text)
+	if a != nil && a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
+		diff := relativeDiff(a.Diff(), a.Folder)
+		c.term.Diff(diff)
+		c.mu.Lock()
+		c.patches = append(c.patches, diff)
+		c.mu.Unlock()
+	}
+	titles := make([]string, 0, len(p.Actions))
+	for _, act := range p.Actions {
+		titles = append(titles, act.Title)
+	}
+	title := c.ask.choose(c.term, titles)
+	c.mu.Lock()
+	c.prompts++
+	c.mu.Unlock()
+	if title == "" {
+		return nil // a null answer: Deny
+	}
+	return &protocol.MessageActionItem{Title: title}
+}
+
+// waitApproval returns the approval event with this id, waiting a little for it: the server sends
+// the event and the prompt from different goroutines, so the prompt may come first.
+func (c *client) waitApproval(id string, wait time.Duration) *agenthost.Approval {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		a, ok := c.approvals[id]
+		arrived := c.arrived
+		c.mu.Unlock()
+		if ok {
+			return &a
+		}
+		select {
+		case <-arrived:
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
+// relative shows the paths under the workspace folder relative to it.
+func (c *client) relative(s string) string {
+	return relativeDiff(s, c.folder)
+}
+
+// relativeDiff shows the paths of a diff relative to the workspace folder: absolute ones, and the
+// "a/..." and "b/..." of a git diff rooted above the folder (codex roots its turn diff where it
+// sees fit).
+func relativeDiff(diff, folder string) string {
+	folder = filepath.Clean(folder)
+	if folder == "" || folder == "." || folder == string(filepath.Separator) {
+		return diff
+	}
+	parts := strings.Split(strings.TrimPrefix(folder, string(filepath.Separator)), string(filepath.Separator))
+	// Only tails of two folders or more: "a/calc/" alone may be a folder inside the workspace.
+	for i := 0; i+2 <= len(parts); i++ {
+		tail := strings.Join(parts[i:], "/") + "/"
+		diff = strings.ReplaceAll(diff, " a/"+tail, " a/")
+		diff = strings.ReplaceAll(diff, " b/"+tail, " b/")
+	}
+	return strings.ReplaceAll(diff, folder+string(filepath.Separator), "")
+}
+
+// initialize sends initialize and initialized, as an editor that shows progress and message
+// prompts but cannot open documents, with one workspace folder.
+func (c *client) initialize(ctx context.Context, folder, version string, settings map[string]any) (serverInfo string, err error) {
+	u := uri.File(folder)
+	params := map[string]any{
+		"processId":  os.Getpid(),
+		"clientInfo": map[string]any{"name": "hermes-lsp demo", "version": version},
+		"rootUri":    u,
+		"rootPath":   folder,
+		"capabilities": map[string]any{
+			"window": map[string]any{
+				"workDoneProgress": true,
+				"showMessage":      map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}},
+			},
+			"workspace": map[string]any{"workspaceFolders": true, "configuration": false, "applyEdit": false},
+		},
+		"workspaceFolders":      []map[string]any{{"uri": u, "name": baseName(folder)}},
+		"initializationOptions": settings,
+	}
+	var res struct {
+		ServerInfo *struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"serverInfo"`
+		Capabilities struct {
+			ExecuteCommandProvider *struct {
+				Commands []string `json:"commands"`
+			} `json:"executeCommandProvider"`
+		} `json:"capabilities"`
+	}
+	if _, err := c.conn.Call(ctx, protocol.MethodInitialize, params, &res); err != nil {
+		return "", fmt.Errorf("initialize: %w", err)
+	}
+	if err := c.conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
+		return "", fmt.Errorf("initialized: %w", err)
+	}
+	info := "a server without serverInfo"
+	if s := res.ServerInfo; s != nil {
+		info = s.Name + " " + s.Version
+	}
+	if cp := res.Capabilities.ExecuteCommandProvider; cp != nil {
+		info += fmt.Sprintf(", %d commands", len(cp.Commands))
+	}
+	return info, nil
+}
+
+// askResult is hermes.ask's answer.
+type askResult struct {
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Folder   string `json:"folder"`
+}
+
+// execute runs a workspace/executeCommand with one argument object.
+func (c *client) execute(ctx context.Context, command string, arg any, result any) error {
+	params := &protocol.ExecuteCommandParams{Command: command, Arguments: []any{arg}}
+	if _, err := c.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, params, result); err != nil {
+		return fmt.Errorf("%s: %w", command, err)
+	}
+	return nil
+}
+
+// turnResult returns the turn's result, once turnCompleted arrived.
+func (c *client) turnResult() *agenthost.Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.result
+}
+
+// finalDiff is the turn's diff: codex's own when it sent one, else the diffs of the patches asked
+// about.
+func (c *client) finalDiff(folder string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if strings.TrimSpace(c.diff) != "" {
+		return relativeDiff(c.diff, folder)
+	}
+	return strings.Join(c.patches, "")
+}
+
+// promptsAnswered counts the approval prompts answered.
+func (c *client) promptsAnswered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.prompts
+}

@@ -1,0 +1,59 @@
+package lsp_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+)
+
+// BenchmarkAsk measures one turn as the editor sees it, on the in-process fake codex: hermes.ask
+// with the editor's progress token, then the progress's end.
+func BenchmarkAsk(b *testing.B) {
+	fake := codextest.NewFake(b)
+	fake.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.AgentMessage("ok")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	srv := lsp.NewServer(lsp.Options{StartCodex: fake.Start})
+	serverEnd, clientEnd := net.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(context.Background(), serverEnd) }()
+	ed, err := lsptest.Connect(b.Context(), clientEnd, lsptest.VSCode)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = ed.Close()
+		select {
+		case <-served:
+		case <-time.After(10 * time.Second):
+			b.Error("the server did not stop")
+		}
+	})
+	if _, err := ed.Initialize(b.Context(), []string{b.TempDir()}, map[string]any{"stateDir": b.TempDir(), "openTranscript": false}); err != nil {
+		b.Fatal(err)
+	}
+	token := *protocol.NewProgressToken("bench")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		before := len(ed.Progress(token))
+		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "hello"}); err != nil {
+			b.Fatal(err)
+		}
+		if err := ed.Await(b.Context(), func(s *lsptest.State) bool {
+			evs := s.Progress[token]
+			return len(evs) > before && evs[len(evs)-1].Kind == protocol.WorkDoneProgressKindEnd
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
