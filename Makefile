@@ -109,7 +109,7 @@ test-neovim: $(CODEX_BIN)
 HX ?= $(shell command -v hx 2>/dev/null)
 test-helix: $(CODEX_BIN)
 	@test -n "$(HX)" || { echo "test-helix: no hx on PATH; set HX=/path/to/hx"; exit 1; }
-	HERMES_HX="$(HX)" $(GO) test -count=1 -timeout 5m -v -run TestHelix ./editors/helix/
+	HERMES_HX="$(HX)" $(GO) test -tags helix -count=1 -timeout 5m -v -run TestHelix ./editors/helix/
 # --- end of editors/neovim and editors/helix ---------------------------------------------------------
 
 # --- bench: benchmarks (docs/benchmarks.md) ----------------------------------------------------------
