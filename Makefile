@@ -88,14 +88,16 @@ e2e-vscode: $(CODEX_BIN) vscode
 
 # --- fault suite: fuzzing (docs/benchmarks.md) -------------------------------------------------------
 ## fuzz: the Go fuzz targets, each for FUZZTIME (default 20s): FuzzConnDecode (codex's JSON-lines
-## decoder: codex/conn_fuzz_test.go) and FuzzAskArgs (hermes.ask's and the other commands' arguments and
-## URIs: lsp/commands_fuzz_test.go). Their seed corpora already run in `make test` as ordinary tests; a
-## failing input is written to the package's testdata/fuzz/ for `go test` to replay.
+## decoder: codex/conn_fuzz_test.go), FuzzAskArgs (hermes.ask's and the other commands' arguments and
+## URIs: lsp/commands_fuzz_test.go) and FuzzFraming (the bounded LSP base-protocol stream's reading of
+## arbitrary input: lsp/framing/framing_fuzz_test.go). Their seed corpora already run in `make test` as
+## ordinary tests; a failing input is written to the package's testdata/fuzz/ for `go test` to replay.
 FUZZTIME ?= 20s
 .PHONY: fuzz
 fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzConnDecode$$' -fuzztime=$(FUZZTIME) ./codex
 	$(GO) test -run='^$$' -fuzz='^FuzzAskArgs$$' -fuzztime=$(FUZZTIME) ./lsp
+	$(GO) test -run='^$$' -fuzz='^FuzzFraming$$' -fuzztime=$(FUZZTIME) ./lsp/framing
 # --- end of fault suite: fuzzing ---------------------------------------------------------------------
 
 # --- editors/neovim and editors/helix ----------------------------------------------------------------
