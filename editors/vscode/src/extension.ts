@@ -18,9 +18,11 @@ import {
 	type ServerOptions,
 	type MessageActionItem,
 	type ShowMessageRequestParams,
+	type StreamInfo,
 } from 'vscode-languageclient/node';
 
 import { Command } from './commands';
+import { connectSocket, readToken } from './connect';
 import { approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from './approvals';
 import { baseName, folderStatusLine, statusBarText, statusBarTooltip, statusText } from './format';
 import {
@@ -31,12 +33,29 @@ import {
 	type StatusResult,
 	type TurnEventParams,
 } from './protocol';
-import { launchChanged, serverLaunch, serverSettings, type PathContext } from './settings';
+import {
+	changedKeys,
+	configurationAnswer,
+	initializationOptions,
+	launchChanged,
+	restartMessage,
+	serverLaunch,
+	SettingError,
+	trustedAffected,
+	trustedGetter,
+	trustedSnapshot,
+	untrustedAffected,
+	untrustedSettings,
+	type Getter,
+	type Launch,
+	type PathContext,
+} from './settings';
 import { TurnRenderer, TurnTracker } from './turns';
 
 const PROPOSED_SCHEME = 'hermes-proposed';
 
 let client: LanguageClient | undefined;
+let startedWith: Record<string, string> | undefined; // the trusted settings the running client was started with
 let starting: Promise<LanguageClient | undefined> | undefined;
 let view: vscode.OutputChannel;
 let bar: vscode.StatusBarItem;
@@ -81,42 +100,69 @@ export async function deactivate(): Promise<void> {
 
 // --- the language client ------------------------------------------------------------------------
 
-function config(scope?: vscode.Uri): (key: string) => unknown {
+/** config reads `hermes.*` settings as VS Code resolves them (workspace values included): for untrusted settings only. */
+function config(scope?: vscode.Uri): Getter {
 	const c = vscode.workspace.getConfiguration('hermes', scope);
 	return (key) => c.get(key);
 }
 
-function pathContext(scope?: vscode.Uri): PathContext {
-	const folder = (scope && vscode.workspace.getWorkspaceFolder(scope)) ?? vscode.workspace.workspaceFolders?.[0];
-	return { home: os.homedir(), workspaceFolder: folder?.uri.fsPath };
+/** trusted reads trusted settings: the user's value or the default, never a workspace's (see settings.ts). */
+function trusted(): Getter {
+	const c = vscode.workspace.getConfiguration('hermes');
+	return trustedGetter((key) => c.inspect(key));
 }
 
-function settingsFor(scope?: vscode.Uri): Record<string, unknown> {
-	return serverSettings(config(scope), pathContext(scope));
+function pathContext(): PathContext {
+	return { home: os.homedir() };
 }
 
-function createClient(): LanguageClient {
-	const launch = serverLaunch(config(), pathContext());
-	const serverOptions: ServerOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+function untrustedFor(scope?: vscode.Uri): Record<string, unknown> {
+	return untrustedSettings(config(scope));
+}
+
+/** createClient reads the settings (a bad one throws a SettingError) and makes the client. */
+async function createClient(launch: Launch): Promise<LanguageClient> {
+	let serverOptions: ServerOptions;
+	let token: string | undefined;
+	if (launch.kind === 'socket') {
+		const address = launch.address;
+		if (launch.tokenFile) {
+			try {
+				token = await readToken(launch.tokenFile);
+			} catch (err) {
+				throw new SettingError('server.tokenFile', `could not read hermes.server.tokenFile: ${errorText(err)}`);
+			}
+		}
+		serverOptions = async (): Promise<StreamInfo> => {
+			const sock = await connectSocket(address);
+			return { reader: sock, writer: sock };
+		};
+	} else {
+		serverOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+	}
+	const snapshot = trustedSnapshot(trusted());
 	const clientOptions: LanguageClientOptions = {
 		documentSelector: [{ scheme: 'file' }],
-		initializationOptions: settingsFor(),
+		// The only way trusted settings reach the server.
+		initializationOptions: initializationOptions(config(), trusted(), pathContext(), token),
 		outputChannelName: 'Hermes Language Server',
 		middleware: {
 			workspace: {
-				// The server asks for section `hermes`: answer with the mapped settings (turnEvents on, no client-only keys).
+				// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,
+				// no trusted keys: the server takes those from initializationOptions alone).
 				configuration: async (params, token, next) => {
 					const defaults = await next(params, token);
 					if (!Array.isArray(defaults)) {
 						return defaults;
 					}
 					return params.items.map((item, i) =>
-						item.section === 'hermes' ? settingsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined) : defaults[i],
+						configurationAnswer(item.section, defaults[i], untrustedFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)),
 					);
 				},
 			},
 		},
 	};
+	startedWith = snapshot;
 	const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
 	// Registered before start: the client installs these after its own defaults, on every (re)start.
 	c.onRequest(ShowMessageRequest.type, (params) => showMessageRequest(params));
@@ -137,25 +183,38 @@ async function ensureClient(): Promise<LanguageClient | undefined> {
 		return starting;
 	}
 	starting = (async () => {
-		if (!client) {
-			client = createClient();
-		}
+		let launch: Launch | undefined;
 		try {
+			launch = serverLaunch(trusted(), pathContext());
+			if (!client) {
+				client = await createClient(launch);
+			}
 			await client.start();
 			return client;
 		} catch (err) {
-			const launch = serverLaunch(config(), pathContext());
 			tracker.setServerState('stopped');
 			updateBar();
-			const pick = await vscode.window.showErrorMessage(
-				`Hermes: could not start ${launch.command}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`,
-				'Open Settings',
-			);
+			let message: string;
+			let key = 'serverPath';
+			if (err instanceof SettingError) {
+				message = `Hermes: ${err.message}`;
+				key = err.key;
+			} else if (launch?.kind === 'socket') {
+				const needsToken = 'port' in launch.address && !launch.tokenFile;
+				message = `Hermes: could not connect to ${launch.label}: ${errorText(err)}. ${
+					needsToken ? 'A TCP server wants its token: set hermes.server.tokenFile.' : 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
+				}`;
+				key = needsToken ? 'server.tokenFile' : 'server.socket';
+			} else {
+				message = `Hermes: could not start ${launch?.kind === 'spawn' ? launch.command : 'hermes-lsp'}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`;
+			}
+			const pick = await vscode.window.showErrorMessage(message, 'Open Settings');
 			if (pick === 'Open Settings') {
-				void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.serverPath');
+				void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.' + key);
 			}
 			const failed = client;
 			client = undefined;
+			startedWith = undefined;
 			void failed?.dispose().catch(() => undefined);
 			return undefined;
 		} finally {
@@ -168,6 +227,7 @@ async function ensureClient(): Promise<LanguageClient | undefined> {
 async function stopClient(): Promise<void> {
 	const c = client;
 	client = undefined;
+	startedWith = undefined;
 	if (c) {
 		try {
 			await c.dispose(3000);
@@ -186,12 +246,45 @@ function onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
 	if (!e.affectsConfiguration('hermes')) {
 		return;
 	}
-	if (launchChanged((s) => e.affectsConfiguration(s))) {
-		void restart();
+	const affects = (s: string) => e.affectsConfiguration(s);
+	// Trusted settings reach the server only at start: a change of how to start or reach it restarts
+	// it, as before; for the others the user is offered a restart. Only a change of the value the
+	// extension reads (user settings or default) counts: a workspace's value is ignored.
+	if (trustedAffected(affects).length > 0) {
+		if (!startedWith) {
+			void restart(); // not running (it failed to start, e.g. on a relative path): try the new settings
+			return;
+		} else {
+			const changed = changedKeys(startedWith, trustedSnapshot(trusted()));
+			if (launchChanged((s) => changed.some((k) => 'hermes.' + k === s))) {
+				void restart();
+				return;
+			}
+			if (changed.length > 0) {
+				void offerRestart(changed);
+			}
+		}
+	}
+	if (untrustedAffected(affects) && client?.state === State.Running) {
+		// Only untrusted settings travel this way.
+		client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: untrustedFor() } }).catch(() => undefined); // a restart may have begun
+	}
+}
+
+let offering = false;
+
+async function offerRestart(keys: string[]): Promise<void> {
+	if (offering) {
 		return;
 	}
-	if (client?.state === State.Running) {
-		void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: settingsFor() } });
+	offering = true;
+	try {
+		const pick = await vscode.window.showInformationMessage(restartMessage(keys), 'Restart');
+		if (pick === 'Restart') {
+			await restart();
+		}
+	} finally {
+		offering = false;
 	}
 }
 

@@ -1,98 +1,298 @@
-// Settings: VS Code's `hermes.*` configuration -> how to start hermes-lsp, and the server's `hermes`
-// settings object (docs/protocol.md, "Settings"). No vscode import: unit-tested with node --test.
+// Settings: VS Code's `hermes.*` configuration -> how to start (or reach) hermes-lsp, and the server's
+// `hermes` settings object (docs/protocol.md, "Settings"). No vscode import: unit-tested with node --test.
+//
+// Trust: the settings that can run code or lower approvals ("trusted" settings: TRUSTED_KEYS) come
+// only from a source the user controls. package.json gives them `machine` or `application` scope, so
+// VS Code ignores them in a repository's `.vscode/settings.json`; the extension reads them with
+// `inspect` and takes only the user (global) value or the default (trustedGetter), in case an older
+// VS Code honours a workspace value anyway; and they go to the server only in initializationOptions,
+// never in the answer to workspace/configuration nor in a didChangeConfiguration push.
 
-/** The server's settings keys, as VS Code names them under `hermes.` (nested keys with a dot). */
-export const SERVER_KEYS = [
+import { isAbsolute } from 'node:path';
+
+/** Server settings that can run code or lower approvals: sent only in initializationOptions. */
+export const TRUSTED_SERVER_KEYS = [
 	'codex.path',
 	'codex.args',
 	'codex.home',
 	'codex.env',
-	'codex.model',
 	'codex.approvalPolicy',
 	'codex.sandbox',
 	'approvals.mode',
-	'approvals.timeoutSeconds',
 	'yolo',
-	'turnTimeoutSeconds',
 	'fallbackProviders',
-	'prewarm',
-	'openTranscript',
 	'stateDir',
 ] as const;
 
-/** Settings read by the extension alone: changing one restarts the server. */
-export const LAUNCH_KEYS = ['serverPath', 'serverArgs'] as const;
+/** Server settings a workspace may set: they also answer workspace/configuration and travel in didChangeConfiguration. */
+export const UNTRUSTED_SERVER_KEYS = ['codex.model', 'approvals.timeoutSeconds', 'turnTimeoutSeconds', 'prewarm', 'openTranscript'] as const;
 
-/** Keys whose string value is a path: `~` and `${workspaceFolder}` are expanded in them. */
-const PATH_KEYS = new Set<string>(['serverPath', 'codex.path', 'codex.home', 'stateDir']);
+/** The server's settings keys, as VS Code names them under `hermes.` (nested keys with a dot). */
+export const SERVER_KEYS = [...TRUSTED_SERVER_KEYS, ...UNTRUSTED_SERVER_KEYS] as const;
+
+/** Settings read by the extension alone, to start or reach the server: changing one restarts it. All trusted. */
+export const LAUNCH_KEYS = ['serverPath', 'serverArgs', 'server.socket', 'server.tokenFile'] as const;
+
+export type TrustedKey = (typeof TRUSTED_SERVER_KEYS)[number] | (typeof LAUNCH_KEYS)[number];
+
+/**
+ * TRUSTED_SCOPES is every trusted key with the scope package.json gives it: `machine` for what is
+ * specific to this machine (binaries, arguments, environment, folders, the socket), `application` for
+ * what lowers approvals or sends the work elsewhere. Neither can be set in workspace settings.
+ */
+export const TRUSTED_SCOPES: Record<TrustedKey, 'machine' | 'application'> = {
+	serverPath: 'machine',
+	serverArgs: 'machine',
+	'server.socket': 'machine',
+	'server.tokenFile': 'machine',
+	'codex.path': 'machine',
+	'codex.args': 'machine',
+	'codex.home': 'machine',
+	'codex.env': 'machine',
+	stateDir: 'machine',
+	'codex.approvalPolicy': 'application',
+	'codex.sandbox': 'application',
+	'approvals.mode': 'application',
+	yolo: 'application',
+	fallbackProviders: 'application',
+};
+
+export const TRUSTED_KEYS = Object.keys(TRUSTED_SCOPES) as TrustedKey[];
+
+const TRUSTED = new Set<string>(TRUSTED_KEYS);
+
+/** isTrusted says whether a key below `hermes.` is a trusted setting. */
+export function isTrusted(key: string): boolean {
+	return TRUSTED.has(key);
+}
+
+/** Keys whose value is a path: used literally (only a leading `~/` is expanded) and it must be absolute. */
+const PATH_KEYS = new Set<string>(['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile']);
 
 /** Reads one `hermes.` setting by its key below `hermes` (e.g. `codex.path`). */
 export type Getter = (key: string) => unknown;
 
-export interface PathContext {
-	home?: string;
-	workspaceFolder?: string;
+/** What `WorkspaceConfiguration.inspect` answers (the parts read here). */
+export interface Inspected {
+	defaultValue?: unknown;
+	globalValue?: unknown;
+	workspaceValue?: unknown;
+	workspaceFolderValue?: unknown;
 }
 
-/** expandPath turns a leading `~` into the home folder and `${workspaceFolder}` into the folder. */
-export function expandPath(p: string, ctx: PathContext = {}): string {
-	let out = p;
+export type Inspector = (key: string) => Inspected | undefined;
+
+/**
+ * trustedGetter reads a setting from the user's own settings or the default, never from the
+ * workspace or a workspace folder (a repository's `.vscode/settings.json`, a .code-workspace file).
+ */
+export function trustedGetter(inspect: Inspector): Getter {
+	return (key) => {
+		const i = inspect(key);
+		if (!i) {
+			return undefined;
+		}
+		return i.globalValue !== undefined ? i.globalValue : i.defaultValue;
+	};
+}
+
+export interface PathContext {
+	home?: string;
+}
+
+/** A setting whose value cannot be used; key is below `hermes.` (for "Open Settings"). */
+export class SettingError extends Error {
+	constructor(
+		readonly key: string,
+		message: string,
+	) {
+		super(message);
+		this.name = 'SettingError';
+	}
+}
+
+/**
+ * literalPath checks a path setting. Nothing is expanded but a leading `~/` (your home folder):
+ * `${workspaceFolder}` and other variables are refused, and so is a relative path, since either
+ * would make the binary or folder depend on what folder is open.
+ */
+export function literalPath(key: string, value: string, ctx: PathContext = {}): string {
+	if (value.includes('${')) {
+		throw new SettingError(
+			key,
+			`hermes.${key} is "${value}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`,
+		);
+	}
+	let out = value;
 	if (ctx.home && (out === '~' || out.startsWith('~/'))) {
 		out = ctx.home + out.slice(1);
 	}
-	if (ctx.workspaceFolder) {
-		out = out.split('${workspaceFolder}').join(ctx.workspaceFolder);
+	if (!isAbsolute(out)) {
+		throw new SettingError(key, `hermes.${key} is "${value}", a relative path. Use an absolute path.`);
 	}
 	return out;
 }
 
-/**
- * serverSettings builds the server's `hermes` settings object. A setting that is unset, null or an
- * empty string is left out, so the server keeps its own default (codex on PATH, codex's own home and
- * model, the XDG state folder, openTranscript following showDocument support). turnEvents is always
- * on: the extension streams the turn from `hermes/turnEvent`. commandPrefix is never sent: the
- * extension calls the server's `hermes.*` commands by those names.
- */
-export function serverSettings(get: Getter, ctx: PathContext = {}): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
-	for (const key of SERVER_KEYS) {
+function buildSettings(keys: readonly string[], get: Getter, ctx: PathContext, into: Record<string, unknown> = {}): Record<string, unknown> {
+	for (const key of keys) {
 		let value = get(key);
 		if (value === undefined || value === null || value === '') {
 			continue;
 		}
 		if (typeof value === 'string' && PATH_KEYS.has(key)) {
-			value = expandPath(value, ctx);
+			value = literalPath(key, value.trim(), ctx);
 		}
-		setPath(out, key, clone(value));
+		setPath(into, key, clone(value));
 	}
+	return into;
+}
+
+/**
+ * untrustedSettings is the server's `hermes` settings object without the trusted keys: the answer
+ * to workspace/configuration and the didChangeConfiguration push. A setting that is unset, null or
+ * an empty string is left out, so the server keeps what it has. turnEvents is always on: the
+ * extension streams the turn from `hermes/turnEvent`. commandPrefix is never sent: the extension
+ * calls the server's `hermes.*` commands by those names.
+ */
+export function untrustedSettings(get: Getter): Record<string, unknown> {
+	const out = buildSettings(UNTRUSTED_SERVER_KEYS, get, {});
 	out.turnEvents = true;
 	return out;
 }
 
-export interface Launch {
-	command: string;
-	args: string[];
+/**
+ * initializationOptions is what the server gets at start: `{hermes: settings}` with every server
+ * setting, the trusted ones read through `trusted` (user settings or default only, see
+ * trustedGetter), and the token for a server reached on a socket. Unset values are left out so the
+ * server keeps its own defaults (codex on PATH, codex's own home and model, the XDG state folder,
+ * openTranscript following showDocument support). A bad path throws a SettingError.
+ */
+export function initializationOptions(get: Getter, trusted: Getter, ctx: PathContext = {}, token?: string): { hermes: Record<string, unknown> } {
+	const hermes = untrustedSettings(get);
+	buildSettings(TRUSTED_SERVER_KEYS, trusted, ctx, hermes);
+	if (token) {
+		hermes.token = token;
+	}
+	return { hermes };
 }
 
-/** serverLaunch says how to start the server: `hermes.serverPath` (default `hermes-lsp` on PATH) and its arguments. */
+/**
+ * configurationAnswer is the answer to one workspace/configuration item: section `hermes` (what
+ * the server asks) gets the untrusted settings; `hermes.x.y` the part of them at x.y (null for a
+ * trusted key); no section the editor's whole configuration with `hermes` replaced by the untrusted
+ * settings. Other sections keep the editor's answer.
+ */
+export function configurationAnswer(section: string | null | undefined, editorAnswer: unknown, untrusted: Record<string, unknown>): unknown {
+	if (section === 'hermes') {
+		return untrusted;
+	}
+	if (section && section.startsWith('hermes.')) {
+		let cur: unknown = untrusted;
+		for (const part of section.slice('hermes.'.length).split('.')) {
+			cur = typeof cur === 'object' && cur !== null && !Array.isArray(cur) ? (cur as Record<string, unknown>)[part] : undefined;
+		}
+		return cur === undefined ? null : cur;
+	}
+	if (!section && typeof editorAnswer === 'object' && editorAnswer !== null && !Array.isArray(editorAnswer) && 'hermes' in editorAnswer) {
+		return { ...(editorAnswer as Record<string, unknown>), hermes: untrusted };
+	}
+	return editorAnswer;
+}
+
+export type SocketAddress = { path: string } | { host: string; port: number };
+
+export type Launch =
+	| { kind: 'spawn'; command: string; args: string[] }
+	| { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
+
+/**
+ * serverLaunch says how to reach the server, from trusted settings only: `hermes.server.socket`
+ * connects to a server started by hand (with `hermes.server.tokenFile`'s token); otherwise the
+ * extension starts `hermes.serverPath` (default `hermes-lsp` on PATH) with `--stdio` and
+ * `hermes.serverArgs`. A bad value throws a SettingError.
+ */
 export function serverLaunch(get: Getter, ctx: PathContext = {}): Launch {
+	const socket = get('server.socket');
+	if (typeof socket === 'string' && socket.trim() !== '') {
+		const tokenFile = get('server.tokenFile');
+		return {
+			kind: 'socket',
+			address: parseSocket(socket.trim(), ctx),
+			label: socket.trim(),
+			...(typeof tokenFile === 'string' && tokenFile.trim() !== '' ? { tokenFile: literalPath('server.tokenFile', tokenFile.trim(), ctx) } : {}),
+		};
+	}
 	const path = get('serverPath');
-	const command = typeof path === 'string' && path.trim() !== '' ? expandPath(path.trim(), ctx) : 'hermes-lsp';
+	const command = typeof path === 'string' && path.trim() !== '' ? literalPath('serverPath', path.trim(), ctx) : 'hermes-lsp';
 	const extra = get('serverArgs');
 	const args = ['--stdio'];
 	if (Array.isArray(extra)) {
 		for (const a of extra) {
-			if (typeof a === 'string' && a !== '--stdio') {
-				args.push(expandPath(a, ctx));
+			if (typeof a !== 'string' || a === '--stdio') {
+				continue;
 			}
+			if (a.includes('${')) {
+				throw new SettingError('serverArgs', `hermes.serverArgs has "${a}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`);
+			}
+			args.push(ctx.home && (a === '~' || a.startsWith('~/')) ? ctx.home + a.slice(1) : a);
 		}
 	}
-	return { command, args };
+	return { kind: 'spawn', command, args };
 }
 
-/** launchChanged says whether a configuration change needs a server restart. */
+/** parseSocket reads `unix:/absolute/path` or `tcp:HOST:PORT` (`tcp:[::1]:PORT` for IPv6). */
+export function parseSocket(value: string, ctx: PathContext = {}): SocketAddress {
+	const usage = `hermes.server.socket is "${value}": use unix:/absolute/path or tcp:127.0.0.1:PORT.`;
+	if (value.startsWith('unix:')) {
+		const path = value.slice('unix:'.length);
+		if (path === '') {
+			throw new SettingError('server.socket', usage);
+		}
+		return { path: literalPath('server.socket', path, ctx) };
+	}
+	if (value.startsWith('tcp:')) {
+		const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.slice('tcp:'.length));
+		const port = m ? Number(m[3]) : 0;
+		if (!m || port < 1 || port > 65535) {
+			throw new SettingError('server.socket', usage);
+		}
+		return { host: m[1] ?? m[2], port };
+	}
+	throw new SettingError('server.socket', usage);
+}
+
+/** launchChanged says whether a configuration change may concern how the server is started or reached. */
 export function launchChanged(affects: (section: string) => boolean): boolean {
 	return LAUNCH_KEYS.some((k) => affects('hermes.' + k));
+}
+
+/** trustedAffected lists the trusted keys a configuration change may concern. */
+export function trustedAffected(affects: (section: string) => boolean): TrustedKey[] {
+	return TRUSTED_KEYS.filter((k) => affects('hermes.' + k));
+}
+
+/** untrustedAffected says whether a configuration change may concern a setting pushed to the running server. */
+export function untrustedAffected(affects: (section: string) => boolean): boolean {
+	return UNTRUSTED_SERVER_KEYS.some((k) => affects('hermes.' + k));
+}
+
+/** trustedSnapshot records the trusted values (as JSON) to tell later which of them really changed. */
+export function trustedSnapshot(get: Getter): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const k of TRUSTED_KEYS) {
+		out[k] = JSON.stringify(get(k) ?? null);
+	}
+	return out;
+}
+
+/** changedKeys lists the keys whose values differ between two snapshots. */
+export function changedKeys(before: Record<string, string>, after: Record<string, string>): TrustedKey[] {
+	return TRUSTED_KEYS.filter((k) => before[k] !== after[k]);
+}
+
+/** restartMessage is the offer to restart shown after trusted settings changed. */
+export function restartMessage(keys: readonly string[]): string {
+	return `Hermes: restart the server to apply ${keys.map((k) => 'hermes.' + k).join(', ')}`;
 }
 
 function setPath(obj: Record<string, unknown>, dotted: string, value: unknown): void {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import { Command, Titles } from '../src/commands';
 import { ServerCommand } from '../src/protocol';
-import { LAUNCH_KEYS, SERVER_KEYS } from '../src/settings';
+import { LAUNCH_KEYS, SERVER_KEYS, TRUSTED_KEYS, TRUSTED_SCOPES, UNTRUSTED_SERVER_KEYS } from '../src/settings';
 
 // package.json, checked against the code that uses it.
 const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -38,6 +38,27 @@ test('every setting the extension reads is contributed, and nothing else', () =>
 	const props = Object.keys(manifest.contributes.configuration.properties).sort();
 	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).sort();
 	assert.deepEqual(props, want);
+});
+
+test('every trusted setting has machine or application scope, so a workspace cannot set it, and says so', () => {
+	const props: Record<string, { scope?: string; markdownDescription?: string; description?: string }> = manifest.contributes.configuration.properties;
+	for (const key of TRUSTED_KEYS) {
+		const p = props[`hermes.${key}`];
+		assert.ok(p, `hermes.${key} is not contributed`);
+		assert.ok(p.scope === 'machine' || p.scope === 'application', `hermes.${key} has scope ${p.scope}`);
+		assert.equal(p.scope, TRUSTED_SCOPES[key], `hermes.${key}`);
+		assert.match(p.markdownDescription ?? p.description ?? '', /cannot be set per workspace/, `hermes.${key}`);
+	}
+	assert.deepEqual(
+		Object.entries(props)
+			.filter(([, p]) => p.scope === 'machine' || p.scope === 'application')
+			.map(([k]) => k.slice('hermes.'.length))
+			.sort(),
+		[...TRUSTED_KEYS].sort(),
+	);
+	for (const key of UNTRUSTED_SERVER_KEYS) {
+		assert.doesNotMatch(props[`hermes.${key}`].markdownDescription ?? '', /cannot be set per workspace/, `hermes.${key}`);
+	}
 });
 
 test('disabled in untrusted workspaces; bundled; activates on startup', () => {

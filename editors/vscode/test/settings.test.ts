@@ -1,61 +1,330 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { expandPath, launchChanged, serverLaunch, serverSettings, SERVER_KEYS } from '../src/settings';
+import {
+	changedKeys,
+	configurationAnswer,
+	initializationOptions,
+	isTrusted,
+	launchChanged,
+	literalPath,
+	parseSocket,
+	restartMessage,
+	serverLaunch,
+	SERVER_KEYS,
+	SettingError,
+	TRUSTED_KEYS,
+	TRUSTED_SERVER_KEYS,
+	trustedAffected,
+	trustedGetter,
+	trustedSnapshot,
+	untrustedAffected,
+	untrustedSettings,
+	UNTRUSTED_SERVER_KEYS,
+	type Inspected,
+} from '../src/settings';
 
 const getter = (values: Record<string, unknown>) => (key: string) => values[key];
+const none = getter({});
 
-test('serverSettings nests the dotted keys and always asks for turn events', () => {
-	const got = serverSettings(
-		getter({
-			'codex.path': '/opt/codex',
-			'codex.args': ['-c', 'model="x"'],
-			'codex.env': { HOME: '/h' },
-			'codex.approvalPolicy': 'untrusted',
-			'approvals.mode': 'manual',
-			'approvals.timeoutSeconds': 30,
-			yolo: false,
-			turnTimeoutSeconds: 600,
-			fallbackProviders: [{ name: 'f', kind: 'chat', baseUrl: 'http://127.0.0.1:1', model: 'm' }],
-			prewarm: true,
-			stateDir: '/tmp/state',
-		}),
+/** Every server setting set to a value that differs from its default. */
+const everything: Record<string, unknown> = {
+	'codex.path': '/opt/codex',
+	'codex.args': ['-c', 'model="x"'],
+	'codex.home': '/h/.codex',
+	'codex.env': { HOME: '/h' },
+	'codex.model': 'gpt-x',
+	'codex.approvalPolicy': 'never',
+	'codex.sandbox': 'danger-full-access',
+	'approvals.mode': 'off',
+	'approvals.timeoutSeconds': 30,
+	yolo: true,
+	turnTimeoutSeconds: 60,
+	fallbackProviders: [{ name: 'f', kind: 'chat', baseUrl: 'http://127.0.0.1:1', model: 'm' }],
+	prewarm: true,
+	openTranscript: false,
+	stateDir: '/tmp/state',
+	serverPath: '/bin/hermes-lsp',
+	serverArgs: ['-x'],
+	'server.socket': 'unix:/run/h.sock',
+	'server.tokenFile': '/t',
+};
+
+/** The dotted keys of a server settings object (`codex.path`, `approvals.mode`, `yolo`, …). */
+function keysOf(obj: Record<string, unknown>): string[] {
+	return Object.entries(obj).flatMap(([k, v]) =>
+		(k === 'codex' || k === 'approvals') && typeof v === 'object' && v !== null ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k],
 	);
+}
+
+// --- the trusted keys -------------------------------------------------------------------------------
+
+test('the trusted keys are the server\'s trusted settings plus how to start or reach the server', () => {
+	assert.deepEqual([...TRUSTED_SERVER_KEYS].sort(), [
+		'approvals.mode',
+		'codex.approvalPolicy',
+		'codex.args',
+		'codex.env',
+		'codex.home',
+		'codex.path',
+		'codex.sandbox',
+		'fallbackProviders',
+		'stateDir',
+		'yolo',
+	]);
+	assert.deepEqual([...UNTRUSTED_SERVER_KEYS].sort(), ['approvals.timeoutSeconds', 'codex.model', 'openTranscript', 'prewarm', 'turnTimeoutSeconds']);
+	for (const k of ['serverPath', 'serverArgs', 'server.socket', 'server.tokenFile', ...TRUSTED_SERVER_KEYS]) {
+		assert.ok(isTrusted(k), k);
+	}
+	for (const k of UNTRUSTED_SERVER_KEYS) {
+		assert.ok(!isTrusted(k), k);
+	}
+	assert.equal(TRUSTED_KEYS.length, 14);
+});
+
+// --- workspace/configuration and didChangeConfiguration: untrusted settings only ---------------------
+
+test('untrustedSettings never carries a trusted key, even when every setting is set', () => {
+	const got = untrustedSettings(getter(everything));
 	assert.deepEqual(got, {
-		codex: { path: '/opt/codex', args: ['-c', 'model="x"'], env: { HOME: '/h' }, approvalPolicy: 'untrusted' },
-		approvals: { mode: 'manual', timeoutSeconds: 30 },
-		yolo: false,
-		turnTimeoutSeconds: 600,
-		fallbackProviders: [{ name: 'f', kind: 'chat', baseUrl: 'http://127.0.0.1:1', model: 'm' }],
+		codex: { model: 'gpt-x' },
+		approvals: { timeoutSeconds: 30 },
+		turnTimeoutSeconds: 60,
 		prewarm: true,
-		stateDir: '/tmp/state',
+		openTranscript: false,
 		turnEvents: true,
+	});
+	for (const k of keysOf(got)) {
+		assert.ok(!isTrusted(k), `${k} is trusted`);
+	}
+});
+
+test('the workspace/configuration answer never carries a trusted key, whatever section is asked', () => {
+	const untrusted = untrustedSettings(getter(everything));
+	// What VS Code itself would answer (a workspace's values included).
+	const editorHermes = {
+		yolo: true,
+		codex: { path: '${workspaceFolder}/evil', model: 'gpt-x', approvalPolicy: 'never' },
+		approvals: { mode: 'off', timeoutSeconds: 30 },
+		serverPath: '/evil',
+	};
+	const hermes = configurationAnswer('hermes', editorHermes, untrusted) as Record<string, unknown>;
+	assert.deepEqual(hermes, untrusted);
+	for (const k of keysOf(hermes)) {
+		assert.ok(!isTrusted(k), `${k} is trusted`);
+	}
+	assert.deepEqual(configurationAnswer('hermes.codex', editorHermes.codex, untrusted), { model: 'gpt-x' });
+	assert.equal(configurationAnswer('hermes.codex.path', '/evil', untrusted), null);
+	assert.equal(configurationAnswer('hermes.yolo', true, untrusted), null);
+	assert.equal(configurationAnswer('hermes.approvals.mode', 'off', untrusted), null);
+	assert.equal(configurationAnswer('hermes.serverPath', '/evil', untrusted), null);
+	assert.equal(configurationAnswer('hermes.turnTimeoutSeconds', 60, untrusted), 60);
+	// No section: the whole configuration, with hermes replaced.
+	assert.deepEqual(configurationAnswer(undefined, { editor: { tabSize: 4 }, hermes: editorHermes }, untrusted), { editor: { tabSize: 4 }, hermes: untrusted });
+	assert.deepEqual(configurationAnswer(null, { editor: { tabSize: 4 } }, untrusted), { editor: { tabSize: 4 } });
+	// Other sections: the editor's answer.
+	assert.deepEqual(configurationAnswer('editor', { tabSize: 4 }, untrusted), { tabSize: 4 });
+	assert.deepEqual(configurationAnswer('hermesX', 1, untrusted), 1);
+});
+
+test('untrustedSettings leaves out unset, null and empty values so the server keeps what it has', () => {
+	assert.deepEqual(untrustedSettings(getter({ 'codex.model': '', openTranscript: null, prewarm: undefined })), { turnEvents: true });
+});
+
+// --- initializationOptions: everything, trusted keys from user settings only -------------------------
+
+test('initializationOptions nests the dotted keys under hermes and always asks for turn events', () => {
+	const got = initializationOptions(getter(everything), getter(everything));
+	assert.deepEqual(got, {
+		hermes: {
+			codex: {
+				model: 'gpt-x',
+				path: '/opt/codex',
+				args: ['-c', 'model="x"'],
+				home: '/h/.codex',
+				env: { HOME: '/h' },
+				approvalPolicy: 'never',
+				sandbox: 'danger-full-access',
+			},
+			approvals: { timeoutSeconds: 30, mode: 'off' },
+			turnTimeoutSeconds: 60,
+			prewarm: true,
+			openTranscript: false,
+			turnEvents: true,
+			yolo: true,
+			fallbackProviders: [{ name: 'f', kind: 'chat', baseUrl: 'http://127.0.0.1:1', model: 'm' }],
+			stateDir: '/tmp/state',
+		},
 	});
 });
 
-test('serverSettings leaves out unset, null and empty values so the server keeps its defaults', () => {
-	const got = serverSettings(getter({ 'codex.path': '', 'codex.model': '', openTranscript: null, stateDir: undefined, 'codex.home': '' }));
-	assert.deepEqual(got, { turnEvents: true });
+test('initializationOptions takes trusted keys only through the trusted getter', () => {
+	// The untrusted getter (VS Code's resolved value, workspace included) says yolo; it is not read for trusted keys.
+	assert.deepEqual(initializationOptions(getter(everything), none), { hermes: untrustedSettings(getter(everything)) });
 });
 
-test('serverSettings never sends the client-only keys nor commandPrefix', () => {
-	const got = serverSettings(getter({ serverPath: '/bin/hermes-lsp', serverArgs: ['-x'], commandPrefix: 'x.', turnEvents: false }));
-	assert.deepEqual(got, { turnEvents: true });
+test('initializationOptions ignores a workspace value of a trusted key (inspect stub)', () => {
+	const inspected: Record<string, Inspected> = {
+		yolo: { defaultValue: false, workspaceValue: true },
+		'approvals.mode': { defaultValue: 'manual', workspaceFolderValue: 'off' },
+		'codex.approvalPolicy': { defaultValue: 'untrusted', globalValue: 'on-request', workspaceValue: 'never' },
+		'codex.sandbox': { defaultValue: 'workspace-write', workspaceValue: 'danger-full-access' },
+		'codex.path': { defaultValue: '', workspaceValue: '/tmp/evil/codex' },
+		'codex.args': { defaultValue: [], workspaceValue: ['-c', 'x=1'] },
+		'codex.env': { defaultValue: {}, workspaceFolderValue: { LD_PRELOAD: '/evil.so' } },
+		'codex.home': { defaultValue: '', globalValue: '/home/u/.codex', workspaceValue: '/evil' },
+		fallbackProviders: { defaultValue: [], workspaceValue: [{ name: 'e', kind: 'chat', baseUrl: 'http://evil', model: 'm' }] },
+		stateDir: { defaultValue: '', workspaceValue: '/evil/state' },
+	};
+	const trusted = trustedGetter((k) => inspected[k]);
+	// A VS Code that resolves workspace values anyway (the untrusted getter) must not matter.
+	const resolved = getter({ yolo: true, 'approvals.mode': 'off', 'codex.path': '/tmp/evil/codex', 'codex.model': 'm1' });
+	assert.deepEqual(initializationOptions(resolved, trusted), {
+		hermes: {
+			codex: { model: 'm1', home: '/home/u/.codex', approvalPolicy: 'on-request', sandbox: 'workspace-write', args: [], env: {} },
+			approvals: { mode: 'manual' },
+			yolo: false,
+			fallbackProviders: [],
+			turnEvents: true,
+		},
+	});
 });
 
-test('serverSettings copies values rather than sharing them', () => {
+test('trustedGetter: the user value, else the default, never a workspace value', () => {
+	const get = trustedGetter((k) =>
+		(
+			({
+				a: { defaultValue: 1, globalValue: 2, workspaceValue: 3, workspaceFolderValue: 4 },
+				b: { defaultValue: 1, workspaceValue: 3 },
+				c: { workspaceValue: 3, workspaceFolderValue: 4 },
+				d: { defaultValue: true, globalValue: false },
+			}) as Record<string, Inspected>
+		)[k],
+	);
+	assert.equal(get('a'), 2);
+	assert.equal(get('b'), 1);
+	assert.equal(get('c'), undefined);
+	assert.equal(get('d'), false);
+	assert.equal(get('missing'), undefined);
+});
+
+test('initializationOptions sends the token as hermes.token, and never the client-only keys nor commandPrefix', () => {
+	const odd = getter({ serverPath: '/bin/hermes-lsp', serverArgs: ['-x'], 'server.socket': 'unix:/s', commandPrefix: 'x.', turnEvents: false });
+	assert.deepEqual(initializationOptions(odd, odd), { hermes: { turnEvents: true } });
+	assert.deepEqual(initializationOptions(none, none, {}, 's3cret'), { hermes: { turnEvents: true, token: 's3cret' } });
+});
+
+test('initializationOptions copies values rather than sharing them', () => {
 	const args = ['a'];
-	const got = serverSettings(getter({ 'codex.args': args })) as { codex: { args: string[] } };
-	got.codex.args.push('b');
+	const got = initializationOptions(none, getter({ 'codex.args': args })) as { hermes: { codex: { args: string[] } } };
+	got.hermes.codex.args.push('b');
 	assert.deepEqual(args, ['a']);
 });
 
-test('serverSettings expands ~ and ${workspaceFolder} in paths only', () => {
-	const got = serverSettings(
-		getter({ 'codex.path': '~/bin/codex', 'codex.home': '${workspaceFolder}/.codex', stateDir: '~', 'codex.model': '~model' }),
-		{ home: '/home/u', workspaceFolder: '/w' },
+// --- paths are literal ---------------------------------------------------------------------------------
+
+test('${workspaceFolder} in a path is not expanded: it is refused', () => {
+	for (const key of ['codex.path', 'codex.home', 'stateDir']) {
+		assert.throws(
+			() => initializationOptions(none, getter({ [key]: '${workspaceFolder}/bin/codex' }), { home: '/home/u' }),
+			(err: unknown) => err instanceof SettingError && err.key === key && /not expanded/.test(err.message) && /Use an absolute path/.test(err.message),
+			key,
+		);
+	}
+	assert.throws(
+		() => serverLaunch(getter({ serverPath: '${workspaceFolder}/bin/hermes-lsp' }), { home: '/home/u' }),
+		(err: unknown) => err instanceof SettingError && err.key === 'serverPath' && err.message.includes('"${workspaceFolder}/bin/hermes-lsp"') && /Use an absolute path/.test(err.message),
 	);
-	assert.deepEqual(got, { codex: { path: '/home/u/bin/codex', home: '/w/.codex', model: '~model' }, stateDir: '/home/u', turnEvents: true });
+	assert.throws(() => serverLaunch(getter({ serverArgs: ['--log-file', '${workspaceFolder}/h.log'] })), /hermes\.serverArgs.*not expanded/);
+	assert.throws(() => literalPath('codex.path', '/opt/${env:HOME}/codex'), /not expanded/);
+});
+
+test('a relative path is refused', () => {
+	assert.throws(
+		() => initializationOptions(none, getter({ 'codex.path': 'bin/codex' })),
+		(err: unknown) => err instanceof SettingError && err.key === 'codex.path' && err.message === 'hermes.codex.path is "bin/codex", a relative path. Use an absolute path.',
+	);
+	assert.throws(() => serverLaunch(getter({ serverPath: './hermes-lsp' })), /hermes\.serverPath is "\.\/hermes-lsp", a relative path\. Use an absolute path\./);
+	assert.throws(() => literalPath('stateDir', '~/x'), /relative path/); // no home known: ~ stays, and is relative
+});
+
+test('a path is used literally; only a leading ~/ is your home folder', () => {
+	const got = initializationOptions(getter({ 'codex.model': '~model' }), getter({ 'codex.path': '~/bin/codex', stateDir: '~', 'codex.home': '/a/$HOME/~/b' }), {
+		home: '/home/u',
+	});
+	assert.deepEqual(got, { hermes: { codex: { model: '~model', path: '/home/u/bin/codex', home: '/a/$HOME/~/b' }, stateDir: '/home/u', turnEvents: true } });
+	assert.throws(() => literalPath('codex.path', '~user/x', { home: '/h' }), /relative path/);
+});
+
+// --- how to start or reach the server -----------------------------------------------------------------
+
+test('serverLaunch defaults to hermes-lsp on PATH over stdio', () => {
+	assert.deepEqual(serverLaunch(none), { kind: 'spawn', command: 'hermes-lsp', args: ['--stdio'] });
+	assert.deepEqual(serverLaunch(getter({ serverPath: '  ', 'server.socket': ' ' })), { kind: 'spawn', command: 'hermes-lsp', args: ['--stdio'] });
+});
+
+test('serverLaunch takes hermes.serverPath and hermes.serverArgs', () => {
+	assert.deepEqual(serverLaunch(getter({ serverPath: '~/go/bin/hermes-lsp', serverArgs: ['--log-level', 'debug', '--stdio', 7, '--log-file', '~/h.log'] }), { home: '/home/u' }), {
+		kind: 'spawn',
+		command: '/home/u/go/bin/hermes-lsp',
+		args: ['--stdio', '--log-level', 'debug', '--log-file', '/home/u/h.log'],
+	});
+});
+
+test('serverLaunch connects to hermes.server.socket instead, with hermes.server.tokenFile', () => {
+	assert.deepEqual(serverLaunch(getter({ 'server.socket': 'unix:/run/user/1/hermes.sock', serverPath: '/bin/x' })), {
+		kind: 'socket',
+		address: { path: '/run/user/1/hermes.sock' },
+		label: 'unix:/run/user/1/hermes.sock',
+	});
+	assert.deepEqual(serverLaunch(getter({ 'server.socket': 'tcp:127.0.0.1:7777', 'server.tokenFile': '~/.config/hermes-lsp/token' }), { home: '/home/u' }), {
+		kind: 'socket',
+		address: { host: '127.0.0.1', port: 7777 },
+		label: 'tcp:127.0.0.1:7777',
+		tokenFile: '/home/u/.config/hermes-lsp/token',
+	});
+	assert.throws(() => serverLaunch(getter({ 'server.socket': 'tcp:127.0.0.1:7777', 'server.tokenFile': '${workspaceFolder}/token' })), /server\.tokenFile.*not expanded/);
+});
+
+test('parseSocket reads unix:/path and tcp:HOST:PORT and refuses the rest', () => {
+	assert.deepEqual(parseSocket('unix:/tmp/h.sock'), { path: '/tmp/h.sock' });
+	assert.deepEqual(parseSocket('unix:~/h.sock', { home: '/home/u' }), { path: '/home/u/h.sock' });
+	assert.deepEqual(parseSocket('tcp:localhost:1'), { host: 'localhost', port: 1 });
+	assert.deepEqual(parseSocket('tcp:[::1]:65535'), { host: '::1', port: 65535 });
+	for (const bad of ['unix:', 'unix:rel.sock', 'unix:${workspaceFolder}/s', 'tcp:127.0.0.1', 'tcp::7777', 'tcp:127.0.0.1:0', 'tcp:127.0.0.1:70000', 'tcp:h:p', '127.0.0.1:7777', '/tmp/h.sock']) {
+		assert.throws(() => parseSocket(bad), (err: unknown) => err instanceof SettingError && err.key === 'server.socket', bad);
+	}
+	assert.throws(() => parseSocket('127.0.0.1:7777'), /use unix:\/absolute\/path or tcp:127\.0\.0\.1:PORT/);
+});
+
+// --- configuration changes --------------------------------------------------------------------------
+
+test('launchChanged: serverPath, serverArgs and the socket settings restart the server', () => {
+	assert.equal(launchChanged((s) => s === 'hermes.serverPath'), true);
+	assert.equal(launchChanged((s) => s === 'hermes.serverArgs'), true);
+	assert.equal(launchChanged((s) => s === 'hermes.server.socket'), true);
+	assert.equal(launchChanged((s) => s === 'hermes.server.tokenFile'), true);
+	assert.equal(launchChanged((s) => s === 'hermes.codex.path' || s === 'hermes'), false);
+});
+
+test('a trusted change offers a restart; an untrusted one is pushed', () => {
+	assert.deepEqual(trustedAffected((s) => s === 'hermes.codex.path' || s === 'hermes'), ['codex.path']);
+	assert.deepEqual(trustedAffected((s) => s === 'hermes.turnTimeoutSeconds'), []);
+	assert.equal(untrustedAffected((s) => s === 'hermes.turnTimeoutSeconds'), true);
+	assert.equal(untrustedAffected((s) => s === 'hermes.yolo' || s === 'hermes'), false);
+	assert.equal(restartMessage(['codex.path']), 'Hermes: restart the server to apply hermes.codex.path');
+	assert.equal(restartMessage(['yolo', 'stateDir']), 'Hermes: restart the server to apply hermes.yolo, hermes.stateDir');
+});
+
+test('trustedSnapshot and changedKeys tell which trusted values really changed', () => {
+	const before = trustedSnapshot(getter({ 'codex.path': '/a', yolo: false, 'codex.env': { A: '1' } }));
+	assert.deepEqual(changedKeys(before, trustedSnapshot(getter({ 'codex.path': '/a', yolo: false, 'codex.env': { A: '1' } }))), []);
+	assert.deepEqual(changedKeys(before, trustedSnapshot(getter({ 'codex.path': '/b', yolo: false, 'codex.env': { A: '2' }, serverPath: '/s' }))), [
+		'serverPath',
+		'codex.path',
+		'codex.env',
+	]);
+	assert.deepEqual(Object.keys(before).sort(), [...TRUSTED_KEYS].sort());
 });
 
 test('every server key is one the server knows (docs/protocol.md)', () => {
@@ -64,31 +333,4 @@ test('every server key is one the server knows (docs/protocol.md)', () => {
 		assert.ok(known.has(k.split('.')[0]), k);
 	}
 	assert.equal(SERVER_KEYS.length, 15);
-});
-
-test('serverLaunch defaults to hermes-lsp on PATH over stdio', () => {
-	assert.deepEqual(serverLaunch(getter({})), { command: 'hermes-lsp', args: ['--stdio'] });
-	assert.deepEqual(serverLaunch(getter({ serverPath: '  ' })), { command: 'hermes-lsp', args: ['--stdio'] });
-});
-
-test('serverLaunch takes hermes.serverPath and hermes.serverArgs', () => {
-	assert.deepEqual(
-		serverLaunch(getter({ serverPath: '~/go/bin/hermes-lsp', serverArgs: ['--log-level', 'debug', '--stdio', 7, '--log-file', '${workspaceFolder}/h.log'] }), {
-			home: '/home/u',
-			workspaceFolder: '/w',
-		}),
-		{ command: '/home/u/go/bin/hermes-lsp', args: ['--stdio', '--log-level', 'debug', '--log-file', '/w/h.log'] },
-	);
-});
-
-test('launchChanged: only serverPath and serverArgs need a restart', () => {
-	assert.equal(launchChanged((s) => s === 'hermes.serverPath'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.serverArgs'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.codex.path' || s === 'hermes'), false);
-});
-
-test('expandPath leaves other text alone', () => {
-	assert.equal(expandPath('a~/b', { home: '/h' }), 'a~/b');
-	assert.equal(expandPath('~user/x', { home: '/h' }), '~user/x');
-	assert.equal(expandPath('${workspaceFolder}', {}), '${workspaceFolder}');
 });
