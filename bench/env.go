@@ -51,7 +51,8 @@ func (e *Env) Close() error {
 	return err
 }
 
-// Home is a throwaway user: HOME, CODEX_HOME, a workspace folder and a hermes state dir.
+// Home is a throwaway user: HOME, CODEX_HOME (whose config.toml points codex at the fake model), a
+// workspace folder and a hermes state dir.
 type Home struct {
 	Home, CodexHome, Work, State string
 }
@@ -74,6 +75,12 @@ func (e *Env) NewHome(name string) (Home, error) {
 	if err := os.WriteFile(filepath.Join(h.Work, "README.md"), []byte("# project\n"), 0o644); err != nil {
 		return h, err
 	}
+	// hermes-lsp refuses model providers in its codex.args setting, so the codex it starts finds the
+	// fake model in CODEX_HOME/config.toml. The bare clients and codex-acp read it too; they may also
+	// get the same values as -c options (ConfigArgs), which changes nothing.
+	if err := e.Model.WriteCodexConfig(h.CodexHome); err != nil {
+		return h, err
+	}
 	return h, nil
 }
 
@@ -83,7 +90,9 @@ func (h Home) CodexEnv() map[string]string {
 	return map[string]string{"HOME": h.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""}
 }
 
-// ConfigArgs turns -c values into arguments: "-c", kv, ...
+// ConfigArgs turns -c values into arguments: "-c", kv, ... They are for the clients that start codex
+// themselves (the bare client, codex-acp), never for hermes-lsp's settings: hermes-lsp refuses most
+// -c keys there, model providers included.
 func ConfigArgs(values []string) []string {
 	out := make([]string, 0, 2*len(values))
 	for _, kv := range values {

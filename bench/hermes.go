@@ -74,7 +74,9 @@ func StartHermes(ctx context.Context, bin string, home Home) (*Hermes, error) {
 // Pid is the server's process id.
 func (h *Hermes) Pid() int { return h.cmd.Process.Pid }
 
-// HermesSettings are the initialization options that run codex at codexPath with args, in home.
+// HermesSettings are the initialization options that run codex at codexPath with args, in home. The
+// fake model's provider comes from home's config.toml, not args: hermes-lsp only takes -c options
+// of its allow-list there (model, reasoning effort and the like).
 func HermesSettings(home Home, codexPath string, args []string, extra map[string]any) map[string]any {
 	s := map[string]any{
 		"codex": map[string]any{

@@ -40,6 +40,8 @@ const warmup = 3
 // model. Progress goes to log.
 func Latency(ctx context.Context, env *Env, n int, log io.Writer) (*LatencyResult, error) {
 	res := &LatencyResult{}
+	// -c options for the clients that start codex themselves (the bare client, codex-acp); each home's
+	// config.toml holds the same values, and it is all hermes-lsp's codex gets.
 	args := ConfigArgs(env.Model.CodexConfig())
 
 	hh, err := env.NewHome("latency-hermes")
@@ -51,7 +53,8 @@ func Latency(ctx context.Context, env *Env, n int, log io.Writer) (*LatencyResul
 		return nil, err
 	}
 	defer h.Close()
-	if _, err := h.Initialize(ctx, HermesSettings(hh, env.Codex, args, nil)); err != nil {
+	// hermes-lsp gets no -c options: its codex finds the fake model in hh.CodexHome/config.toml.
+	if _, err := h.Initialize(ctx, HermesSettings(hh, env.Codex, nil, nil)); err != nil {
 		return nil, err
 	}
 
@@ -242,6 +245,8 @@ func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*St
 	}
 	fmt.Fprintf(log, "  startup: %d initializes\n", inits)
 
+	// -c options for the clients that start codex themselves (the bare client, codex-acp); each home's
+	// config.toml holds the same values, and it is all hermes-lsp's codex gets.
 	args := ConfigArgs(env.Model.CodexConfig())
 	// One codex home for all runs, as a person has one ~/.codex; a fresh state dir per run, so each
 	// first turn starts a new thread.
@@ -255,7 +260,7 @@ func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*St
 		if err != nil {
 			return nil, err
 		}
-		settings := HermesSettings(shared, env.Codex, args, map[string]any{
+		settings := HermesSettings(shared, env.Codex, nil, map[string]any{
 			"prewarm": prewarm, "stateDir": fmt.Sprintf("%s-%d", shared.State, i),
 		})
 		if _, err := h.Initialize(ctx, settings); err != nil {

@@ -99,14 +99,10 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 	if err := os.WriteFile(file, []byte("Notes for the Node client test.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{}
-	for _, kv := range env.Model.CodexConfig() {
-		args = append(args, "-c", kv)
-	}
+	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
 	settings := map[string]any{
 		"codex": map[string]any{
 			"path": env.Binary,
-			"args": args,
 			"home": env.CodexHome,
 			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
 		},

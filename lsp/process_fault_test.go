@@ -101,14 +101,10 @@ func startServerProc(t *testing.T, env *codextest.Real, settings map[string]any)
 	t.Helper()
 	bin := serverBinary(t)
 	tmp := t.TempDir()
-	var args []string
-	for _, kv := range env.Model.CodexConfig() {
-		args = append(args, "-c", kv)
-	}
+	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
 	init := map[string]any{
 		"codex": map[string]any{
 			"path": env.Binary,
-			"args": args,
 			"home": env.CodexHome,
 			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
 		},

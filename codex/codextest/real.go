@@ -11,7 +11,8 @@ import (
 
 // Real is what a test needs to run the real pinned codex offline: the binary, a fake model on
 // loopback, and throwaway HOME, CODEX_HOME and workspace folders, so the user's ~/.codex is never
-// touched.
+// touched. CODEX_HOME holds a config.toml that points codex at the fake model
+// ([fakemodel.Server.WriteCodexConfig]), so a codex started there needs no -c option.
 type Real struct {
 	Binary    string
 	Model     *fakemodel.Server
@@ -53,6 +54,12 @@ func NewReal(t testing.TB) *Real {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The fake model's provider goes in CODEX_HOME/config.toml too, not only in ProcessOptions'
+	// -c overrides: a harness that runs hermes-lsp hands it CodexHome as `hermes.codex.home`, and
+	// hermes-lsp refuses model providers in `hermes.codex.args`.
+	if err := model.WriteCodexConfig(r.CodexHome); err != nil {
+		t.Fatal(err)
 	}
 	return r
 }

@@ -10,7 +10,6 @@ package helix_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,17 +74,13 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codexArgs := []string{}
-	for _, kv := range env.Model.CodexConfig() {
-		codexArgs = append(codexArgs, "-c", kv)
-	}
-	argsJSON, _ := json.Marshal(codexArgs)
+	// No codex args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
 	logFile := filepath.Join(tmp, "hermes-lsp.log")
 	lt := replaceOnce(t, string(snippet), `args = ["--stdio"]`,
 		fmt.Sprintf(`args = ["--stdio", "--log-file", %q, "--log-level", "debug"]`, logFile))
 	lt = replaceOnce(t, lt, "[language-server.hermes-lsp.config.hermes.codex]\n",
-		fmt.Sprintf("[language-server.hermes-lsp.config.hermes.codex]\npath = %q\nargs = %s\nhome = %q\nenv = { HOME = %q, OPENAI_API_KEY = \"\", CODEX_API_KEY = \"\" }\n",
-			env.Binary, argsJSON, env.CodexHome, env.Home))
+		fmt.Sprintf("[language-server.hermes-lsp.config.hermes.codex]\npath = %q\nhome = %q\nenv = { HOME = %q, OPENAI_API_KEY = \"\", CODEX_API_KEY = \"\" }\n",
+			env.Binary, env.CodexHome, env.Home))
 	lt = replaceOnce(t, lt, "[language-server.hermes-lsp.config.hermes]\n",
 		fmt.Sprintf("[language-server.hermes-lsp.config.hermes]\nstateDir = %q\n", filepath.Join(tmp, "state")))
 	if err := os.WriteFile(filepath.Join(cfgDir, "languages.toml"), []byte(lt), 0o644); err != nil {

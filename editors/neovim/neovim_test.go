@@ -101,15 +101,11 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if err := os.WriteFile(file, []byte("First line of the notes.\nSecond line, selected too.\nThird line.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{}
-	for _, kv := range env.Model.CodexConfig() {
-		args = append(args, "-c", kv)
-	}
+	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
 	stateDir := filepath.Join(tmp, "state")
 	settings := map[string]any{
 		"codex": map[string]any{
 			"path": env.Binary,
-			"args": args,
 			"home": env.CodexHome,
 			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
 		},

@@ -208,13 +208,14 @@ func (d *demo) run(ctx context.Context) (code int) {
 		if err := os.MkdirAll(codexHome, 0o700); err != nil {
 			return d.fail("%v", err)
 		}
-		var args []string
+		// The codex configuration goes in the throwaway CODEX_HOME's config.toml, not in codex.args:
+		// hermes-lsp takes only an allow-list of -c keys there, and model providers are not on it.
 		// No login shell for the commands codex runs: with HOME moved, a login shell's profile would
 		// reset PATH and lose the user's go.
-		for _, kv := range append(model.CodexConfig(), "allow_login_shell=false") {
-			args = append(args, "-c", kv)
+		extra := append([]string{"allow_login_shell=false"}, goCacheWritable(cfg.Getenv)...)
+		if err := model.WriteCodexConfig(codexHome, extra...); err != nil {
+			return d.fail("writing the codex configuration: %v", err)
 		}
-		codexSettings["args"] = append(args, goCacheWritable(cfg.Getenv)...)
 		codexSettings["home"] = codexHome
 		// A throwaway HOME and CODEX_HOME: the user's ~/.codex is never read or written, and no key
 		// reaches the loopback model. The Go build cache stays the user's, so `go test` is quick.
@@ -229,13 +230,12 @@ func (d *demo) run(ctx context.Context) (code int) {
 		}
 	} else {
 		modelLine = t.style(styleBold, "[the real model, through codex — credentials: "+creds+"]") +
-			"\n             (codex's configuration picks the model; --offline runs the scripted one)"
-		args := goCacheWritable(cfg.Getenv)
-		if creds == credAPIKey {
-			// Codex reads an API key from the environment through a provider that names it.
-			args = append(args, apiKeyProvider()...)
+			"\n             (codex's default model, in a throwaway CODEX_HOME; --offline runs the scripted one)"
+		codexHome, err := d.realCodexHome(creds)
+		if err != nil {
+			return d.fail("preparing codex's home: %v", err)
 		}
-		codexSettings["args"] = args
+		codexSettings["home"] = codexHome
 	}
 
 	t.Println(t.style(styleBold, "hermes-lsp demo") + ": a real hermes-lsp server, driven over LSP by this terminal client")
@@ -448,16 +448,8 @@ const (
 // credentials says which OpenAI credentials codex would use: a `codex login` (auth.json under
 // $CODEX_HOME or ~/.codex), else OPENAI_API_KEY; "" when there are none.
 func credentials(getenv func(string) string) string {
-	home := getenv("CODEX_HOME")
-	if home == "" {
-		if h := getenv("HOME"); h != "" {
-			home = filepath.Join(h, ".codex")
-		}
-	}
-	if home != "" {
-		if st, err := os.Stat(filepath.Join(home, "auth.json")); err == nil && st.Mode().IsRegular() {
-			return credLogin
-		}
+	if authJSON(getenv) != "" {
+		return credLogin
 	}
 	if strings.TrimSpace(getenv("OPENAI_API_KEY")) != "" {
 		return credAPIKey
@@ -465,21 +457,78 @@ func credentials(getenv func(string) string) string {
 	return ""
 }
 
+// authJSON is the user's `codex login`: auth.json under $CODEX_HOME, else under ~/.codex; "" when
+// there is none.
+func authJSON(getenv func(string) string) string {
+	home := getenv("CODEX_HOME")
+	if home == "" {
+		if h := getenv("HOME"); h != "" {
+			home = filepath.Join(h, ".codex")
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	path := filepath.Join(home, "auth.json")
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return path
+}
+
+// realCodexHome makes the CODEX_HOME of a turn on the real model: a throwaway folder in the demo's
+// temporary one, whose config.toml lets the sandboxed commands write the Go build cache and, with
+// creds OPENAI_API_KEY, names a provider that reads the key. The user's own CODEX_HOME would not
+// do: hermes-lsp takes neither of those as codex.args (only an allow-list of -c keys), the demo must
+// not edit the user's config.toml, and codex itself would write a trust entry for the temporary
+// workspace into it (thread/start with the workspace-write sandbox does). So the user's
+// config.toml is not read either: codex's defaults pick the model.
+//
+// With a `codex login`, the folder's auth.json is a symbolic link to the user's. Codex refreshes
+// the login's tokens now and then and writes them back (through the link, into the user's file, as
+// it would when run on ~/.codex); a copy would leave the user's file holding a refresh token that
+// the refresh used up, and the user would have to log in again.
+func (d *demo) realCodexHome(creds string) (string, error) {
+	codexHome := filepath.Join(d.root, "codex-home")
+	var values []string
+	switch creds {
+	case credAPIKey:
+		// Codex 0.171.0 does not take OPENAI_API_KEY as a login for its built-in "openai" provider
+		// (its auth loader reads auth.json and, in some commands, CODEX_API_KEY, never
+		// OPENAI_API_KEY; `codex login status` with only OPENAI_API_KEY set says "Not logged in"):
+		// the key reaches OpenAI through a provider that names the variable.
+		values = apiKeyProvider()
+	case credLogin:
+		// An absolute target: a relative one would be read from codexHome. Removing the demo's
+		// folder at the end removes the link, never the user's file.
+		auth, err := filepath.Abs(authJSON(d.cfg.Getenv))
+		if err != nil {
+			return "", err
+		}
+		if err := os.MkdirAll(codexHome, 0o700); err != nil {
+			return "", err
+		}
+		if err := os.Symlink(auth, filepath.Join(codexHome, "auth.json")); err != nil {
+			return "", err
+		}
+	}
+	values = append(values, goCacheWritable(d.cfg.Getenv)...)
+	if err := fakemodel.WriteConfigTOML(codexHome, values...); err != nil {
+		return "", err
+	}
+	return codexHome, nil
+}
+
 // apiKeyProvider is the codex configuration of a model provider that is OpenAI's Responses API
 // with the key in OPENAI_API_KEY.
 func apiKeyProvider() []string {
-	kv := []string{
+	return []string{
 		`model_provider="openai_api_key"`,
 		`model_providers.openai_api_key.name="OpenAI (OPENAI_API_KEY)"`,
 		`model_providers.openai_api_key.base_url="https://api.openai.com/v1"`,
 		`model_providers.openai_api_key.env_key="OPENAI_API_KEY"`,
 		`model_providers.openai_api_key.wire_api="responses"`,
 	}
-	var args []string
-	for _, s := range kv {
-		args = append(args, "-c", s)
-	}
-	return args
 }
 
 // offlineEnv is codex's environment in offline mode: a throwaway HOME, no API keys, and the user's
@@ -494,15 +543,15 @@ func offlineEnv(home string, getenv func(string) string) map[string]string {
 	return env
 }
 
-// goCacheWritable is the codex configuration that lets the commands it runs in its sandbox
-// (workspace-write) write the user's Go build cache, so that `go test` works there and stays quick
-// (a cold cache takes a minute). Nothing when go is missing.
+// goCacheWritable is the codex configuration (a config.toml line) that lets the commands it runs in
+// its sandbox (workspace-write) write the user's Go build cache, so that `go test` works there and
+// stays quick (a cold cache takes a minute). Nothing when go is missing.
 func goCacheWritable(getenv func(string) string) []string {
 	dir := goEnv("GOCACHE", getenv)
 	if dir == "" || dir == "off" || !filepath.IsAbs(dir) {
 		return nil
 	}
-	return []string{"-c", "sandbox_workspace_write.writable_roots=[" + strconv.Quote(dir) + "]"}
+	return []string{"sandbox_workspace_write.writable_roots=[" + strconv.Quote(dir) + "]"}
 }
 
 // goEnv returns a variable of `go env`, or "" when go is missing.

@@ -455,3 +455,62 @@ func TestCodexKilledWhileHanging(t *testing.T) {
 		t.Errorf("a killed codex completed its turn: %+v", run.done.Turn)
 	}
 }
+
+// TestCodexConfigFile starts `codex app-server` with no -c option at all: the fake model reaches it
+// only through CODEX_HOME/config.toml, as written by WriteCodexConfig (codextest.NewReal writes it),
+// the way hermes-lsp's harnesses hand the fake to the codex it starts.
+func TestCodexConfigFile(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	b, err := os.ReadFile(filepath.Join(env.CodexHome, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `model_providers.fake.base_url="`+env.Model.BaseURL()+`"`) {
+		t.Fatalf("config.toml does not name the fake model:\n%s", b)
+	}
+	env.Model.Enqueue(fakemodel.Message("Answered through config.toml."))
+
+	opts := env.ProcessOptions()
+	opts.Config = nil
+	ctx, cancel := context.WithTimeout(t.Context(), codexTimeout)
+	defer cancel()
+	client, err := codex.Start(ctx, codex.Options{
+		Process:    opts,
+		ClientInfo: codex.ClientInfo{Name: "fakemodel-test", Version: "0"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = client.Close()
+		if t.Failed() {
+			t.Logf("codex app-server stderr:\n%s\nmodel log: %q", client.StderrTail(50), env.Model.Log())
+		}
+	})
+	res, err := client.StartThread(ctx, codex.ThreadStartParams{
+		Cwd:            env.Work,
+		ApprovalPolicy: codex.ApprovalNever,
+		Sandbox:        codex.SandboxFullAccess,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := runTurn(t, client, res.Thread.ID, "hi from the config file")
+	if st := run.done.Turn.Status; st != codex.TurnCompleted {
+		t.Fatalf("turn status %s (error %+v)", st, run.done.Turn.Error)
+	}
+	var agent []string
+	for _, p := range params[codex.ItemParams](run, codex.NotifyItemCompleted) {
+		if p.Item.Type == codex.ItemAgentMessage {
+			agent = append(agent, p.Item.Text)
+		}
+	}
+	if !slices.Equal(agent, []string{"Answered through config.toml."}) {
+		t.Errorf("agent messages %q", agent)
+	}
+	reqs := env.Model.Requests()
+	if len(reqs) != 1 || reqs[0].Model != fakemodel.DefaultModel || reqs[0].UserText() != "hi from the config file" {
+		t.Fatalf("the fake got %d requests, want 1 for %s: %+v", len(reqs), fakemodel.DefaultModel, reqs)
+	}
+}

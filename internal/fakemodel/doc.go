@@ -6,7 +6,7 @@
 // stream of server-sent events, and records every request so tests can check what codex sent. With
 // an empty queue it answers like a tiny model: it echoes the last tool output, or says hello.
 //
-// Point codex at it with [Server.CodexConfig]:
+// Point codex at it with [Server.CodexConfig], as -c options:
 //
 //	srv, err := fakemodel.Start()
 //	...
@@ -16,6 +16,9 @@
 //	for _, kv := range srv.CodexConfig() {
 //		args = append(args, "-c", kv)
 //	}
+//
+// or with [Server.WriteCodexConfig], as the config.toml of a throwaway CODEX_HOME: that is the way
+// for a codex that hermes-lsp starts, since its `hermes.codex.args` refuse model providers.
 //
 // It is ordinary code, not only for tests: the shipped binary's offline demo runs on it too.
 package fakemodel

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -590,6 +592,65 @@ func TestCodexConfig(t *testing.T) {
 	if !strings.HasPrefix(srv.BaseURL(), "http://127.0.0.1:") || !strings.HasSuffix(srv.BaseURL(), "/v1") ||
 		srv.BaseURL() != "http://"+srv.Addr()+"/v1" {
 		t.Errorf("BaseURL %q, Addr %q", srv.BaseURL(), srv.Addr())
+	}
+}
+
+func TestWriteCodexConfig(t *testing.T) {
+	srv := startServer(t)
+	home := filepath.Join(t.TempDir(), "missing", ".codex")
+	roots := `sandbox_workspace_write.writable_roots=["/cache"]`
+	if err := srv.WriteCodexConfig(home, roots, `model="other"`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(home, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, kv := range srv.CodexConfig() {
+		if !strings.HasPrefix(kv, "model=") { // replaced by the extra model
+			want = append(want, kv)
+		}
+	}
+	want = append(want, roots, `model="other"`)
+	var got []string
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(line, "#") {
+			got = append(got, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("config.toml lines\n%q\nwant\n%q", got, want)
+	}
+	for path, mode := range map[string]os.FileMode{home: 0o700, filepath.Join(home, "config.toml"): 0o600} {
+		if st, err := os.Stat(path); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v", path, st.Mode().Perm(), mode)
+		}
+	}
+
+	// A second write replaces the file, and makes it private again.
+	if err := os.Chmod(filepath.Join(home, "config.toml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WriteCodexConfig(home); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(filepath.Join(home, "config.toml"))
+	if strings.Contains(string(b), "writable_roots") || !strings.Contains(string(b), `model="gpt-5.5"`) {
+		t.Errorf("config.toml after the second write:\n%s", b)
+	}
+	if st, err := os.Stat(filepath.Join(home, "config.toml")); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v after the second write, want 0600", st.Mode().Perm())
+	}
+
+	for _, bad := range []string{"no_equals", "a=1\nb=2"} {
+		if err := srv.WriteCodexConfig(home, bad); err == nil {
+			t.Errorf("WriteCodexConfig(%q) succeeded", bad)
+		}
 	}
 }
 

@@ -7,7 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -106,7 +110,8 @@ func (s *Server) Close() error {
 // CodexConfig returns the values of the -c options that point codex at this server (pass each
 // after its own "-c"): a model provider "fake" speaking the Responses API at [Server.BaseURL]
 // without retries, the model [DefaultModel], no update check and no plugins. Codex parses each
-// value as TOML, so strings are quoted.
+// value as TOML, so strings are quoted. Use it for a codex you start yourself; hermes-lsp takes no
+// provider in its settings, so give it a codex home with [Server.WriteCodexConfig] instead.
 func (s *Server) CodexConfig() []string {
 	return []string{
 		`model_provider="fake"`,
@@ -119,6 +124,53 @@ func (s *Server) CodexConfig() []string {
 		`check_for_update_on_startup=false`,
 		`features.plugins=false`,
 	}
+}
+
+// WriteCodexConfig writes <codexHome>/config.toml (mode 0600; codexHome is made, 0700, if missing)
+// holding the settings of [Server.CodexConfig] and then the extra ones, each a `key=value` line
+// as codex takes it after -c; an extra value replaces CodexConfig's of the same key. Codex reads
+// that file at startup, so a codex started with CODEX_HOME=codexHome talks to this server without
+// any -c option: that is how a test hands the fake model to hermes-lsp, whose `hermes.codex.args`
+// refuse model_providers.*. An existing config.toml is replaced.
+func (s *Server) WriteCodexConfig(codexHome string, extra ...string) error {
+	values := s.CodexConfig()
+	for _, kv := range extra {
+		key, _, _ := strings.Cut(kv, "=")
+		values = slices.DeleteFunc(values, func(v string) bool {
+			k, _, _ := strings.Cut(v, "=")
+			return strings.TrimSpace(k) == strings.TrimSpace(key)
+		})
+	}
+	return WriteConfigTOML(codexHome, append(values, extra...)...)
+}
+
+// WriteConfigTOML writes <codexHome>/config.toml (mode 0600; codexHome is made, 0700, if missing)
+// with one `key=value` line per value, in order. Each value must be valid TOML, as codex's -c values
+// usually are; dotted keys (`model_providers.fake.base_url="..."`) are top-level TOML keys of nested
+// tables, and since no line opens a [table], every line stays at the top level. A key must not
+// repeat (TOML forbids it). An existing config.toml is replaced.
+func WriteConfigTOML(codexHome string, values ...string) error {
+	var b strings.Builder
+	b.WriteString("# Written by hermes-lsp (fakemodel.WriteConfigTOML) for a throwaway CODEX_HOME.\n")
+	for _, kv := range values {
+		if strings.ContainsAny(kv, "\r\n") || !strings.Contains(kv, "=") {
+			return fmt.Errorf("fakemodel: config value %q is not one key=value line", kv)
+		}
+		b.WriteString(kv)
+		b.WriteByte('\n')
+	}
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		return fmt.Errorf("fakemodel: %w", err)
+	}
+	path := filepath.Join(codexHome, "config.toml")
+	// WriteFile's mode only applies to a new file: an existing one keeps its mode, so set it too.
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("fakemodel: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("fakemodel: %w", err)
+	}
+	return nil
 }
 
 // Enqueue queues replies for the next POST /v1/responses requests, one reply per request, in order.
