@@ -139,9 +139,12 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 	a.Asked = time.Now()
 	cfg := h.config()
 
-	if cfg.ApprovalsMode == ApprovalsOff || cfg.Yolo || s.Yolo() {
+	if auto := autoApprove(cfg, s.Yolo()); auto.Effective {
 		a.Decision, a.DecidedBy = DecisionOnce, "policy"
+		a.AutoSource = auto.Source
 		s.recordApproval(a)
+		// Auto-approval is never silent: the editor shows each one as it happens.
+		s.emitApproval(EventApprovalResolved, a)
 		return codex.DecisionAccept
 	}
 

@@ -177,7 +177,7 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 			c.ApprovalsMode = mode
 		}},
 		{name: "host yolo", mutate: func(c *agenthost.Config) { c.Yolo = true }},
-		{name: "HERMES_YOLO_MODE", env: "1", mutate: func(c *agenthost.Config) { c.Yolo = agenthost.YoloFromEnv() }},
+		{name: "HERMES_YOLO_MODE", env: "1", mutate: func(c *agenthost.Config) { c.Yolo, _ = agenthost.YoloFromEnv() }},
 		{name: "session yolo", sessionYolo: true},
 	}
 	for _, tc := range cases {
@@ -239,15 +239,79 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 	}
 }
 
+// TestYoloFromEnv: HERMES_YOLO_MODE is on only for 1/true/yes/on; a value nobody understands
+// ("disabled", "n") fails closed, with a warning that names it.
 func TestYoloFromEnv(t *testing.T) {
-	for v, want := range map[string]bool{
-		"": false, "0": false, "false": false, "FALSE": false, "no": false, "off": false, " ": false,
-		"1": true, "true": true, "yes": true, "on": true, "anything": true,
+	for _, tc := range []struct {
+		v        string
+		want     bool
+		warnings bool
+	}{
+		{"", false, false}, {"0", false, false}, {"false", false, false}, {"FALSE", false, false},
+		{"no", false, false}, {"off", false, false}, {" ", false, false},
+		{"1", true, false}, {"true", true, false}, {"yes", true, false}, {"on", true, false}, {" On ", true, false},
+		{"disabled", false, true}, {"n", false, true}, {"anything", false, true}, {"2", false, true},
 	} {
-		t.Setenv("HERMES_YOLO_MODE", v)
-		if got := agenthost.YoloFromEnv(); got != want {
-			t.Errorf("HERMES_YOLO_MODE=%q: YoloFromEnv() = %v, want %v", v, got, want)
+		t.Setenv("HERMES_YOLO_MODE", tc.v)
+		got, warning := agenthost.YoloFromEnv()
+		if got != tc.want || (warning != "") != tc.warnings {
+			t.Errorf("HERMES_YOLO_MODE=%q: YoloFromEnv() = %v, %q; want %v, warning %v", tc.v, got, warning, tc.want, tc.warnings)
 		}
+		if tc.warnings && !strings.Contains(warning, tc.v) {
+			t.Errorf("HERMES_YOLO_MODE=%q: the warning %q does not name the value", tc.v, warning)
+		}
+	}
+}
+
+// TestAutoApproveSource: the session reports whether approvals are auto-approved and the first
+// source that makes them so; the transcript records it on each auto-approved request.
+func TestAutoApproveSource(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		mutate      func(*agenthost.Config)
+		sessionYolo bool
+		want        agenthost.AutoApprove
+	}{
+		{name: "manual", want: agenthost.AutoApprove{}},
+		{name: "flag", mutate: func(c *agenthost.Config) { c.Yolo, c.YoloSource = true, agenthost.SourceFlag }, sessionYolo: true,
+			want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourceFlag}},
+		{name: "env", mutate: func(c *agenthost.Config) { c.Yolo, c.YoloSource = true, agenthost.SourceEnv },
+			want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourceEnv}},
+		{name: "config", mutate: func(c *agenthost.Config) { c.Yolo = true },
+			want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourceConfig}},
+		{name: "mode off", mutate: func(c *agenthost.Config) { c.ApprovalsMode = agenthost.ApprovalsOff }, sessionYolo: true,
+			want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourcePolicy}},
+		{name: "policy never", mutate: func(c *agenthost.Config) { c.ApprovalPolicy = codex.ApprovalNever },
+			want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourcePolicy}},
+		{name: "session", sessionYolo: true, want: agenthost.AutoApprove{Effective: true, Source: agenthost.SourceSession}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fh := newFakeHost(t, tc.mutate)
+			s := fh.session(t)
+			s.SetYolo(tc.sessionYolo)
+			if got := s.AutoApprove(); got != tc.want {
+				t.Errorf("AutoApprove() = %+v, want %+v", got, tc.want)
+			}
+			if got := s.Status().AutoApprove; got != tc.want {
+				t.Errorf("Status().AutoApprove = %+v, want %+v", got, tc.want)
+			}
+			if !tc.want.Effective || tc.name == "policy never" {
+				return // codex itself would not ask under "never"
+			}
+			fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+				_, _ = ft.ExecWithApproval("make", 0, "")
+				ft.AgentMessage("done")
+			})
+			res, events := run(t, s, "build")
+			resolved := ofKind(events, agenthost.EventApprovalResolved)
+			if len(resolved) != 1 || resolved[0].Approval.AutoSource != tc.want.Source {
+				t.Errorf("an auto-approval must show as an approvalResolved event with its source: %+v", resolved)
+			}
+			approvals := transcriptApprovals(readTranscript(t, fh.state, res.ThreadID))
+			if len(approvals) != 1 || approvals[0].AutoSource != tc.want.Source {
+				t.Errorf("transcript approvals: %+v", approvals)
+			}
+		})
 	}
 }
 

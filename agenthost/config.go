@@ -44,8 +44,14 @@ type Config struct {
 	ApprovalsMode string
 	// ApprovalTimeout bounds how long an approval waits for a person before it is declined (default 5m).
 	ApprovalTimeout time.Duration
-	// Yolo accepts every exec and patch request without asking (--yolo or HERMES_YOLO_MODE).
+	// Yolo accepts every exec and patch request without asking (--yolo, HERMES_YOLO_MODE or the
+	// yolo setting).
 	Yolo bool
+	// YoloSource says where Yolo came from, for AutoApprove: SourceFlag, SourceEnv or SourceConfig
+	// (the default).
+	YoloSource string
+	// StartTimeout bounds starting codex, up to its answer to initialize (default 30s).
+	StartTimeout time.Duration
 	// TurnTimeout bounds a turn: on expiry it is interrupted and codex retired (default 10m).
 	TurnTimeout time.Duration
 
@@ -68,6 +74,7 @@ type Config struct {
 const (
 	DefaultApprovalTimeout = 5 * time.Minute
 	DefaultTurnTimeout     = 10 * time.Minute
+	DefaultStartTimeout    = 30 * time.Second
 )
 
 // withDefaults returns c with its zero fields set, or an error for a value no default can mend.
@@ -102,6 +109,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.TurnTimeout <= 0 {
 		c.TurnTimeout = DefaultTurnTimeout
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = DefaultStartTimeout
 	}
 	for i, f := range c.Fallbacks {
 		if f.Kind != FallbackResponses && f.Kind != FallbackChat {
@@ -162,8 +172,19 @@ func ParseApprovalsMode(v any) (string, error) {
 	return "", fmt.Errorf("approvals.mode: want \"manual\", \"off\" or false, got %T", v)
 }
 
-// YoloFromEnv reports whether HERMES_YOLO_MODE asks for yolo mode (any value but "", "0", "false").
-func YoloFromEnv() bool {
-	v := strings.ToLower(strings.TrimSpace(os.Getenv("HERMES_YOLO_MODE")))
-	return v != "" && v != "0" && v != "false" && v != "no" && v != "off"
+// YoloFromEnv reports whether HERMES_YOLO_MODE asks for yolo mode: only 1, true, yes or on (any
+// case) do. Any other value leaves it off, and warning says why, so that a value nobody understands
+// (HERMES_YOLO_MODE=disabled) fails closed instead of turning every prompt off.
+func YoloFromEnv() (on bool, warning string) {
+	return parseYolo(os.Getenv("HERMES_YOLO_MODE"))
+}
+
+func parseYolo(raw string) (bool, string) {
+	switch v := strings.ToLower(strings.TrimSpace(raw)); v {
+	case "1", "true", "yes", "on":
+		return true, ""
+	case "", "0", "false", "no", "off":
+		return false, ""
+	}
+	return false, fmt.Sprintf("HERMES_YOLO_MODE=%q is not 1, true, yes or on: auto-approval stays off", raw)
 }

@@ -239,9 +239,9 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 		}
 	}
 	cfg := h.config()
-	client, err := cfg.StartCodex(ctx, h.codexOptions(cfg))
+	client, err := h.startCodex(ctx, cfg)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w. Check that codex is installed (npm install -g @openai/codex) or set its path (hermes codex.path)", err)
+		return nil, 0, err
 	}
 	h.client = client
 	h.gen++

@@ -30,7 +30,10 @@ type transcriptLine struct {
 // readTranscript parses the JSONL transcript of threadID in stateDir.
 func readTranscript(t *testing.T, stateDir, threadID string) []transcriptLine {
 	t.Helper()
-	path, _ := agenthost.TranscriptPaths(stateDir, threadID)
+	path, _, err := agenthost.TranscriptPaths(stateDir, threadID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("transcript: %v", err)
@@ -186,7 +189,10 @@ func TestTranscriptFiles(t *testing.T) {
 	})
 	s := fh.session(t)
 	res1, _ := run(t, s, "why does CI fail?")
-	jsonlPath, mdPath := agenthost.TranscriptPaths(fh.state, res1.ThreadID)
+	jsonlPath, mdPath, err := agenthost.TranscriptPaths(fh.state, res1.ThreadID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res1.TranscriptPath != mdPath {
 		t.Fatalf("TranscriptPath %q, want %q", res1.TranscriptPath, mdPath)
 	}

@@ -82,6 +82,44 @@ func (s *Session) Yolo() bool {
 	return s.yolo
 }
 
+// Where auto-approval comes from, as AutoApprove reports it.
+const (
+	SourceFlag    = "flag"    // the --yolo flag
+	SourceEnv     = "env"     // HERMES_YOLO_MODE
+	SourceConfig  = "config"  // the yolo setting
+	SourcePolicy  = "policy"  // approvals.mode off, or codex's approval policy "never"
+	SourceSession = "session" // SetYolo (hermes.toggleYolo)
+)
+
+// AutoApprove says whether a session's approvals are answered without asking anyone, and why.
+type AutoApprove struct {
+	Effective bool
+	// Source is one of the Source constants when Effective, else "". The first that applies wins:
+	// flag, env, config, policy, session.
+	Source string
+}
+
+// AutoApprove reports whether the session's approvals are answered without asking, and why.
+func (s *Session) AutoApprove() AutoApprove {
+	return autoApprove(s.h.config(), s.Yolo())
+}
+
+func autoApprove(cfg Config, sessionYolo bool) AutoApprove {
+	switch {
+	case cfg.Yolo:
+		src := cfg.YoloSource
+		if src == "" {
+			src = SourceConfig
+		}
+		return AutoApprove{Effective: true, Source: src}
+	case cfg.ApprovalsMode == ApprovalsOff || cfg.ApprovalPolicy == codex.ApprovalNever:
+		return AutoApprove{Effective: true, Source: SourcePolicy}
+	case sessionYolo:
+		return AutoApprove{Effective: true, Source: SourceSession}
+	}
+	return AutoApprove{}
+}
+
 func (s *Session) running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -406,6 +444,8 @@ type Status struct {
 	ToolIterations int         `json:"toolIterations"`
 	Compactions    int         `json:"compactions"`
 	Yolo           bool        `json:"yolo"`
+	// AutoApprove is whether approvals are answered without asking, and why.
+	AutoApprove AutoApprove `json:"autoApprove"`
 	// Fallback names the fallback provider the session moved to, if any.
 	Fallback         string     `json:"fallback,omitempty"`
 	PendingApprovals []Approval `json:"pendingApprovals"`
@@ -419,12 +459,13 @@ type TurnStatus struct {
 
 // Status returns a snapshot of the session.
 func (s *Session) Status() Status {
+	cfg := s.h.config()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := Status{
 		Folder: s.folder, SessionID: s.id, ThreadID: s.threadID,
 		Usage: s.totals, Turns: s.turns, ToolIterations: s.toolIters, Compactions: s.compactions,
-		Yolo: s.yolo, PendingApprovals: []Approval{},
+		Yolo: s.yolo, AutoApprove: autoApprove(cfg, s.yolo), PendingApprovals: []Approval{},
 	}
 	if s.fallback != nil {
 		st.Fallback = s.fallback.Name

@@ -2,11 +2,12 @@ package agenthost
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -14,11 +15,15 @@ import (
 // The state dir holds:
 //
 //	state.json                       per folder: the last thread id and the usage totals
+//	state.json.lock                  taken while state.json is read, merged and rewritten
 //	transcripts/<thread>.jsonl       every turn's projected rows, approvals and result, appended
 //	transcripts/<thread>.md          the same, readable
+//	transcripts.lock                 taken while a turn's records are appended
 //
 // state.json is written atomically (a temporary file renamed over it), so a crash never leaves it
-// half written, and a restart resumes each folder's thread.
+// half written, and a restart resumes each folder's thread. Several servers (editor windows) may
+// share the state dir: each writes only the folders it changed, merged into the file as it is on
+// disk under the lock, so no server's save drops another's folders.
 
 // folderState is what survives a restart for one folder.
 type folderState struct {
@@ -40,71 +45,136 @@ type store struct {
 	dir string
 	log *slog.Logger
 
-	mu    sync.Mutex
-	state stateFile
-	dirty bool
+	mu    sync.Mutex             // held while saving, so one store's saves go in order
+	known map[string]folderState // state.json as last read or written
+	dirty map[string]folderState // the folders this store changed and has not saved yet
+
+	// appendMu keeps this store's appends whole even where the lock file cannot be taken.
+	appendMu sync.Mutex
 }
 
 func openStore(dir string, log *slog.Logger) (*store, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "transcripts"), 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w (set hermes stateDir to a writable folder)", err)
+	if err := ensureStateDir(dir, log); err != nil {
+		return nil, err
 	}
-	st := &store{dir: dir, log: log, state: stateFile{Version: 1, Folders: map[string]folderState{}}}
-	data, err := os.ReadFile(st.statePath())
-	switch {
-	case err == nil:
-		var f stateFile
-		if jerr := json.Unmarshal(data, &f); jerr != nil {
-			// A broken state file costs the threads' continuity, not the server: keep it aside.
-			aside := st.statePath() + ".broken"
-			_ = os.Rename(st.statePath(), aside)
-			log.Warn("state file unreadable; moved aside", "path", aside, "err", jerr)
-		} else if f.Folders != nil {
-			st.state = f
-		}
-	case !os.IsNotExist(err):
-		return nil, fmt.Errorf("read state: %w", err)
+	st := &store{dir: dir, log: log, dirty: map[string]folderState{}}
+	err := withFileLock(st.lockPath(), log, func() error {
+		folders, err := st.load()
+		st.known = folders
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w (check the permissions of %s)", err, st.statePath())
 	}
 	return st, nil
 }
 
 func (st *store) statePath() string { return filepath.Join(st.dir, "state.json") }
 
+func (st *store) lockPath() string { return st.statePath() + ".lock" }
+
+// load reads state.json: missing, it is an empty state; broken, it is moved aside and is an empty
+// state too (it costs the threads' continuity, not the server). Call it holding the state lock, so
+// that the file moved aside is never one another server has just renamed into place.
+func (st *store) load() (map[string]folderState, error) {
+	data, err := os.ReadFile(st.statePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]folderState{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	folders, err := parseState(data)
+	if err != nil {
+		aside := st.statePath() + ".broken"
+		if rerr := os.Rename(st.statePath(), aside); rerr != nil {
+			return nil, fmt.Errorf("state file unreadable (%v) and not moved aside: %w", err, rerr)
+		}
+		st.log.Warn("state file unreadable; moved aside", "path", aside, "err", err)
+		return map[string]folderState{}, nil
+	}
+	return folders, nil
+}
+
+func parseState(data []byte) (map[string]folderState, error) {
+	var f stateFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
+	if f.Folders == nil {
+		f.Folders = map[string]folderState{}
+	}
+	return f.Folders, nil
+}
+
+// folder returns what is recorded for folder: this store's unsaved change if it has one, else what
+// state.json says now, since another server may have saved the folder since this one read it.
 func (st *store) folder(folder string) folderState {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.state.Folders[folder]
+	if changed, ok := st.dirty[folder]; ok {
+		return changed
+	}
+	// No lock is needed to read: state.json is only ever replaced whole, by a rename. A file that
+	// cannot be read now leaves the last one read in force; the next save deals with it.
+	data, err := os.ReadFile(st.statePath())
+	switch {
+	case err == nil:
+		if folders, perr := parseState(data); perr == nil {
+			st.known = folders
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		st.known = map[string]folderState{}
+	}
+	return st.known[folder]
 }
 
-func (st *store) setFolder(folder string, fs folderState) {
+func (st *store) setFolder(folder string, saved folderState) {
 	st.mu.Lock()
-	st.state.Folders[folder] = fs
-	st.dirty = true
+	st.dirty[folder] = saved
 	st.mu.Unlock()
 	if err := st.flush(); err != nil {
 		st.log.Warn("could not save state", "err", err)
 	}
 }
 
-// flush writes the state file if it changed.
+// flush saves the folders this store changed: holding the state lock, it reads state.json as it is
+// now, sets those folders in it and writes it back, leaving every other folder as another server may
+// have just saved it. Unsaved folders stay dirty, to be saved with the next change or at Close.
 func (st *store) flush() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.dirty {
+	if len(st.dirty) == 0 {
 		return nil
 	}
-	data, err := json.MarshalIndent(st.state, "", "  ")
+	err := withFileLock(st.lockPath(), st.log, func() error {
+		folders, err := st.load()
+		if err != nil {
+			// Writing without what is on disk would drop the other servers' folders.
+			return fmt.Errorf("read state: %w", err)
+		}
+		for folder, changed := range st.dirty {
+			folders[folder] = changed
+		}
+		data, err := json.MarshalIndent(stateFile{Version: 1, Folders: folders}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(st.statePath(), data); err != nil {
+			return err
+		}
+		st.known = folders
+		clear(st.dirty)
+		return nil
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("save state to %s: %w", st.statePath(), err)
 	}
-	if err := writeFileAtomic(st.statePath(), data); err != nil {
-		return fmt.Errorf("save state: %w", err)
-	}
-	st.dirty = false
 	return nil
 }
 
-// writeFileAtomic writes data to a temporary file beside path, syncs it and renames it over path.
+// writeFileAtomic writes data to a temporary file beside path (mode 0600), syncs it, renames it over
+// path and syncs the folder, so that after a crash path holds either the old data or the new.
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -122,170 +192,12 @@ func writeFileAtomic(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// transcriptEntry is one line of a thread's JSONL transcript.
-type transcriptEntry struct {
-	Time     time.Time `json:"time"`
-	Kind     string    `json:"kind"` // message, approval, result
-	Folder   string    `json:"folder"`
-	ThreadID string    `json:"threadId"`
-	TurnID   string    `json:"turnId"`
-	Message  *Message  `json:"message,omitempty"`
-	Approval *Approval `json:"approval,omitempty"`
-	Result   *Result   `json:"result,omitempty"`
-}
-
-// TranscriptPaths returns the JSONL and markdown transcript files of a thread in stateDir.
-func TranscriptPaths(stateDir, threadID string) (jsonl, markdown string) {
-	base := filepath.Join(stateDir, "transcripts", safeFileName(threadID))
-	return base + ".jsonl", base + ".md"
-}
-
-func safeFileName(s string) string {
-	if s == "" {
-		return "no-thread"
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == 0 || r == ':' {
-			return '_'
-		}
-		return r
-	}, s)
-}
-
-// appendTurn records a finished turn in its thread's transcripts and returns the markdown path.
-func (st *store) appendTurn(folder string, in Input, res *Result, approvals []Approval, compaction bool) string {
-	jsonlPath, mdPath := TranscriptPaths(st.dir, res.ThreadID)
-	now := time.Now()
-	var lines []byte
-	add := func(e transcriptEntry) {
-		e.Time, e.Folder, e.ThreadID, e.TurnID = now, folder, res.ThreadID, res.TurnID
-		b, err := json.Marshal(e)
-		if err == nil {
-			lines = append(append(lines, b...), '\n')
-		}
-	}
-	for i := range res.Messages {
-		add(transcriptEntry{Kind: "message", Message: &res.Messages[i]})
-	}
-	for i := range approvals {
-		add(transcriptEntry{Kind: "approval", Approval: &approvals[i]})
-	}
-	summary := *res
-	summary.Messages = nil
-	add(transcriptEntry{Kind: "result", Result: &summary})
-
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := appendFile(jsonlPath, lines); err != nil {
-		st.log.Warn("could not write the transcript", "path", jsonlPath, "err", err)
-	}
-	if err := appendFile(mdPath, []byte(renderTurn(folder, in, res, approvals, compaction, now))); err != nil {
-		st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
-	}
-	return mdPath
-}
-
-func appendFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	// The rename itself is only durable once the folder that holds the name is synced.
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
 	}
-	return err
-}
-
-// renderTurn renders one turn as markdown: the prompt, reasoning, tool calls and results, approvals
-// and decisions, the answer and the usage.
-func renderTurn(folder string, in Input, res *Result, approvals []Approval, compaction bool, at time.Time) string {
-	var b strings.Builder
-	title := "Turn"
-	if compaction {
-		title = "Compaction"
-	}
-	fmt.Fprintf(&b, "\n## %s %s — %s\n\n", title, res.TurnID, at.Format("2006-01-02 15:04:05"))
-	fmt.Fprintf(&b, "_Folder `%s`, thread `%s`, status **%s**", folder, res.ThreadID, res.Status)
-	if res.Fallback != "" {
-		fmt.Fprintf(&b, ", answered by fallback **%s**", res.Fallback)
-	}
-	b.WriteString("_\n\n")
-
-	for _, m := range res.Messages {
-		switch {
-		case m.Role == "user":
-			b.WriteString("### You\n\n" + quote(m.Content) + "\n\n")
-		case m.Role == "assistant" && len(m.ToolCalls) > 0:
-			if m.Reasoning != "" {
-				b.WriteString("_Reasoning:_ " + oneLine(m.Reasoning) + "\n\n")
-			}
-			call := m.ToolCalls[0]
-			fmt.Fprintf(&b, "**Tool `%s`** `%s`\n\n", call.Function.Name, Truncate(call.Function.Arguments, 300))
-			for _, a := range approvals {
-				if callOfItem(call.ID, a.ItemID) {
-					b.WriteString(approvalLine(a))
-				}
-			}
-		case m.Role == "tool":
-			b.WriteString(fence(m.Content) + "\n")
-		case m.Role == "assistant":
-			if m.Reasoning != "" {
-				b.WriteString("_Reasoning:_ " + oneLine(m.Reasoning) + "\n\n")
-			}
-			b.WriteString("### Hermes\n\n" + m.Content + "\n\n")
-		}
-	}
-	// Approvals whose tool call never made it into the transcript.
-	for _, a := range approvals {
-		if !hasCall(res.Messages, a.ItemID) {
-			b.WriteString(approvalLine(a))
-		}
-	}
-	if res.Error != "" {
-		b.WriteString("**Error:** " + oneLine(res.Error) + "\n\n")
-	}
-	u := res.Usage
-	fmt.Fprintf(&b, "_Usage: prompt %d (cached %d), output %d (reasoning %d), total %d tokens", u.Prompt, u.CacheRead, u.Output, u.Reasoning, u.Total)
-	if p := u.ContextPercent(); p > 0 {
-		fmt.Fprintf(&b, "; context %d%%", p)
-	}
-	fmt.Fprintf(&b, "; %d tool call(s), %s._\n", res.ToolIterations, res.Duration.Round(time.Millisecond))
-	return b.String()
-}
-
-func approvalLine(a Approval) string {
-	return fmt.Sprintf("> **Approval %s** (%s): %s — **%s** (%s)\n\n", a.ID, a.Kind, a.Summary, a.Decision, a.DecidedBy)
-}
-
-// callOfItem reports whether a projected tool-call id is that of codex item itemID (ids end in it).
-func callOfItem(callID, itemID string) bool {
-	return itemID != "" && strings.HasSuffix(callID, "_"+itemID)
-}
-
-func hasCall(msgs []Message, itemID string) bool {
-	for _, m := range msgs {
-		for _, c := range m.ToolCalls {
-			if callOfItem(c.ID, itemID) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func quote(s string) string {
-	return "> " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
-}
-
-// fence wraps text in a code fence longer than any run of backticks inside it.
-func fence(s string) string {
-	ticks := "```"
-	for strings.Contains(s, ticks) {
-		ticks += "`"
-	}
-	return ticks + "\n" + strings.TrimRight(s, "\n") + "\n" + ticks + "\n"
+	return nil
 }

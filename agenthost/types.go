@@ -256,9 +256,11 @@ type Approval struct {
 	Reason    string             `json:"reason,omitempty"`
 	// Decision and DecidedBy are set once it is resolved: DecidedBy is "user", "policy" (auto-approved),
 	// "timeout", "error", "dismissed", "withdrawn" or "shutdown".
-	Decision  Decision  `json:"decision,omitempty"`
-	DecidedBy string    `json:"decidedBy,omitempty"`
-	Asked     time.Time `json:"asked"`
+	Decision  Decision `json:"decision,omitempty"`
+	DecidedBy string   `json:"decidedBy,omitempty"`
+	// AutoSource says why an approval was auto-approved (DecidedBy "policy"): a Source constant.
+	AutoSource string    `json:"autoSource,omitempty"`
+	Asked      time.Time `json:"asked"`
 }
 
 // FallbackProvider is a model provider to retry a turn on when codex's provider is out of quota.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -30,6 +31,9 @@ type Options struct {
 	OnNotification func(Event)
 	// Logger receives protocol anomalies; nil discards them.
 	Logger *slog.Logger
+	// StartTimeout, when positive, bounds the start: spawning codex and its answer to initialize. On
+	// expiry Start kills and reaps the process and returns a *StartTimeoutError.
+	StartTimeout time.Duration
 }
 
 // Client speaks to one codex app-server: it owns the process (when it started it), the connection,
@@ -55,16 +59,27 @@ type Client struct {
 }
 
 // Start spawns codex app-server as opts.Process says and completes the initialize handshake. The
-// context bounds the start; the process lives until Close or its own end.
+// context and opts.StartTimeout bound the start; the process lives until Close or its own end.
 func Start(ctx context.Context, opts Options) (*Client, error) {
+	initCtx, cancel := withStartTimeout(ctx, opts.StartTimeout)
+	defer cancel()
 	proc, err := StartProcess(opts.Process)
 	if err != nil {
 		return nil, err
 	}
 	c := newClient(proc.Stdout(), proc.Stdin(), proc, opts)
-	if err := c.initialize(ctx, opts.ClientInfo); err != nil {
+	if err := c.initialize(initCtx, opts.ClientInfo); err != nil {
+		if startTimedOut(ctx, initCtx) {
+			// A codex that never answered initialize has nothing to lose: kill it now rather than
+			// after Close's grace periods, which a hung process would wait out in full.
+			proc.signal(syscall.SIGKILL)
+			_ = c.Close()
+			return nil, fmt.Errorf("start codex: %w", &StartTimeoutError{Binary: proc.cmd.Path, Timeout: opts.StartTimeout})
+		}
 		_ = c.Close()
-		if exitErr := proc.ExitError(); exitErr != nil {
+		// Close has reaped codex either way; its exit explains the failure only when it was not the
+		// caller who gave up.
+		if exitErr := proc.ExitError(); exitErr != nil && ctx.Err() == nil {
 			return nil, fmt.Errorf("start codex: %w", exitErr)
 		}
 		return nil, fmt.Errorf("start codex: %w; codex said:\n%s", err, proc.Stderr().Last(20))
@@ -75,9 +90,14 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 // NewClient runs the protocol over r and w (an in-process fake, or a process started elsewhere) and
 // completes the initialize handshake. The client owns r and w.
 func NewClient(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) (*Client, error) {
+	initCtx, cancel := withStartTimeout(ctx, opts.StartTimeout)
+	defer cancel()
 	c := newClient(r, w, nil, opts)
-	if err := c.initialize(ctx, opts.ClientInfo); err != nil {
+	if err := c.initialize(initCtx, opts.ClientInfo); err != nil {
 		_ = c.Close()
+		if startTimedOut(ctx, initCtx) {
+			return nil, fmt.Errorf("start codex: %w", &StartTimeoutError{Timeout: opts.StartTimeout})
+		}
 		return nil, fmt.Errorf("start codex: %w", err)
 	}
 	return c, nil

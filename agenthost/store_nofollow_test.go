@@ -1,0 +1,47 @@
+//go:build unix
+
+package agenthost
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTranscriptNotWrittenThroughSymlink: a symbolic link planted at a transcript's path is not
+// followed; the file it points to stays untouched, and the turn's other transcript is still written.
+func TestTranscriptNotWrittenThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	st := openTestStore(t, dir)
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jsonl, md, err := TranscriptPaths(dir, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, jsonl); err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{ThreadID: "thread-1", TurnID: "turn-1", Status: StatusCompleted, Messages: []Message{{Role: "user", Content: "secret"}}}
+	if got := st.appendTurn("/folder", Input{Prompt: "secret"}, res, nil, false); got != md {
+		t.Errorf("appendTurn = %q, want %q", got, md)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "keep\n" {
+		t.Errorf("written through the link: %q", data)
+	}
+	if fi, err := os.Lstat(jsonl); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+	if m := mode(t, md); m != 0o600 {
+		t.Errorf("%s: mode %#o, want 0600", md, m)
+	}
+	if m := mode(t, st.statePath()+".lock"); m != 0o600 {
+		t.Errorf("state lock: mode %#o, want 0600", m)
+	}
+	st.setFolder("/folder", folderState{ThreadID: "thread-1"})
+	if m := mode(t, st.statePath()); m != 0o600 {
+		t.Errorf("state.json: mode %#o, want 0600", m)
+	}
+}

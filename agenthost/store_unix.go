@@ -1,0 +1,24 @@
+//go:build unix
+
+package agenthost
+
+import (
+	"os"
+	"syscall"
+)
+
+// openNoFollow makes an open fail on a symbolic link instead of following it.
+const openNoFollow = syscall.O_NOFOLLOW
+
+// syncDir syncs the folder dir, so that a rename into it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
