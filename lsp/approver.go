@@ -54,11 +54,19 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 		return "", ctx.Err(), false
 	}
 	defer func() { <-ap.turn }()
+	var diffs []string // written for "Show diff", removed once the person decided
+	defer func() {
+		for _, path := range diffs {
+			_ = os.Remove(path)
+		}
+	}()
 	if s.fallbackApprovals() {
 		return "", nil, true // an earlier prompt found out while this one queued
 	}
 	for {
-		actions := []protocol.MessageActionItem{{Title: ActionAllowOnce}, {Title: ActionAllowSession}, {Title: ActionDeny}, {Title: ActionStop}}
+		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
+		// accidental Enter must never grant.
+		actions := []protocol.MessageActionItem{{Title: ActionDeny}, {Title: ActionAllowOnce}, {Title: ActionAllowSession}, {Title: ActionStop}}
 		if a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
 			actions = append(actions, protocol.MessageActionItem{Title: ActionShowDiff})
 		}
@@ -88,7 +96,9 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 		case ActionStop:
 			return agenthost.DecisionStop, nil, false
 		case ActionShowDiff:
-			ap.showDiff(ctx, a)
+			if path := ap.showDiff(ctx, a); path != "" {
+				diffs = append(diffs, path)
+			}
 			continue // and ask again
 		}
 		return agenthost.DecisionDeny, nil, false
@@ -146,18 +156,24 @@ func patchList(a agenthost.Approval) string {
 	return strings.Join(parts, ", ")
 }
 
-// showDiff writes the patch to a real file in the state dir and opens it when the editor can.
-func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) {
+// showDiff writes the patch to a new file under a random name in the state dir's private diffs
+// folder and opens it when the editor can. It returns the file's path ("" when none was written).
+func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) string {
 	s := ap.s
 	dir := filepath.Join(s.stateDir(), "diffs")
-	path := filepath.Join(dir, a.ID+".diff")
-	if err := os.MkdirAll(dir, 0o700); err == nil {
-		err = os.WriteFile(path, []byte(a.Diff()), 0o600)
-		if err != nil {
-			s.log.Warn("could not write the diff", "err", err)
-		}
+	if err := agenthost.EnsurePrivateDir(dir); err != nil {
+		s.log.Warn("could not write the diff", "err", err)
+		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
+		return ""
+	}
+	path, err := writePrivateFile(dir, ".diff", []byte(a.Diff()))
+	if err != nil {
+		s.log.Warn("could not write the diff", "err", err)
+		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
+		return ""
 	}
 	if !s.showDocument(ctx, path, true) {
 		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the patch of approval "+a.ID+" is in "+path)
 	}
+	return path
 }

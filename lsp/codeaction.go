@@ -79,15 +79,18 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			Command: command(TitleStopTurn, CmdCancel, folderArgs{URI: uri}),
 		})
 	}
+	// Pending approvals come before everything else, each with Deny first: eglot pre-selects the
+	// first action and Helix's picker highlights it, and an accidental Enter must never grant.
+	var approvals []protocol.CodeAction
 	if h != nil {
 		if sess, err := h.Session(folder.Path); err == nil {
 			for _, a := range sess.Pending() {
 				for _, choice := range []struct {
 					title    string
 					decision agenthost.Decision
-				}{{TitleAllowOnce, agenthost.DecisionOnce}, {TitleAllowSession, agenthost.DecisionSession}, {TitleDeny, agenthost.DecisionDeny}} {
+				}{{TitleDeny, agenthost.DecisionDeny}, {TitleAllowOnce, agenthost.DecisionOnce}, {TitleAllowSession, agenthost.DecisionSession}} {
 					title := choice.title + a.Summary
-					actions = append(actions, protocol.CodeAction{
+					approvals = append(approvals, protocol.CodeAction{
 						Title: title, Kind: protocol.QuickFix,
 						Command: command(title, CmdApprove, approveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
 					})
@@ -95,6 +98,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			}
 		}
 	}
+	actions = append(approvals, actions...)
 	if actions == nil {
 		actions = []protocol.CodeAction{}
 	}

@@ -132,14 +132,7 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			s.watchTurn(ctx, folder, turn, "compacting the context", p.WorkDoneToken)
 			return AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
 		case CmdToggleYolo:
-			on := !sess.Yolo()
-			sess.SetYolo(on)
-			state := "off: approvals are asked again"
-			if on {
-				state = "on: commands and patches run without asking"
-			}
-			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approve in "+folder.Name+" is "+state+".")
-			return map[string]any{"folder": folder.Path, "yolo": on}, nil
+			return s.toggleYolo(ctx, folder, sess), nil
 		case CmdShowTranscript:
 			return s.showTranscript(ctx, folder, sess)
 		}
@@ -185,7 +178,13 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	if err != nil {
 		return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
-	prompt := s.buildPrompt(folder, a)
+	prompt, err := s.buildPrompt(ctx, folder, a)
+	if err != nil {
+		return nil, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	turn, err := sess.Run(ctx, agenthost.Input{Prompt: prompt})
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
@@ -200,15 +199,15 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 
 // buildPrompt adds to the person's words where they are: the file, the selected lines as the
 // editor's buffer has them (unsaved edits count), and the diagnostics in the range.
-func (s *Server) buildPrompt(folder workspace.Folder, a askArgs) string {
+func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a askArgs) (string, error) {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(a.Prompt))
 	if a.URI == "" {
-		return b.String()
+		return b.String(), nil
 	}
 	path, err := workspace.PathFromURI(a.URI)
 	if err != nil {
-		return b.String()
+		return b.String(), nil
 	}
 	rel, err := filepath.Rel(folder.Path, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -216,7 +215,7 @@ func (s *Server) buildPrompt(folder workspace.Folder, a askArgs) string {
 	}
 	b.WriteString("\n\nFile: " + rel)
 	if a.Range == nil {
-		return b.String()
+		return b.String(), nil
 	}
 	start, end := a.Range.Start.Line, a.Range.End.Line
 	if end < start {
@@ -227,7 +226,14 @@ func (s *Server) buildPrompt(folder workspace.Folder, a askArgs) string {
 	}
 	text, ok := s.docs.Lines(a.URI, start, end)
 	if !ok {
-		text, ok = linesFromDisk(path, start, end)
+		var err error
+		if text, err = linesFromDisk(ctx, path, start, end); err != nil {
+			if errors.Is(err, errNotRegular) {
+				return "", fmt.Errorf("%s is not a regular file: Hermes reads context only from regular files", rel)
+			}
+			s.log.Info("no context lines from disk", "path", path, "err", err)
+		}
+		ok = err == nil
 	}
 	if ok {
 		fmt.Fprintf(&b, " (lines %d-%d)\n```%s\n%s\n```", start+1, end+1, fenceLang(path), strings.TrimRight(text, "\n"))
@@ -253,20 +259,7 @@ func (s *Server) buildPrompt(folder workspace.Folder, a askArgs) string {
 			}
 		}
 	}
-	return b.String()
-}
-
-func linesFromDisk(path string, start, end uint32) (string, bool) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", false
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if int(start) >= len(lines) {
-		return "", false
-	}
-	last := min(int(end), len(lines)-1)
-	return strings.Join(lines[start:last+1], ""), true
+	return b.String(), nil
 }
 
 func fenceLang(path string) string {
@@ -325,7 +318,10 @@ func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, se
 	if st.ThreadID == "" {
 		return nil, errorf(jsonrpc2.InvalidParams, "no transcript yet in %s: ask something first", folder.Name)
 	}
-	_, md := agenthost.TranscriptPaths(s.stateDir(), st.ThreadID)
+	_, md, err := agenthost.TranscriptPaths(s.stateDir(), st.ThreadID)
+	if err != nil {
+		return nil, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
+	}
 	if _, err := os.Stat(md); err != nil {
 		return nil, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
 	}
@@ -350,9 +346,11 @@ type FolderStatus struct {
 	Usage            agenthost.Usage   `json:"usage"`
 	ContextPercent   int               `json:"contextPercent"`
 	PendingApprovals []ApprovalSummary `json:"pendingApprovals"`
-	Yolo             bool              `json:"yolo"`
-	Fallback         string            `json:"fallback,omitempty"`
-	Compactions      int               `json:"compactions"`
+	// Yolo is whether approvals are answered without asking, whatever the source (AutoApprove says it).
+	Yolo        bool              `json:"yolo"`
+	AutoApprove AutoApproveStatus `json:"autoApprove"`
+	Fallback    string            `json:"fallback,omitempty"`
+	Compactions int               `json:"compactions"`
 }
 
 // TurnState is a turn's id and state (running, completed, interrupted, failed).
@@ -382,7 +380,8 @@ func (s *Server) status() map[string]any {
 		st := sess.Status()
 		fs := FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
-			PendingApprovals: []ApprovalSummary{}, Yolo: st.Yolo, Fallback: st.Fallback, Compactions: st.Compactions,
+			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
+			Fallback: st.Fallback, Compactions: st.Compactions,
 		}
 		if st.Turn != nil {
 			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}

@@ -65,7 +65,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	settings := DefaultSettings()
 	var warn []string
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		settings, warn, err = ParseSettings(p.InitializationOptions, settings)
+		settings, warn, err = ParseSettings(withoutToken(p.InitializationOptions), settings)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
 		}
@@ -135,6 +135,7 @@ func (s *Server) initialized() {
 		if canAsk {
 			s.pullConfiguration(ctx)
 		}
+		s.warnAutoApprove(ctx)
 		s.mu.Lock()
 		prewarm, host := s.settings.Prewarm, s.host
 		s.mu.Unlock()
@@ -195,6 +196,9 @@ func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
 			s.log.Warn("ignored a workspace folder", "uri", f.URI, "err", err)
 		}
 	}
+	if len(p.Event.Added) > 0 {
+		s.goAsync("auto-approve warning", s.warnAutoApprove)
+	}
 }
 
 // hostConfig turns settings into the agent host's configuration.
@@ -203,8 +207,14 @@ func (s *Server) hostConfig(st Settings) agenthost.Config {
 	if s.opts.CodexPath != "" {
 		cfg.CodexPath = s.opts.CodexPath
 	}
+	if cfg.Yolo {
+		cfg.YoloSource = agenthost.SourceConfig
+	}
 	if s.opts.Yolo {
-		cfg.Yolo = true
+		cfg.Yolo, cfg.YoloSource = true, s.opts.YoloSource
+		if cfg.YoloSource == "" {
+			cfg.YoloSource = agenthost.SourceFlag
+		}
 	}
 	cfg.Approver = s.approvals
 	cfg.Logger = s.log

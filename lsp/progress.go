@@ -60,10 +60,14 @@ func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *a
 // and the final answer.
 func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 	title := firstWords(prompt, 8)
-	p := &progress{s: s, token: tv.token}
+	p := &progress{s: s, token: tv.token, auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }}
 	p.begin(ctx, title)
 	if tv.token == nil {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes is working in "+tv.folder.Name+": "+title)
+		msg := "Hermes is working in " + tv.folder.Name + ": " + title
+		if p.auto() {
+			msg += " (" + autoApproving + ": commands and patches run without asking)"
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 
 	var (
@@ -162,7 +166,11 @@ func (s *Server) announce(ctx context.Context, tv *turnView, res *agenthost.Resu
 type progress struct {
 	s     *Server
 	token *protocol.ProgressToken
+	auto  func() bool // whether the turn's approvals are auto-approved right now
 }
+
+// autoApproving marks every progress message of a turn whose approvals nobody is asked about.
+const autoApproving = "auto-approving"
 
 func (p *progress) send(ctx context.Context, value any) {
 	if p.token == nil {
@@ -172,11 +180,19 @@ func (p *progress) send(ctx context.Context, value any) {
 }
 
 func (p *progress) begin(ctx context.Context, title string) {
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: "Hermes", Message: title, Cancellable: true})
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: "Hermes", Message: p.mark(title), Cancellable: true})
 }
 
 func (p *progress) report(ctx context.Context, msg string) {
-	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg, Cancellable: true})
+	p.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: p.mark(msg), Cancellable: true})
+}
+
+// mark prefixes msg with "auto-approving" while the turn's approvals are auto-approved.
+func (p *progress) mark(msg string) string {
+	if p.token == nil || p.auto == nil || !p.auto() {
+		return msg
+	}
+	return autoApproving + " · " + msg
 }
 
 func (p *progress) end(ctx context.Context, msg string) {

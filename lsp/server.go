@@ -20,6 +20,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -31,6 +32,18 @@ type Options struct {
 	CodexPath string
 	// Yolo accepts every approval (the --yolo flag or HERMES_YOLO_MODE).
 	Yolo bool
+	// YoloSource says where Yolo came from, as hermes.status reports it: "flag" or "env" (default
+	// "flag" when Yolo is set).
+	YoloSource string
+	// Token, when set, must arrive as initializationOptions.hermes.token of the first message, an
+	// initialize request (TCP clients); a wrong or missing token closes the connection.
+	Token string
+	// HandshakeTimeout, when positive, closes the connection unless a good initialize arrives within
+	// it. Any message before that initialize also closes it. Sockets set it; stdio does not.
+	HandshakeTimeout time.Duration
+	// CloseOnOversizedFrame ends the connection on a frame over the size limits (sockets); without it
+	// such a frame is skipped with an error reply and the server goes on (stdio).
+	CloseOnOversizedFrame bool
 	// StartCodex replaces how codex is started (tests use a fake).
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
 	// ClientTimeout bounds each request the server makes to the editor (default 10s).
@@ -62,6 +75,13 @@ type Server struct {
 
 	approvals        *approver
 	approvalFallback bool // the editor cannot show approval prompts: use messages and code actions
+
+	configMu     sync.Mutex        // held while settings from the workspace are applied, one change at a time
+	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
+	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
+
+	admitted   bool          // a strict connection has seen its good initialize (handshake.go)
+	admittedCh chan struct{} // closed then
 }
 
 type serverState int
@@ -91,6 +111,10 @@ func NewServer(opts Options) *Server {
 		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
+		admittedCh:  make(chan struct{}),
+
+		trustAnswers: make(map[string]bool),
+		warnedAuto:   make(map[string]string),
 	}
 	s.approvals = newApprover(s)
 	return s
@@ -103,8 +127,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	s.conn = jsonrpc2.NewConn(framing.NewStream(rwc, framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log}))
 	s.conn.Go(ctx, s.handle)
+	s.watchHandshake(ctx)
 
 	select {
 	case <-s.conn.Done():
@@ -154,6 +179,9 @@ func (s *Server) stopHost() error {
 // request (or one waiting for the editor) never blocks reading. It always returns nil: an error
 // would close the connection.
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if !s.admit(req) {
+		return nil
+	}
 	call, isCall := req.(*jsonrpc2.Call)
 	if !isCall {
 		s.notification(ctx, req)

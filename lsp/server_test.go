@@ -244,7 +244,7 @@ func TestExecApprovalAnswers(t *testing.T) {
 			for _, a := range reqs[0].Actions {
 				titles = append(titles, a.Title)
 			}
-			if strings.Join(titles, ",") != "Allow once,Allow for session,Deny,Stop turn" {
+			if strings.Join(titles, ",") != "Deny,Allow once,Allow for session,Stop turn" {
 				t.Errorf("actions %v", titles)
 			}
 		})
@@ -253,12 +253,24 @@ func TestExecApprovalAnswers(t *testing.T) {
 
 func TestPatchApprovalShowDiff(t *testing.T) {
 	answers := []string{lsp.ActionShowDiff, lsp.ActionAllowOnce}
+	var f *fixture
+	diffText := make(chan string, 1) // the shown diff, read while the person decides
 	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		title := answers[0]
 		answers = answers[1:]
+		if title == lsp.ActionAllowOnce {
+			if docs := f.ed.ShowDocuments(); len(docs) > 0 {
+				path, _ := workspace.PathFromURI(string(docs[0].URI))
+				b, err := os.ReadFile(path)
+				if err != nil {
+					b = []byte(err.Error())
+				}
+				diffText <- string(b)
+			}
+		}
 		return lsptest.ChooseAction(title)(ctx, p)
 	}
-	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
+	f = start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
 	decided := make(chan string, 1)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 		var change codex.FileChange
@@ -284,10 +296,12 @@ func TestPatchApprovalShowDiff(t *testing.T) {
 	if len(docs) < 1 || !strings.HasSuffix(string(docs[0].URI), ".diff") {
 		t.Fatalf("diff not shown: %+v", docs)
 	}
+	if diff := <-diffText; !strings.Contains(diff, "+hello") {
+		t.Fatalf("diff file %q", diff)
+	}
 	path, _ := workspace.PathFromURI(string(docs[0].URI))
-	diff, err := os.ReadFile(path)
-	if err != nil || !strings.Contains(string(diff), "+hello") {
-		t.Fatalf("diff file %q: %v", diff, err)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the diff file outlived the decision: %v", err)
 	}
 }
 
@@ -336,6 +350,10 @@ func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
 	}
 	if !contains(titles, lsp.TitleStopTurn) || !contains(titles, lsp.TitleDeny+"make build") {
 		t.Errorf("code actions: %v", titles)
+	}
+	// Deny is the first action: an editor that pre-selects it never grants by accident.
+	if titles[0] != lsp.TitleDeny+"make build" {
+		t.Errorf("first code action %q, want the deny", titles[0])
 	}
 	if _, err := f.ed.ExecuteCommand(ctx, allow.Command.Command, allow.Command.Arguments...); err != nil {
 		t.Fatal(err)
@@ -529,7 +547,7 @@ func (f *fixture) awaitEndN(ctx context.Context, n int) {
 }
 
 func TestConfigurationChanges(t *testing.T) {
-	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(lsp.ActionDeny)))
+	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(answers(lsp.ActionAllow, lsp.ActionDeny)))
 	decided := make(chan string, 4)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 		d, _ := ft.RequestExecApproval("touch x")
@@ -539,7 +557,8 @@ func TestConfigurationChanges(t *testing.T) {
 	})
 	ctx := testCtx(t)
 
-	// approvals.mode false (YAML's off) pushed by didChangeConfiguration: no prompt, accepted.
+	// approvals.mode false (YAML's off) pushed by didChangeConfiguration: the user allows it once,
+	// then no prompt, accepted.
 	if err := f.ed.ChangeConfiguration(ctx, map[string]any{"hermes": map[string]any{"approvals": map[string]any{"mode": false}, "noSuchKey": 1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +568,7 @@ func TestConfigurationChanges(t *testing.T) {
 		t.Fatalf("with approvals off: %q", got)
 	}
 	f.awaitEnd(ctx)
-	if n := len(f.ed.ShowMessageRequests()); n != 0 {
+	if n := len(approvalPrompts(f.ed)); n != 0 {
 		t.Fatalf("approvals off still asked: %d", n)
 	}
 

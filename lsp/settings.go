@@ -41,6 +41,8 @@ type CodexSettings struct {
 	Model          string            `json:"model"`
 	ApprovalPolicy string            `json:"approvalPolicy"`
 	Sandbox        string            `json:"sandbox"`
+	// StartTimeoutSeconds bounds starting codex, up to its answer to initialize (default 30).
+	StartTimeoutSeconds float64 `json:"startTimeoutSeconds"`
 }
 
 // ApprovalSettings say how approvals are answered.
@@ -52,7 +54,7 @@ type ApprovalSettings struct {
 // DefaultSettings are the settings before the editor says anything.
 func DefaultSettings() Settings {
 	return Settings{
-		Codex:              CodexSettings{ApprovalPolicy: "untrusted", Sandbox: "workspace-write"},
+		Codex:              CodexSettings{ApprovalPolicy: "untrusted", Sandbox: "workspace-write", StartTimeoutSeconds: agenthost.DefaultStartTimeout.Seconds()},
 		Approvals:          ApprovalSettings{Mode: agenthost.ApprovalsManual, TimeoutSeconds: agenthost.DefaultApprovalTimeout.Seconds()},
 		TurnTimeoutSeconds: agenthost.DefaultTurnTimeout.Seconds(),
 	}
@@ -74,13 +76,14 @@ func (st Settings) HostConfig() agenthost.Config {
 		TurnTimeout:     time.Duration(st.TurnTimeoutSeconds * float64(time.Second)),
 		Fallbacks:       slices.Clone(st.FallbackProviders),
 		StateDir:        st.StateDir,
+		StartTimeout:    time.Duration(st.Codex.StartTimeoutSeconds * float64(time.Second)),
 	}
 }
 
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
 	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir"},
-	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox"},
+	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
 	"approvals": {"mode", "timeoutSeconds"},
 }
 
@@ -163,7 +166,10 @@ func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, erro
 	if _, ok := top["openTranscript"]; ok {
 		st.openTranscriptSet = true
 	}
-	if st.TurnTimeoutSeconds < 0 || st.Approvals.TimeoutSeconds < 0 {
+	if err := CheckCodexArgs(st.Codex.Args); err != nil {
+		return base, nil, fmt.Errorf("hermes.codex.args: %w", err)
+	}
+	if st.TurnTimeoutSeconds < 0 || st.Approvals.TimeoutSeconds < 0 || st.Codex.StartTimeoutSeconds < 0 {
 		return base, nil, fmt.Errorf("hermes: timeouts must not be negative")
 	}
 	// Let the host validate what it alone understands (policies, sandbox, fallbacks).
@@ -236,9 +242,13 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 	})
 }
 
-// applySettings parses settings over the ones in force and reconfigures the host. A bad value is
-// shown to the user and changes nothing.
+// applySettings parses settings a workspace source brought (workspace/configuration or
+// didChangeConfiguration) over the ones in force and reconfigures the host. A bad value is shown to
+// the user and changes nothing; a change of a trusted setting waits for the user's yes (trust.go).
+// Changes apply one at a time, in order.
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
 	s.mu.Lock()
 	current := s.settings
 	s.mu.Unlock()
@@ -250,6 +260,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
 		return
 	}
+	st = s.gateTrusted(ctx, current, st)
 	if st.CommandPrefix != current.CommandPrefix {
 		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
 		st.CommandPrefix = current.CommandPrefix
@@ -266,6 +277,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	}
 	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
 	s.logMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
+	s.warnAutoApprove(ctx)
 }
 
 // isEmptySettings reports settings that say nothing: absent, null or {}.

@@ -1,0 +1,105 @@
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// This file holds the server's own reads of the user's files and writes of its own: both bounded and
+// safe against what a workspace can plant (a FIFO that never answers, a symlink that points
+// elsewhere, a file of many gigabytes).
+
+// Bounds on reading context lines from disk.
+const (
+	maxContextScan  = 16 << 20  // bytes read at most to reach the lines asked for
+	maxContextBytes = 256 << 10 // bytes of lines returned at most
+)
+
+// errNotRegular refuses files that are not regular: FIFOs, devices and sockets can block or never end.
+var errNotRegular = errors.New("not a regular file")
+
+// linesFromDisk returns lines start..end (0-based, inclusive) of the regular file at path. It reads
+// only up to the last line it needs, at most maxContextScan bytes, and returns at most
+// maxContextBytes (cut at a line); it stops when ctx ends.
+func linesFromDisk(ctx context.Context, path string, start, end uint32) (string, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	r := bufio.NewReader(io.LimitReader(f, maxContextScan))
+	var b strings.Builder
+	for line := uint32(0); line <= end; line++ {
+		if line%1024 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		text, err := r.ReadString('\n')
+		if line >= start {
+			if b.Len()+len(text) > maxContextBytes {
+				break
+			}
+			b.WriteString(text)
+		}
+		if err == io.EOF {
+			if line < start {
+				return "", fmt.Errorf("%s has fewer than %d lines", filepath.Base(path), start+1)
+			}
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
+
+// openRegular opens path for reading only if it is a regular file, without blocking on a FIFO (it
+// is opened non-blocking, then checked with fstat on the open file so that nothing can swap it).
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
+	}
+	return f, nil
+}
+
+// writePrivateFile writes data to a new file with a random name ending in suffix in dir, which must
+// already be private to the user. It never follows or replaces anything planted there: the file is
+// created exclusively (O_EXCL, O_NOFOLLOW) with mode 0600.
+func writePrivateFile(dir, suffix string, data []byte) (string, error) {
+	var name [12]byte
+	if _, err := rand.Read(name[:]); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, hex.EncodeToString(name[:])+suffix)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return "", err
+	}
+	return path, nil
+}
