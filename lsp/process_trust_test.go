@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +59,60 @@ func TestProcessApprovalsNotBypassed(t *testing.T) {
 	log, _ := os.ReadFile(p.log)
 	if !strings.Contains(string(log), "HERMES_YOLO_MODE") {
 		t.Errorf("no warning about HERMES_YOLO_MODE in the log")
+	}
+}
+
+// TestProcessTwoServersShareStateDir: two servers (two editor windows) on one stateDir, each with its
+// own folder, each run a turn; state.json keeps both folders, and a third server started later
+// resumes each folder's thread.
+func TestProcessTwoServersShareStateDir(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "state")
+	envs := []*codextest.Real{codextest.NewReal(t), codextest.NewReal(t)}
+	threads := make([]string, 2)
+	// Both start (and read the empty state) before either saves.
+	procs := []*serverProc{
+		startServerProc(t, envs[0], map[string]any{"stateDir": shared}),
+		startServerProc(t, envs[1], map[string]any{"stateDir": shared}),
+	}
+	for i, p := range procs {
+		ctx := testCtx(t)
+		raw, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "say hello"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res lsp.AskResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatal(err)
+		}
+		threads[i] = res.ThreadID
+		if err := p.ed.Await(ctx, lsptest.MessageContaining("Transcript:")); err != nil {
+			t.Fatalf("server %d: the turn did not end: %v", i, err)
+		}
+	}
+	var state struct {
+		Folders map[string]struct {
+			ThreadID string `json:"threadId"`
+		} `json:"folders"`
+	}
+	b, err := os.ReadFile(filepath.Join(shared, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &state); err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range envs {
+		if got := state.Folders[env.Work].ThreadID; got == "" || got != threads[i] {
+			t.Errorf("state.json for %s: thread %q, want %q\n%s", env.Work, got, threads[i], b)
+		}
+	}
+	// A later server resumes the first folder's thread.
+	p := startServerProc(t, envs[0], map[string]any{"stateDir": shared})
+	raw, err := p.ed.ExecuteCommand(testCtx(t), lsp.CmdStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), threads[0]) {
+		t.Errorf("a new server does not resume %s: %s", threads[0], raw)
 	}
 }

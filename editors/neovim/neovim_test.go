@@ -209,6 +209,10 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		if !slices.Contains(s.Items, "Allow once") || !slices.Contains(s.Items, "Stop turn") {
 			t.Errorf("picker items %v", s.Items)
 		}
+		// Deny first: the picker highlights it, and an accidental <CR> must never grant.
+		if len(s.Items) == 0 || s.Items[0] != "Deny" {
+			t.Errorf("first picker item %v, want Deny", s.Items)
+		}
 	}
 	if len(sum.Selects) != 3 {
 		t.Fatalf("picker prompts: got %d, want 3: %q", len(sum.Selects), prompts)

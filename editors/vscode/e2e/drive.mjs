@@ -195,6 +195,12 @@ async function run() {
 	summary.statusBar.push(await statusBarText());
 	step('command approval dialog', { statusBar: summary.statusBar.at(-1) });
 	await shot('approval-command');
+	// Enter presses the dialog's focused (primary) button: it must be Deny, never a grant.
+	const focused = await page.evaluate(() => (document.activeElement?.textContent ?? '').trim());
+	summary.focusedButton = focused;
+	if (focused !== 'Deny') {
+		throw new Error(`the approval dialog's focused button is "${focused}", not Deny: Enter would grant`);
+	}
 	await click('.monaco-dialog-box .monaco-button', 'Allow once');
 	step('clicked Allow once (command)');
 

@@ -25,8 +25,6 @@ export function isApproval(message: string, actions: readonly MessageActionItem[
 
 export interface DialogItem {
 	title: string;
-	/** The Escape key (and closing the dialog) picks this one: Deny, so no extra Cancel button. */
-	isCloseAffordance?: boolean;
 }
 
 export interface Dialog {
@@ -52,9 +50,11 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 	} else if (first.endsWith(':')) {
 		headline = first.slice(0, -1);
 	}
-	const items: DialogItem[] = (actions ?? []).map((a) =>
-		a.title === Actions.deny ? { title: a.title, isCloseAffordance: true } : { title: a.title },
-	);
+	// Deny goes first, whatever the server's order: VS Code makes the first button of a modal dialog
+	// the primary one, which Enter presses, and an accidental Enter must never grant. Escape (VS Code's
+	// own Cancel button) dismisses the dialog, which the server also takes as Deny.
+	const ordered = [...(actions ?? [])].sort((a, b) => Number(b.title === Actions.deny) - Number(a.title === Actions.deny));
+	const items: DialogItem[] = ordered.map((a) => ({ title: a.title }));
 	return { message: headline, detail: rest, items };
 }
 

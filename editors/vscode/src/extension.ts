@@ -544,9 +544,10 @@ async function showStatus(): Promise<void> {
 
 async function answerApproval(id: string): Promise<void> {
 	const choices: (vscode.QuickPickItem & { decision: string })[] = [
+		// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
+		{ label: 'Deny', decision: 'deny' },
 		{ label: 'Allow once', decision: 'once' },
 		{ label: 'Allow for session', decision: 'session' },
-		{ label: 'Deny', decision: 'deny' },
 		{ label: 'Stop turn', decision: 'stop' },
 	];
 	const pick = await vscode.window.showQuickPick(choices, { title: `Hermes: approval ${id}` });

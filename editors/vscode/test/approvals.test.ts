@@ -16,11 +16,11 @@ test('approvalId and isApproval read the server\'s prompt', () => {
 	assert.equal(isApproval('Restart codex?', actions), false);
 });
 
-test('an exec approval becomes a dialog: headline, the command and its folder, one button per action, Deny on Escape', () => {
+test('an exec approval becomes a dialog: headline, the command and its folder, one button per action, Deny first (the one Enter presses)', () => {
 	assert.deepEqual(approvalDialog(execMessage, actions), {
 		message: 'Hermes wants to run a command (approval a1)',
 		detail: "/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project",
-		items: [{ title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Deny', isCloseAffordance: true }, { title: 'Stop turn' }],
+		items: [{ title: 'Deny' }, { title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Stop turn' }],
 	});
 });
 
@@ -30,7 +30,7 @@ test('a patch approval lists each change on its own line, and keeps Show diff', 
 	assert.equal(d.detail, 'update hello.txt\nadd docs/new.md\nIt asks for write access under /w/project\nReason: tidy up');
 	assert.deepEqual(
 		d.items.map((i) => i.title),
-		['Allow once', 'Allow for session', 'Deny', 'Stop turn', 'Show diff'],
+		['Deny', 'Allow once', 'Allow for session', 'Stop turn', 'Show diff'],
 	);
 });
 

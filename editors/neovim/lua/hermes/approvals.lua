@@ -8,10 +8,11 @@ local M = {}
 
 local api = vim.api
 
+-- Deny comes first: pickers highlight the first item, and an accidental <CR> must never grant.
 M.choices = {
+  { title = "Deny", decision = "deny" },
   { title = "Allow once", decision = "once" },
   { title = "Allow for session", decision = "session" },
-  { title = "Deny", decision = "deny" },
   { title = "Stop turn", decision = "stop" },
 }
 local SHOW_DIFF = "Show diff"
