@@ -166,8 +166,12 @@ func (s *Server) exit() {
 	if s.state != stateShutdown {
 		s.exitCode = 1
 	}
+	already := s.state == stateExited
 	s.state = stateExited
 	s.mu.Unlock()
+	if !already {
+		close(s.exited)
+	}
 	_ = s.conn.Close()
 }
 

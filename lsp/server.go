@@ -80,6 +80,8 @@ type Server struct {
 	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
 	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
 
+	exited chan struct{} // closed when the client sends exit
+
 	admitted   bool          // a strict connection has seen its good initialize (handshake.go)
 	admittedCh chan struct{} // closed then
 }
@@ -112,6 +114,7 @@ func NewServer(opts Options) *Server {
 		turns:       make(map[string]*turnView),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
+		exited:      make(chan struct{}),
 
 		trustAnswers: make(map[string]bool),
 		warnedAuto:   make(map[string]string),
@@ -155,6 +158,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	}
 	return err
 }
+
+// Exited is closed when the client sends exit: the process should end soon after, whatever is
+// still running.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
 
 // ExitCode is what the process should exit with: 0 after shutdown then exit, 1 otherwise (as the
 // LSP specification asks).

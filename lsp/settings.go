@@ -82,7 +82,8 @@ func (st Settings) HostConfig() agenthost.Config {
 
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
-	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir"},
+	// token is the socket token (handshake.go), read before settings are parsed; it is no setting.
+	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "token"},
 	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
 	"approvals": {"mode", "timeoutSeconds"},
 }

@@ -1,19 +1,20 @@
 // Command hermes-lsp is a language server that puts a coding agent (OpenAI Codex) inside any LSP
-// editor. It serves LSP on stdio by default, or on TCP with --listen for remote use and debugging.
+// editor. It serves LSP on stdio by default. With --listen it serves a socket instead, for editors
+// that connect to a running server: a Unix domain socket only we can reach, or TCP on loopback with
+// a token each client must send.
 package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
@@ -33,31 +34,57 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 	fs := flag.NewFlagSet("hermes-lsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		stdio    = fs.Bool("stdio", false, "serve LSP on stdin/stdout (the default)")
-		listen   = fs.String("listen", "", "serve LSP on TCP at this address (e.g. 127.0.0.1:7777), one client at a time")
-		logFile  = fs.String("log-file", "", "write logs to this file instead of stderr")
-		logLevel = fs.String("log-level", "info", "log level: debug, info, warn or error")
-		codexBin = fs.String("codex", "", "the codex binary (default: the hermes.codex.path setting, else codex on PATH)")
-		yolo     = fs.Bool("yolo", false, "accept every command and patch without asking (also HERMES_YOLO_MODE=1)")
-		showVer  = fs.Bool("version", false, "print the version and exit")
+		stdio     = fs.Bool("stdio", false, "serve LSP on stdin/stdout (the default)")
+		listen    = fs.String("listen", "", "serve LSP on a socket instead, several clients at once:\n`ADDR` is unix (a socket at "+defaultSocketPath()+"), unix:PATH or a PATH with a '/',\nor tcp:127.0.0.1:PORT (needs --token-file)")
+		tokenFile = fs.String("token-file", "", "the token clients must send as initializationOptions.hermes.token (needed with --listen tcp:...);\n`FILE` is created with a random token when missing, and must be private to you (mode 600)")
+		insecure  = fs.Bool("listen-insecure", false, "allow --listen tcp: on an address other machines can reach (not loopback): anyone who\nreaches it and has the token can run commands as you")
+		handshake = fs.Duration("handshake-timeout", 10*time.Second, "close a socket client that has not sent a good initialize within this")
+		logFile   = fs.String("log-file", "", "write logs to this file instead of stderr")
+		logLevel  = fs.String("log-level", "info", "log level: debug, info, warn or error")
+		codexBin  = fs.String("codex", "", "the codex binary (default: the hermes.codex.path setting, else codex on PATH)")
+		yolo      = fs.Bool("yolo", false, "accept every command and patch without asking (also HERMES_YOLO_MODE=1)")
+		showVer   = fs.Bool("version", false, "print the version and exit")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp demo [flags]   (one turn in a terminal: see hermes-lsp demo -h)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hermes-lsp: unexpected argument %q; see hermes-lsp -h\n", fs.Arg(0))
+		return exitUsage
 	}
 	if *showVer {
 		fmt.Fprintln(stdout, "hermes-lsp", version)
 		return 0
 	}
-	_ = stdio
+	var socket *socketConfig
+	switch {
+	case *listen != "" && *stdio:
+		fmt.Fprintln(stderr, "hermes-lsp: --stdio and --listen are two ways to serve; choose one")
+		return exitUsage
+	case *listen != "":
+		addr, err := parseListen(*listen)
+		if err != nil {
+			fmt.Fprintln(stderr, "hermes-lsp:", err)
+			return exitUsage
+		}
+		if *insecure && addr.network != "tcp" {
+			fmt.Fprintln(stderr, "hermes-lsp: --listen-insecure is for --listen tcp:...; a Unix socket is never reachable from other machines")
+			return exitUsage
+		}
+		socket = &socketConfig{addr: addr, tokenFile: *tokenFile, insecure: *insecure, handshakeTimeout: *handshake}
+	case *tokenFile != "" || *insecure:
+		fmt.Fprintln(stderr, "hermes-lsp: --token-file and --listen-insecure only apply with --listen; on stdio the editor that started us is the only client")
+		return exitUsage
+	}
 
 	logger, closeLog, err := newLogger(*logFile, *logLevel, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hermes-lsp:", err)
-		return 2
+		return exitUsage
 	}
 	defer closeLog()
 	agenthost.Version = version
@@ -65,8 +92,18 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 	opts := lsp.Options{
 		Logger:    logger,
 		CodexPath: *codexBin,
-		Yolo:      *yolo || agenthost.YoloFromEnv(),
+		Yolo:      *yolo,
 		Version:   version,
+	}
+	// HERMES_YOLO_MODE is on only for 1/true/yes/on; anything else stays off, with a warning.
+	if !opts.Yolo {
+		envYolo, warning := agenthost.YoloFromEnv()
+		if warning != "" {
+			logger.Warn(warning)
+		}
+		if envYolo {
+			opts.Yolo, opts.YoloSource = true, agenthost.SourceEnv
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -74,45 +111,33 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 	// ends and codex is stopped in order) rather than kill the process with SIGPIPE before it can.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
-	if *listen != "" {
-		return serveTCP(ctx, *listen, opts, logger)
+	if socket != nil {
+		return serveSocket(ctx, *socket, opts, logger, stderr)
 	}
 	srv := lsp.NewServer(opts)
 	logger.Info("hermes-lsp serving on stdio", "version", version, "pid", os.Getpid())
-	if err := srv.Serve(ctx, stdioConn{stdin, stdout}); err != nil {
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, stdioConn{stdin, stdout}) }()
+	select {
+	case err = <-served:
+	case <-srv.Exited():
+		// After exit the process ends within exitGrace even if something is still stuck (a
+		// codex that ignores SIGTERM): the editor is waiting for us to go.
+		select {
+		case err = <-served:
+		case <-time.After(exitGrace):
+			logger.Error("the server did not finish within the exit grace; exiting anyway", "grace", exitGrace)
+			return srv.ExitCode()
+		}
+	}
+	if err != nil {
 		logger.Error("server stopped", "err", err)
 	}
 	return srv.ExitCode()
 }
 
-// serveTCP serves one client at a time on addr until ctx ends.
-func serveTCP(ctx context.Context, addr string, opts lsp.Options, logger *slog.Logger) int {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		logger.Error("listen", "addr", addr, "err", err)
-		return 1
-	}
-	logger.Info("hermes-lsp listening", "addr", ln.Addr().String())
-	go func() {
-		<-ctx.Done()
-		_ = ln.Close()
-	}()
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return 0
-			}
-			logger.Error("accept", "err", err)
-			return 1
-		}
-		logger.Info("client connected", "remote", conn.RemoteAddr().String())
-		srv := lsp.NewServer(opts)
-		if err := srv.Serve(ctx, conn); err != nil {
-			logger.Warn("client session ended", "err", err)
-		}
-	}
-}
+// exitGrace bounds the time from the client's exit to the end of the process.
+const exitGrace = 1800 * time.Millisecond
 
 // stdioConn joins stdin and stdout into the connection the server reads and writes.
 type stdioConn struct {
