@@ -1,50 +1,15 @@
 package lsp_test
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
-
-// startWith is start with server options (the command line's and environment's settings).
-func startWith(t *testing.T, opts lsp.Options, profile lsptest.Profile, settings map[string]any, eopts ...lsptest.Option) *fixture {
-	t.Helper()
-	f := &fixture{t: t, fake: codextest.NewFake(t), folder: t.TempDir(), state: t.TempDir(), served: make(chan error, 1), profile: profile}
-	opts.StartCodex, opts.ClientTimeout = f.fake.Start, 5*time.Second
-	f.srv = lsp.NewServer(opts)
-	serverEnd, clientEnd := net.Pipe()
-	go func() { f.served <- f.srv.Serve(context.Background(), serverEnd) }()
-	ctx := testCtx(t)
-	ed, err := lsptest.Connect(ctx, clientEnd, profile, eopts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.ed = ed
-	t.Cleanup(func() {
-		_ = ed.Close()
-		select {
-		case <-f.served:
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not stop after the editor went away")
-		}
-	})
-	init := map[string]any{"stateDir": f.state, "turnEvents": true}
-	for k, v := range settings {
-		init[k] = v
-	}
-	if _, err := ed.Initialize(ctx, []string{f.folder}, init); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
 
 // toggle runs hermes.toggleYolo and returns its result.
 func toggle(t *testing.T, f *fixture) map[string]any {

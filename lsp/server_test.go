@@ -42,12 +42,19 @@ func testCtx(t *testing.T) context.Context {
 // settings (merged over stateDir and turnEvents).
 func start(t *testing.T, profile lsptest.Profile, settings map[string]any, opts ...lsptest.Option) *fixture {
 	t.Helper()
+	return startWith(t, lsp.Options{}, profile, settings, opts...)
+}
+
+// startWith is start with server options (the command line's and environment's settings).
+func startWith(t *testing.T, opts lsp.Options, profile lsptest.Profile, settings map[string]any, eopts ...lsptest.Option) *fixture {
+	t.Helper()
 	f := &fixture{t: t, fake: codextest.NewFake(t), folder: t.TempDir(), state: t.TempDir(), served: make(chan error, 1), profile: profile}
-	f.srv = lsp.NewServer(lsp.Options{StartCodex: f.fake.Start, ClientTimeout: 5 * time.Second})
+	opts.StartCodex, opts.ClientTimeout = f.fake.Start, 5*time.Second
+	f.srv = lsp.NewServer(opts)
 	serverEnd, clientEnd := net.Pipe()
 	go func() { f.served <- f.srv.Serve(context.Background(), serverEnd) }()
 	ctx := testCtx(t)
-	ed, err := lsptest.Connect(ctx, clientEnd, profile, opts...)
+	ed, err := lsptest.Connect(ctx, clientEnd, profile, eopts...)
 	if err != nil {
 		t.Fatal(err)
 	}

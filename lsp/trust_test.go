@@ -27,20 +27,18 @@ func answers(trust, approval string) lsptest.ShowMessageRequestHook {
 
 // trustQuestions returns the questions about trusted settings the editor was asked.
 func trustQuestions(ed *lsptest.Editor) []protocol.ShowMessageRequestParams {
-	var out []protocol.ShowMessageRequestParams
-	for _, r := range ed.ShowMessageRequests() {
-		if strings.HasPrefix(r.Message, "This workspace wants to") {
-			out = append(out, r)
-		}
-	}
-	return out
+	return requestsStarting(ed, "This workspace wants to")
 }
 
 // approvalPrompts returns the approval prompts the editor was asked.
 func approvalPrompts(ed *lsptest.Editor) []protocol.ShowMessageRequestParams {
+	return requestsStarting(ed, "Hermes wants to")
+}
+
+func requestsStarting(ed *lsptest.Editor, prefix string) []protocol.ShowMessageRequestParams {
 	var out []protocol.ShowMessageRequestParams
 	for _, r := range ed.ShowMessageRequests() {
-		if strings.HasPrefix(r.Message, "Hermes wants to") {
+		if strings.HasPrefix(r.Message, prefix) {
 			out = append(out, r)
 		}
 	}
