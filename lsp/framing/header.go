@@ -20,6 +20,31 @@ type header struct {
 	oversized string // why the block is over the limits, when it is
 }
 
+// initialBody is the most a body's buffer starts with before its bytes arrive.
+const initialBody = 64 << 10
+
+// readBody reads exactly n bytes into a buffer that grows as they arrive (doubling, capped at n), so
+// that a peer announcing 64 MiB and then stalling holds little memory.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	body := make([]byte, 0, min(n, initialBody))
+	for int64(len(body)) < n {
+		if len(body) == cap(body) {
+			grown := make([]byte, len(body), min(2*int64(cap(body)), n))
+			copy(grown, body)
+			body = grown
+		}
+		m, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+m]
+		if err == io.EOF && int64(len(body)) < n {
+			return nil, io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
 // readFrame reads one frame. It returns its body and size, or a nil body when the frame was skipped
 // (answered with an error where one is due). Its error is the input's or one wrapping ErrOversized.
 func (s *stream) readFrame() ([]byte, int64, error) {
@@ -58,8 +83,8 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 		s.replyError(nil, codeInvalidRequest, "invalid request: "+reason)
 		return nil, 0, nil
 	}
-	body := make([]byte, h.length)
-	if _, err := io.ReadFull(s.in, body); err != nil {
+	body, err := readBody(s.in, h.length)
+	if err != nil {
 		return nil, 0, eofInFrame(err)
 	}
 	return body, n + h.length, nil

@@ -190,3 +190,21 @@ func TestOversizedConn(t *testing.T) {
 		t.Errorf("connection failed: %v", err)
 	}
 }
+
+// TestAnnouncedBodyNotPreallocated: a body announced at 60 MiB of which only a few bytes arrive
+// before the input ends costs little memory: the buffer grows with what arrives.
+func TestAnnouncedBodyNotPreallocated(t *testing.T) {
+	input := strings.NewReader("Content-Length: 62914560\r\n\r\n{\"jsonrpc\":")
+	s, _ := newTestStream(input, Options{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := readAll(t, s)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Read ended with %v, want io.ErrUnexpectedEOF", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("allocated %d KiB for a stalled 60 MiB body, want under 1 MiB", alloc>>10)
+	}
+}
