@@ -135,6 +135,9 @@ func (s *Server) initialized() {
 		if canAsk {
 			s.pullConfiguration(ctx)
 		}
+		for _, w := range s.opts.Warnings {
+			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes: "+w)
+		}
 		s.warnAutoApprove(ctx)
 		s.mu.Lock()
 		prewarm, host := s.settings.Prewarm, s.host

@@ -148,3 +148,35 @@ func peakRSS(t *testing.T, pid int) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
+
+// TestProcessCodexStartBounded: a codex that never answers initialize fails hermes.ask after
+// codex.startTimeoutSeconds with an error that says what to check, instead of holding it for the
+// turn timeout.
+func TestProcessCodexStartBounded(t *testing.T) {
+	c, exited, _, tmp := startRawProc(t)
+	silent := filepath.Join(tmp, "silent-codex")
+	if err := os.WriteFile(silent, []byte("#!/bin/sh\nexec sleep 600\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(tmp, "ws")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"rootUri":"file://` + folder +
+		`","initializationOptions":{"codex":{"path":"` + silent + `","startTimeoutSeconds":0.5}}}}`)
+	if msg := c.reply(); msg["result"] == nil {
+		t.Fatalf("initialize: %v", msg)
+	}
+	began := time.Now()
+	c.frame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"hermes.ask","arguments":[{"prompt":"hi"}]}}`)
+	msg := c.reply()
+	took := time.Since(began)
+	t.Logf("hermes.ask failed after %v", took)
+	if errorCode(msg) == 0 || !strings.Contains(string(msg["error"]), "did not answer initialize") || !strings.Contains(string(msg["error"]), "startTimeoutSeconds") {
+		t.Fatalf("ask on a silent codex: %v", msg)
+	}
+	if took > 10*time.Second {
+		t.Errorf("hermes.ask took %v with a 0.5 s start timeout", took)
+	}
+	shutdownExit(t, c, exited)
+}

@@ -60,6 +60,9 @@ func TestProcessApprovalsNotBypassed(t *testing.T) {
 	if !strings.Contains(string(log), "HERMES_YOLO_MODE") {
 		t.Errorf("no warning about HERMES_YOLO_MODE in the log")
 	}
+	if !hasMessage(p.ed, `HERMES_YOLO_MODE="disabled"`) {
+		t.Errorf("the editor was not told HERMES_YOLO_MODE is not understood: %+v", p.ed.Messages())
+	}
 }
 
 // TestProcessTwoServersShareStateDir: two servers (two editor windows) on one stateDir, each with its

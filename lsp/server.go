@@ -35,6 +35,9 @@ type Options struct {
 	// YoloSource says where Yolo came from, as hermes.status reports it: "flag" or "env" (default
 	// "flag" when Yolo is set).
 	YoloSource string
+	// Warnings are shown to the user once the client is initialized (for example a HERMES_YOLO_MODE
+	// value nobody understands, which leaves auto-approval off).
+	Warnings []string
 	// Token, when set, must arrive as initializationOptions.hermes.token of the first message, an
 	// initialize request (TCP clients); a wrong or missing token closes the connection.
 	Token string

@@ -100,6 +100,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		envYolo, warning := agenthost.YoloFromEnv()
 		if warning != "" {
 			logger.Warn(warning)
+			opts.Warnings = append(opts.Warnings, warning)
 		}
 		if envYolo {
 			opts.Yolo, opts.YoloSource = true, agenthost.SourceEnv
