@@ -66,7 +66,7 @@ var trustedFields = []trustedField{
 			return new.Codex.ApprovalPolicy != old.Codex.ApprovalPolicy && new.Codex.ApprovalPolicy != codex.ApprovalUntrusted
 		},
 		what: func(s Settings) string {
-			return fmt.Sprintf("let codex run commands without asking first (hermes.codex.approvalPolicy = %q)", s.Codex.ApprovalPolicy)
+			return fmt.Sprintf("turn approvals off (hermes.codex.approvalPolicy = %q: codex runs commands without asking first)", s.Codex.ApprovalPolicy)
 		},
 	},
 	{
