@@ -127,10 +127,13 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 		h.log.Warn("approval for an unknown thread; declining", "thread", a.ThreadID)
 		return codex.DecisionDecline
 	}
-	// Codex may ask as soon as the turn has started, before Run has made the turn the session's
-	// current one: wait for Run, so the approval is emitted and recorded on its turn.
-	s.runMu.Lock()
-	s.runMu.Unlock() //nolint:staticcheck // a barrier, not a critical section
+	// Codex may ask as soon as the turn has started, before Run has attached the turn's id: wait for
+	// that (the turn is registered before codex is asked to start it), so the approval is emitted and
+	// recorded on its turn. The wait selects on the request's context: nothing here waits on a lock
+	// that starting or steering a turn holds.
+	if ts := s.currentTurn(); ts != nil {
+		ts.waitStarted(ctx)
+	}
 	a.ID = h.nextApprovalID()
 	a.Folder = s.folder
 	if a.Kind == ApprovalPatch {

@@ -160,12 +160,18 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 		} else if !errors.Is(err, errTurnOver) {
 			return nil, err
 		}
-		// The turn ended while we asked: start a new one.
-		cur.waitDone()
+		// The turn ended while we asked: start a new one once its runner has finished it.
+		select {
+		case <-cur.done:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the running turn did not finish: %w", context.Cause(ctx))
+		}
 	}
 
 	ts := s.newTurnState(in, false)
+	s.register(ts)
 	if err := s.startCodexTurn(ctx, ts); err != nil {
+		s.abandon(ts)
 		return nil, err
 	}
 	s.begin(ts)
@@ -183,14 +189,17 @@ func (s *Session) Compact(ctx context.Context) (*Turn, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	ts := s.newTurnState(Input{}, true)
+	s.register(ts)
 	client, threadID, err := s.prepare(ctx, ts)
 	if err != nil {
+		s.abandon(ts)
 		return nil, err
 	}
 	sub := client.Subscribe(threadID)
 	if err := client.CompactThread(ctx, threadID); err != nil {
 		sub.Close()
 		s.retireIfSilent(ctx, client)
+		s.abandon(ts)
 		return nil, fmt.Errorf("compact: %w", err)
 	}
 	ts.attach(client, threadID, "", sub)
@@ -253,13 +262,31 @@ func (s *Session) retireIfSilent(ctx context.Context, client *codex.Client) {
 	}
 }
 
-// begin makes ts the running turn and starts its runner.
-func (s *Session) begin(ts *turnState) {
+// register makes ts the session's turn before codex is asked to start it, so that an approval
+// codex asks for as soon as the turn runs finds its turn (and waits for begin) rather than needing
+// a lock that starting turns holds.
+func (s *Session) register(ts *turnState) {
 	s.mu.Lock()
 	s.current = ts
 	s.idle = make(chan struct{})
 	s.mu.Unlock()
+}
+
+// abandon undoes register for a turn codex did not start.
+func (s *Session) abandon(ts *turnState) {
+	s.mu.Lock()
+	if s.current == ts {
+		s.current = nil
+		close(s.idle)
+	}
+	s.mu.Unlock()
+	close(ts.startedCh)
+}
+
+// begin starts the runner of ts, a registered turn codex has started.
+func (s *Session) begin(ts *turnState) {
 	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	close(ts.startedCh)
 	s.h.wg.Go(ts.run)
 }
 
@@ -416,6 +443,13 @@ func (s *Session) emitApproval(kind string, a Approval) {
 	if ts := s.turnFor(a.TurnID); ts != nil {
 		ts.emit(Event{Kind: kind, Approval: &a})
 	}
+}
+
+// currentTurn returns the session's turn, started or being started, or nil.
+func (s *Session) currentTurn() *turnState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
 }
 
 // turnFor returns the running turn if it is codex turn turnID (or turnID is empty).

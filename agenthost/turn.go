@@ -75,6 +75,7 @@ type turnState struct {
 	queue      *eventQueue
 	pumpOnce   sync.Once
 	done       chan struct{}
+	startedCh  chan struct{} // closed once the turn has started in codex, or failed to
 	result     *Result
 
 	mu              sync.Mutex
@@ -107,6 +108,7 @@ func (s *Session) newTurnState(in Input, compaction bool) *turnState {
 		s: s, input: in, compaction: compaction, started: time.Now(),
 		queue:       newEventQueue(),
 		done:        make(chan struct{}),
+		startedCh:   make(chan struct{}),
 		interrupted: make(chan struct{}),
 		open:        make(map[string]*openItem),
 		compacted:   make(map[string]bool),
@@ -153,8 +155,6 @@ func usageOf(u *codex.ThreadTokenUsage) Usage {
 	return UsageFrom(u.Last, window)
 }
 
-func (ts *turnState) waitDone() { <-ts.done }
-
 // emit stamps an event with the turn's ids and queues it.
 func (ts *turnState) emit(ev Event) {
 	ts.mu.Lock()
@@ -172,32 +172,60 @@ func (ts *turnState) recordApproval(a Approval) {
 	ts.approvals = append(ts.approvals, a)
 }
 
-// steer adds input to the running turn.
+// steer adds input to the running turn. It returns errTurnOver when the turn had ended before
+// codex took the input; a refusal of a turn that still runs is an error for the caller.
 func (ts *turnState) steer(ctx context.Context, in Input) error {
-	ts.mu.Lock()
-	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
-	ts.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		ts.mu.Lock()
+		client, threadID, turnID, sub := ts.client, ts.threadID, ts.turnID, ts.sub
+		ts.mu.Unlock()
+		if ts.over(sub) {
+			return errTurnOver
+		}
+		if turnID == "" {
+			return fmt.Errorf("%w: the turn has not started yet", ErrBusy)
+		}
+		_, err := client.SteerTurn(ctx, codex.TurnSteerParams{
+			ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
+		})
+		if err == nil {
+			ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
+			return nil
+		}
+		var rpcErr *codex.Error
+		if !errors.As(err, &rpcErr) {
+			ts.s.retireIfSilent(ctx, client)
+			return fmt.Errorf("steer: %w", err)
+		}
+		// Whether the turn is over is the turn's to say, not the error's: codex announces a turn's
+		// end before it answers a later request, so the turn's subscription knows by now.
+		if ts.over(sub) {
+			return errTurnOver
+		}
+		if attempt == 0 && ts.currentTurnID() != turnID {
+			continue // the turn moved on (a fallback retries it under a new id): steer that one
+		}
+		return fmt.Errorf("codex did not take the input into the running turn (%s): ask again when it ends, or stop it first", rpcErr.Message)
+	}
+}
+
+// over reports whether the turn has ended, or codex has announced its end on sub.
+func (ts *turnState) over(sub *codex.Subscription) bool {
 	select {
 	case <-ts.done:
-		return errTurnOver
+		return true
 	default:
 	}
-	if turnID == "" {
-		return fmt.Errorf("%w: the turn has not started yet", ErrBusy)
+	return sub != nil && sub.TurnCompleted()
+}
+
+// waitStarted waits until the turn has started (or failed to): approvals codex asks for as soon as
+// the turn runs are recorded on it then.
+func (ts *turnState) waitStarted(ctx context.Context) {
+	select {
+	case <-ts.startedCh:
+	case <-ctx.Done():
 	}
-	_, err := client.SteerTurn(ctx, codex.TurnSteerParams{
-		ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
-	})
-	if err != nil {
-		var rpcErr *codex.Error
-		if errors.As(err, &rpcErr) {
-			return errTurnOver // codex has no such active turn any more
-		}
-		ts.s.retireIfSilent(ctx, client)
-		return fmt.Errorf("steer: %w", err)
-	}
-	ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
-	return nil
 }
 
 // interrupt asks codex to stop the turn; the runner finishes it when codex confirms.

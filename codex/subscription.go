@@ -34,6 +34,7 @@ type Subscription struct {
 	turnID string // once armed, events of other turns are dropped ("" keeps all)
 	armed  bool   // false holds delivery until the turn id is known
 	ended  bool   // no more events will be queued
+	over   bool   // turn/completed of the subscription's turn was queued
 	err    error
 	wake   chan struct{} // signalled when queue, armed or ended change
 	stop   chan struct{} // closed by Close
@@ -85,8 +86,21 @@ func (s *Subscription) push(ev Event) {
 	if !s.ended {
 		s.queue = append(s.queue, ev)
 	}
+	if ev.Method == NotifyTurnCompleted && (s.turnID == "" || ev.TurnID == "" || ev.TurnID == s.turnID) {
+		s.over = true
+	}
 	s.mu.Unlock()
 	s.signal()
+}
+
+// TurnCompleted reports whether codex has announced the end of the subscription's turn
+// (turn/completed), delivered or not yet. Notifications are routed on the connection's read
+// goroutine in the order codex wrote them, so after an answer from codex this says whether codex
+// had ended the turn before it answered.
+func (s *Subscription) TurnCompleted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.over
 }
 
 // end says no more events will come; err is why (nil for a normal end).

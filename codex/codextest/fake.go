@@ -43,6 +43,7 @@ type Fake struct {
 	onTurn     func(*FakeTurn)
 	onCompact  func(*FakeTurn)
 	failResume bool
+	refuseSteer *codex.Error // answers every turn/steer, when set
 	stallNext  bool
 	conns      []*fakeConn
 	clients    []*codex.Client
@@ -260,6 +261,19 @@ func (f *Fake) FailResume(fail bool) {
 	f.mu.Lock()
 	f.failResume = fail
 	f.mu.Unlock()
+}
+
+// RefuseSteers makes every turn/steer fail with code and message (as codex does when it cannot take
+// the input, e.g. an internal error), whatever the turn's state; code 0 answers steers normally
+// again.
+func (f *Fake) RefuseSteers(code int64, message string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if code == 0 {
+		f.refuseSteer = nil
+		return
+	}
+	f.refuseSteer = &codex.Error{Code: code, Message: message}
 }
 
 // Threads returns the threads the fake knows, by id.
@@ -728,7 +742,12 @@ func (c *fakeConn) turnSteer(m Message) {
 	c.mu.Lock()
 	ft := c.running[p.ThreadID]
 	c.mu.Unlock()
+	c.f.mu.Lock()
+	refuse := c.f.refuseSteer
+	c.f.mu.Unlock()
 	switch {
+	case refuse != nil:
+		c.fail(m.ID, refuse.Code, "%s", refuse.Message)
 	case ft == nil:
 		c.fail(m.ID, codex.CodeInvalidRequest, "no active turn to steer")
 	case p.ExpectedTurnID != ft.TurnID:

@@ -1,0 +1,85 @@
+package agenthost_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+)
+
+// TestRefusedSteerThenApprovalDoesNotDeadlock is the deadlock the core review reproduced: codex
+// refuses a steer with -32603 while the turn runs on, then asks for an exec approval. The steer must
+// not be taken for "the turn is over" and wait for the turn's end while approvals wait for it: Run
+// answers, the approval is asked and answered, the turn ends, and the host closes.
+func TestRefusedSteerThenApprovalDoesNotDeadlock(t *testing.T) {
+	asked := make(chan agenthost.Approval, 1)
+	fh := newFakeHost(t, func(c *agenthost.Config) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+			asked <- a
+			return agenthost.DecisionOnce, nil
+		})
+	})
+	fh.fake.RefuseSteers(codex.CodeInternalError, "internal error")
+	decided := make(chan string, 1)
+	steerSeen := make(chan struct{})
+	fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		select {
+		case <-steerSeen:
+		case <-ft.Done():
+			return
+		}
+		d, err := ft.RequestExecApproval("make")
+		if err != nil {
+			d = "error: " + err.Error()
+		}
+		decided <- d
+		ft.AgentMessage("built")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s := fh.session(t)
+	first, err := s.Run(ctx, agenthost.Input{Prompt: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if _, err := fh.fake.WaitRequest(ctx, codex.MethodTurnSteer, 1); err == nil {
+			close(steerSeen)
+		}
+	}()
+
+	steered := make(chan error, 1)
+	go func() {
+		_, err := s.Run(ctx, agenthost.Input{Prompt: "and test it"})
+		steered <- err
+	}()
+	select {
+	case err := <-steered:
+		t.Logf("the refused steer answered: %v", err)
+	case <-ctx.Done():
+		t.Fatal("Run hangs after codex refused the steer")
+	}
+	select {
+	case <-asked:
+	case <-ctx.Done():
+		t.Fatal("the approval after the refused steer was never asked")
+	}
+	if got := <-decided; got != codex.DecisionAccept {
+		t.Errorf("codex got %q, want accept", got)
+	}
+	res, err := first.Wait(ctx)
+	if err != nil || !res.Completed {
+		t.Fatalf("the turn did not end: %+v, %v", res, err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- fh.Close() }()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Host.Close hangs")
+	}
+}
