@@ -151,6 +151,13 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 		return codex.DecisionAccept
 	}
 
+	if cfg.Approver == nil {
+		// Nobody can be asked: fail closed at once rather than after the approval timeout.
+		a.Decision, a.DecidedBy = DecisionDeny, "no approver"
+		s.recordApproval(a)
+		s.emitApproval(EventApprovalResolved, a)
+		return codexDecision(a.Decision)
+	}
 	p := &pendingApproval{approval: a, answer: make(chan Decision, 1)}
 	s.addPending(p)
 	defer s.removePending(a.ID)
@@ -163,16 +170,14 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 		err error
 	}
 	asked := make(chan answer, 1)
-	if cfg.Approver != nil {
-		// The Approver's goroutine belongs to the host: codex gets its answer as soon as there is
-		// one, while Close still waits for the Approver to notice actx ended. It gets its own copy
-		// of the approval: a is written below while the goroutine may still run.
-		question := a
-		h.wg.Go(func() {
-			d, err := cfg.Approver.Approve(actx, question)
-			asked <- answer{d, err}
-		})
-	}
+	// The Approver's goroutine belongs to the host: codex gets its answer as soon as there is one,
+	// while Close still waits for the Approver to notice actx ended. It gets its own copy of the
+	// approval: a is written below while the goroutine may still run.
+	question := a
+	h.wg.Go(func() {
+		d, err := cfg.Approver.Approve(actx, question)
+		asked <- answer{d, err}
+	})
 
 	select {
 	case got := <-asked:

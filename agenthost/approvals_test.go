@@ -371,7 +371,8 @@ func TestApprovalsFailClosed(t *testing.T) {
 		approver  func() (agenthost.Approver, *recordingApprover)
 		decidedBy string
 	}{
-		{"no approver", func() (agenthost.Approver, *recordingApprover) { return nil, nil }, "timeout"},
+		// No one to ask: declined at once (the approval timeout below is an hour for this case).
+		{"no approver", func() (agenthost.Approver, *recordingApprover) { return nil, nil }, "no approver"},
 		{"approver error", func() (agenthost.Approver, *recordingApprover) {
 			a := newApprover(agenthost.DecisionOnce)
 			a.err = errors.New("the editor went away")
@@ -394,6 +395,9 @@ func TestApprovalsFailClosed(t *testing.T) {
 			fh := newFakeHost(t, func(c *agenthost.Config) {
 				c.Approver = approver
 				c.ApprovalTimeout = 50 * time.Millisecond
+				if approver == nil {
+					c.ApprovalTimeout = time.Hour
+				}
 			})
 			got := make(chan string, 2)
 			fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
@@ -453,7 +457,7 @@ func TestApprovalsFailClosed(t *testing.T) {
 func TestResolvePendingApproval(t *testing.T) {
 	cases := []struct {
 		name     string
-		approver bool // an Approver is asked too (and blocks); without one only Resolve answers
+		approver bool // an Approver is asked too (and blocks)
 		resolve  func(fh *fakeHost, s *agenthost.Session) func(string, agenthost.Decision) error
 		decision agenthost.Decision
 		codex    string
@@ -462,7 +466,7 @@ func TestResolvePendingApproval(t *testing.T) {
 			agenthost.DecisionOnce, codex.DecisionAccept},
 		{"host, approver asked", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Decision) error { return fh.Resolve },
 			agenthost.DecisionSession, codex.DecisionAcceptForSession},
-		{"host, no approver", false, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Decision) error { return fh.Resolve },
+		{"host, deny", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Decision) error { return fh.Resolve },
 			agenthost.DecisionDeny, codex.DecisionDecline},
 	}
 	for _, tc := range cases {

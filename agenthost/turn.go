@@ -653,7 +653,10 @@ func (ts *turnState) finish(retired bool) {
 		res.Status = StatusFailed
 		res.Error = "turn ended status=" + ts.status
 		if ts.turnErr != nil {
-			res.Error += ": " + ts.turnErr.CodexErrorInfo.String() + ": " + ts.turnErr.Message
+			if info := ts.turnErr.CodexErrorInfo.String(); info != "" {
+				res.Error += ": " + info
+			}
+			res.Error += ": " + ts.turnErr.Message
 		}
 		if res.FinalText == "" {
 			res.FinalText = failureAdvice(ts.turnErr)

@@ -255,7 +255,7 @@ type Approval struct {
 	GrantRoot string             `json:"grantRoot,omitempty"`
 	Reason    string             `json:"reason,omitempty"`
 	// Decision and DecidedBy are set once it is resolved: DecidedBy is "user", "policy" (auto-approved),
-	// "timeout", "error", "dismissed", "withdrawn" or "shutdown".
+	// "timeout", "error", "dismissed", "withdrawn", "shutdown" or "no approver".
 	Decision  Decision `json:"decision,omitempty"`
 	DecidedBy string   `json:"decidedBy,omitempty"`
 	// AutoSource says why an approval was auto-approved (DecidedBy "policy"): a Source constant.
