@@ -358,6 +358,20 @@ func TestSteerWhileRunning(t *testing.T) {
 	if !res.Completed || len(ofKind(events, agenthost.EventSteered)) != 1 {
 		t.Fatalf("result %+v", res)
 	}
+	// The steered input is the user's, in the messages (before the answer it led to), the
+	// transcript and the history a chat fallback gets.
+	var users []string
+	for _, m := range res.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if !slices.Equal(users, []string{"start", "and also this"}) || res.Messages[len(res.Messages)-1].Content != "steered answer" {
+		t.Errorf("messages: %+v", res.Messages)
+	}
+	if md := readFile(t, res.TranscriptPath); !strings.Contains(md, "> and also this") {
+		t.Errorf("the transcript lacks the steered input:\n%s", md)
+	}
 	if n := len(fh.fake.Threads()); n != 1 {
 		t.Errorf("threads %d", n)
 	}

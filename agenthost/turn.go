@@ -88,6 +88,7 @@ type turnState struct {
 	newThread       bool
 	approvals       []Approval
 	usage           *codex.ThreadTokenUsage
+	steeredIn       []string // input codex took into the turn, not yet in messages
 
 	// Owned by the runner.
 	messages   []Message
@@ -189,6 +190,9 @@ func (ts *turnState) steer(ctx context.Context, in Input) error {
 			ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
 		})
 		if err == nil {
+			ts.mu.Lock()
+			ts.steeredIn = append(ts.steeredIn, in.Prompt)
+			ts.mu.Unlock()
 			ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
 			return nil
 		}
@@ -206,6 +210,18 @@ func (ts *turnState) steer(ctx context.Context, in Input) error {
 			continue // the turn moved on (a fallback retries it under a new id): steer that one
 		}
 		return fmt.Errorf("codex did not take the input into the running turn (%s): ask again when it ends, or stop it first", rpcErr.Message)
+	}
+}
+
+// takeSteered adds the input steered into the turn since the last event to the turn's messages, as
+// the user's, where it came in: the transcript and a fallback's history then have it. Runner only.
+func (ts *turnState) takeSteered() {
+	ts.mu.Lock()
+	in := ts.steeredIn
+	ts.steeredIn = nil
+	ts.mu.Unlock()
+	for _, text := range in {
+		ts.messages = append(ts.messages, Message{Role: "user", Content: text})
 	}
 }
 
@@ -389,6 +405,7 @@ func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
 
 // apply takes one notification into the turn; it reports whether the turn completed.
 func (ts *turnState) apply(ev codex.Event) bool {
+	ts.takeSteered()
 	if ev.Err != nil {
 		return false // malformed: logged by the client, never a tool event
 	}
@@ -613,6 +630,7 @@ func isAuthFailure(e *codex.TurnError) bool {
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
 func (ts *turnState) finish(retired bool) {
 	s := ts.s
+	ts.takeSteered()
 	ts.mu.Lock()
 	threadID, turnID, reason := ts.threadID, ts.turnID, ts.interruptReason
 	var usage Usage
