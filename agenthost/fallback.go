@@ -33,8 +33,9 @@ func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
 
 // runFallback retries the turn's input once on fb. A responses provider runs through codex, the
 // thread resumed under that provider (same input, tools and approvals); a chat provider answers the
-// prompt with the transcript so far as context, text only.
-func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
+// prompt with the transcript so far as context, text only. It reports whether a responses attempt
+// left codex retired (it could not start, or its outcome retired it).
+func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) (retired bool) {
 	why := "the usage limit is reached"
 	if ts.turnErr != nil {
 		why = ts.turnErr.Message
@@ -47,7 +48,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline)
-		return
+		return false
 	}
 
 	s := ts.s
@@ -59,16 +60,18 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 	defer cancel()
 	if err := s.startCodexTurn(ctx, ts); err != nil {
 		ts.failure = fmt.Errorf("fallback %s: %w", fb.Name, err)
-		return
+		return true
 	}
 	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 	ts.drive(deadline)
-	if retire, why := ts.assess(); retire {
+	retire, why := ts.assess()
+	if retire {
 		ts.mu.Lock()
 		client := ts.client
 		ts.mu.Unlock()
 		s.h.retire(client, why)
 	}
+	return retire
 }
 
 func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {

@@ -295,6 +295,10 @@ func TestResponsesFallback(t *testing.T) {
 	if !res.Completed || res.Fallback != "back up" || res.APICalls != 2 || res.FinalText != "answered by the backup" || res.Error != "" || res.Partial {
 		t.Fatalf("result: %+v", res)
 	}
+	// The fallback runs on a codex of its own, which stays up: the result does not say retired.
+	if res.Retired || !fh.Running() {
+		t.Errorf("after a successful responses fallback: Retired %v, Running %v", res.Retired, fh.Running())
+	}
 	th := fh.fake.Threads()[res.ThreadID]
 	if len(th.Resumes) == 0 {
 		t.Fatal("the thread was not resumed on the fallback provider")
@@ -328,6 +332,10 @@ func TestChatFallback(t *testing.T) {
 	res, events := run(t, fh.session(t), "hello chat")
 	if !res.Completed || res.Fallback != "chatty" || res.FinalText != "fallback answered" || res.APICalls != 2 || res.Error != "" {
 		t.Fatalf("result: %+v", res)
+	}
+	// The chat fallback does not use codex, which the quota failure retired.
+	if !res.Retired || fh.Running() {
+		t.Errorf("after a chat fallback: Retired %v, Running %v", res.Retired, fh.Running())
 	}
 	var deltas []string
 	for _, ev := range ofKind(events, agenthost.EventAnswerDelta) {

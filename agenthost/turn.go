@@ -290,7 +290,11 @@ func (ts *turnState) run() {
 	}
 	retired := retire
 	if fb, ok := ts.fallbackFor(cfg); ok {
-		ts.runFallback(cfg, fb, deadline.C)
+		// A responses fallback runs on a codex of its own: whether codex is retired at the end is
+		// that attempt's to say. A chat fallback leaves the retired codex as it was.
+		if fellBack := ts.runFallback(cfg, fb, deadline.C); fb.Kind == FallbackResponses {
+			retired = fellBack
+		}
 	}
 	ts.finish(retired)
 }
