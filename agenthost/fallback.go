@@ -120,7 +120,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens,
 	}}
 	ts.mu.Lock()
-	ts.usage = &u
+	ts.usage, ts.chatUsage = &u, true
 	ts.mu.Unlock()
 	usage := usageOf(&u)
 	ts.emit(Event{Kind: EventUsage, Usage: &usage})

@@ -247,31 +247,43 @@ func TestEventsIgnoreNonToolsMalformedAndOtherTurns(t *testing.T) {
 	}
 }
 
+// TestTokenAccounting: a turn's usage is its last model call's (the seed's `last`: context %), while
+// the session's totals grow by codex's running total (`total`): a turn with two model calls counts
+// both, and the update codex re-sends when a turn starts counts nothing.
 func TestTokenAccounting(t *testing.T) {
 	fh := newFakeHost(t, nil)
 	usage := codex.TokenUsage{InputTokens: 80, CachedInputTokens: 20, OutputTokens: 25, ReasoningOutputTokens: 5, TotalTokens: 130}
+	early := codex.TokenUsage{InputTokens: 10, CachedInputTokens: 4, OutputTokens: 2, ReasoningOutputTokens: 1, TotalTokens: 12}
 	fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
-		early := codex.TokenUsage{InputTokens: 1, TotalTokens: 1}
-		ft.Usage(early, early, 200000)
+		if ft.Prompt == "again" {
+			ft.ResendUsage(usage, 1000) // what codex sends at a turn's start: the previous update
+		}
+		ft.ModelCall(early, 1000)
 		ft.AgentMessage("done")
-		ft.Usage(usage, usage, 200000) // the last update of the turn is the one that counts
+		ft.ModelCall(usage, 1000) // the last update of the turn is the turn's usage
 		ft.Complete(codex.TurnCompleted, nil)
 	})
 	s := fh.session(t)
 	res, events := run(t, s, "hello")
-	want := agenthost.Usage{Prompt: 80, Input: 60, CacheRead: 20, CacheWrite: 0, Output: 25, Completion: 25, Reasoning: 5, Total: 130, ContextWindow: 200000, LastPrompt: 80}
+	want := agenthost.Usage{Prompt: 80, Input: 60, CacheRead: 20, CacheWrite: 0, Output: 25, Completion: 25, Reasoning: 5, Total: 130, ContextWindow: 1000, LastPrompt: 80}
 	if res.Usage != want {
 		t.Fatalf("usage %+v, want %+v", res.Usage, want)
 	}
 	if len(ofKind(events, agenthost.EventUsage)) != 2 {
 		t.Errorf("usage events: %d", len(ofKind(events, agenthost.EventUsage)))
 	}
-	run(t, s, "again")
-	st := s.Status()
-	if st.Usage.Prompt != 160 || st.Usage.Input != 120 || st.Usage.CacheRead != 40 || st.Usage.Total != 260 || st.Usage.Reasoning != 10 {
-		t.Errorf("session totals %+v", st.Usage)
+	if st := s.Status(); st.Usage.Total != 142 || st.Usage.Prompt != 90 || st.Usage.CacheRead != 24 || st.Usage.Reasoning != 6 {
+		t.Errorf("totals after one turn of two calls: %+v, want total 142", st.Usage)
 	}
-	if st.ContextPercent != 0 && st.ContextPercent != 80*100/200000 {
+	res2, _ := run(t, s, "again")
+	if res2.Usage.Total != 130 {
+		t.Errorf("second turn usage %+v", res2.Usage)
+	}
+	st := s.Status()
+	if st.Usage.Prompt != 180 || st.Usage.Input != 132 || st.Usage.CacheRead != 48 || st.Usage.Total != 284 || st.Usage.Reasoning != 12 {
+		t.Errorf("session totals %+v, want total 284 (two turns of 142; the re-sent update counts nothing)", st.Usage)
+	}
+	if st.ContextPercent != 8 { // the last prompt, 80 of a 1000-token window
 		t.Errorf("context percent %d", st.ContextPercent)
 	}
 }

@@ -32,6 +32,7 @@ type Session struct {
 	yolo        bool
 	fallback    *FallbackProvider // the provider the session moved to after a quota failure
 	totals      Usage
+	threadTotal *codex.TokenUsage // codex's running total of the thread as last seen; nil: unknown
 	turns       int
 	toolIters   int
 	compactions int
@@ -48,6 +49,7 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 		folder:      folder,
 		id:          newID(),
 		threadID:    saved.ThreadID,
+		threadTotal: saved.ThreadTotal,
 		totals:      saved.Usage,
 		turns:       saved.Turns,
 		compactions: saved.Compactions,
@@ -290,7 +292,38 @@ func (s *Session) begin(ts *turnState) {
 	s.h.wg.Go(ts.run)
 }
 
-// end clears the running turn once ts has finished.
+// turnTotal is what a turn adds to the session's totals: the growth of codex's running total of the
+// thread since the last turn (a turn with several model calls reports only its last in `last`, and
+// codex re-sends the previous update at a turn's start). When the baseline is unknown (a state file
+// from before it was kept) the turn's last usage counts; a total that went down means codex's counter
+// started again (a new process for the thread), so all of it counts. The context window and last
+// prompt are the turn's.
+func (s *Session) turnTotal(total codex.TokenUsage, last Usage) Usage {
+	s.mu.Lock()
+	base := s.threadTotal
+	s.threadTotal = &total
+	s.mu.Unlock()
+	var add Usage
+	switch {
+	case base == nil:
+		return last
+	case total.TotalTokens < base.TotalTokens:
+		add = UsageFrom(total, 0)
+	default:
+		add = UsageFrom(codex.TokenUsage{
+			InputTokens:           max(0, total.InputTokens-base.InputTokens),
+			CachedInputTokens:     max(0, total.CachedInputTokens-base.CachedInputTokens),
+			CacheWriteInputTokens: max(0, total.CacheWriteInputTokens-base.CacheWriteInputTokens),
+			OutputTokens:          max(0, total.OutputTokens-base.OutputTokens),
+			ReasoningOutputTokens: max(0, total.ReasoningOutputTokens-base.ReasoningOutputTokens),
+			TotalTokens:           total.TotalTokens - base.TotalTokens,
+		}, 0)
+	}
+	add.ContextWindow, add.LastPrompt = last.ContextWindow, last.LastPrompt
+	return add
+}
+
+// end clears the running turn once ts has finished; usage is what the turn adds to the totals.
 func (s *Session) end(ts *turnState, res *Result, usage Usage, iterations int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -351,6 +384,9 @@ func (s *Session) loaded(threadID string, gen int) {
 	s.mu.Lock()
 	changed := s.threadID != threadID
 	s.threadID, s.loadedGen = threadID, gen
+	if changed {
+		s.threadTotal = &codex.TokenUsage{} // a new thread counts from zero
+	}
 	s.mu.Unlock()
 	s.h.bindThread(threadID, s)
 	if changed {
@@ -361,7 +397,7 @@ func (s *Session) loaded(threadID string, gen int) {
 // save records the session's thread and totals in the state file.
 func (s *Session) save() {
 	s.mu.Lock()
-	st := folderState{ThreadID: s.threadID, Usage: s.totals, Turns: s.turns, Compactions: s.compactions, Updated: time.Now()}
+	st := folderState{ThreadID: s.threadID, ThreadTotal: s.threadTotal, Usage: s.totals, Turns: s.turns, Compactions: s.compactions, Updated: time.Now()}
 	s.mu.Unlock()
 	s.h.store.setFolder(s.folder, st)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -27,11 +28,14 @@ import (
 
 // folderState is what survives a restart for one folder.
 type folderState struct {
-	ThreadID    string    `json:"threadId"`
-	Usage       Usage     `json:"usage"`
-	Turns       int       `json:"turns"`
-	Compactions int       `json:"compactions"`
-	Updated     time.Time `json:"updated"`
+	ThreadID string `json:"threadId"`
+	// ThreadTotal is codex's running token total of the thread as last seen: the baseline the next
+	// turn's total is counted from.
+	ThreadTotal *codex.TokenUsage `json:"threadTotal,omitempty"`
+	Usage       Usage             `json:"usage"`
+	Turns       int               `json:"turns"`
+	Compactions int               `json:"compactions"`
+	Updated     time.Time         `json:"updated"`
 }
 
 type stateFile struct {

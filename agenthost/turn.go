@@ -89,6 +89,7 @@ type turnState struct {
 	approvals       []Approval
 	usage           *codex.ThreadTokenUsage
 	steeredIn       []string // input codex took into the turn, not yet in messages
+	chatUsage       bool     // usage is a chat fallback's, not codex's thread
 
 	// Owned by the runner.
 	messages   []Message
@@ -638,12 +639,21 @@ func (ts *turnState) finish(retired bool) {
 	ts.mu.Lock()
 	threadID, turnID, reason := ts.threadID, ts.turnID, ts.interruptReason
 	var usage Usage
+	var total *codex.TokenUsage
 	if ts.usage != nil {
 		usage = usageOf(ts.usage)
+		if !ts.chatUsage {
+			t := ts.usage.Total
+			total = &t
+		}
 	}
 	approvals := append([]Approval(nil), ts.approvals...)
 	newThread := ts.newThread
 	ts.mu.Unlock()
+	added := usage // a chat fallback's usage is the turn's own: no thread total
+	if total != nil {
+		added = s.turnTotal(*total, usage)
+	}
 
 	res := &Result{
 		FinalText: ts.finalText, Messages: ts.messages, ToolIterations: ts.iterations,
@@ -690,7 +700,7 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
-	s.end(ts, res, usage, ts.iterations)
+	s.end(ts, res, added, ts.iterations)
 	s.save()
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})

@@ -70,6 +70,7 @@ type FakeThread struct {
 
 	approvalPolicy string
 	sandbox        string
+	total          codex.TokenUsage // the running token total ModelCall adds to
 }
 
 // Errors a FakeTurn's requests return when they end without an answer.
@@ -173,12 +174,12 @@ func (f *Fake) OnCompact(h func(ft *FakeTurn)) {
 	f.mu.Unlock()
 }
 
-// DefaultTurn is the default turn handler: one agent message "ok", a token usage update, and the
-// turn completes.
+// DefaultTurn is the default turn handler: one agent message "ok", one model call's token usage
+// (ModelCall), and the turn completes.
 func DefaultTurn(ft *FakeTurn) {
 	ft.AgentMessage("ok")
 	u := codex.TokenUsage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 34, ReasoningOutputTokens: 7, TotalTokens: 1234}
-	ft.Usage(u, u, defaultWindow)
+	ft.ModelCall(u, defaultWindow)
 	ft.Complete(codex.TurnCompleted, nil)
 }
 
@@ -1041,6 +1042,44 @@ func (ft *FakeTurn) Usage(last, total codex.TokenUsage, window int64) {
 	ft.Notify(codex.NotifyTokenUsageUpdated, map[string]any{
 		"tokenUsage": map[string]any{"last": last, "total": total, "modelContextWindow": w},
 	})
+}
+
+// ModelCall reports one model request's usage as codex does: last is the call's own, total the
+// thread's running total with it added (kept per thread, across turns and connections).
+func (ft *FakeTurn) ModelCall(last codex.TokenUsage, window int64) {
+	f := ft.conn.f
+	f.mu.Lock()
+	var total codex.TokenUsage
+	if th := f.threads[ft.ThreadID]; th != nil {
+		th.total = addTokens(th.total, last)
+		total = th.total
+	}
+	f.mu.Unlock()
+	ft.Usage(last, total, window)
+}
+
+// ResendUsage sends the thread's running total again with last, as codex does when a turn starts
+// (before any model call of that turn).
+func (ft *FakeTurn) ResendUsage(last codex.TokenUsage, window int64) {
+	f := ft.conn.f
+	f.mu.Lock()
+	var total codex.TokenUsage
+	if th := f.threads[ft.ThreadID]; th != nil {
+		total = th.total
+	}
+	f.mu.Unlock()
+	ft.Usage(last, total, window)
+}
+
+func addTokens(a, b codex.TokenUsage) codex.TokenUsage {
+	return codex.TokenUsage{
+		InputTokens:           a.InputTokens + b.InputTokens,
+		CachedInputTokens:     a.CachedInputTokens + b.CachedInputTokens,
+		CacheWriteInputTokens: a.CacheWriteInputTokens + b.CacheWriteInputTokens,
+		OutputTokens:          a.OutputTokens + b.OutputTokens,
+		ReasoningOutputTokens: a.ReasoningOutputTokens + b.ReasoningOutputTokens,
+		TotalTokens:           a.TotalTokens + b.TotalTokens,
+	}
 }
 
 // RequestExecApproval asks the client to approve command, as codex does: the commandExecution
