@@ -338,6 +338,47 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
+// TestCompactionBookkeeping follows the seed: a turn that compacts counts one compaction however
+// codex announces it (two contextCompaction items and the older thread/compacted here); without a
+// usage update after it the last prompt is unknown (context % 0) until the next update sets it.
+func TestCompactionBookkeeping(t *testing.T) {
+	fh := newFakeHost(t, nil)
+	before := codex.TokenUsage{InputTokens: 800, TotalTokens: 800}
+	after := codex.TokenUsage{InputTokens: 100, TotalTokens: 100}
+	fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		switch ft.Prompt {
+		case "fill":
+			ft.ModelCall(before, 1000)
+		case "compact":
+			ft.ModelCall(before, 1000)
+			ft.Item(map[string]any{"type": codex.ItemContextCompaction})
+			ft.Notify(codex.NotifyThreadCompacted, map[string]any{})
+			ft.Item(map[string]any{"type": codex.ItemContextCompaction})
+			ft.AgentMessage("compacted")
+		default:
+			ft.ModelCall(after, 1000)
+		}
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	s := fh.session(t)
+	run(t, s, "fill")
+	if pct := s.Status().ContextPercent; pct != 80 {
+		t.Fatalf("context %d%% before compaction, want 80", pct)
+	}
+	res, events := run(t, s, "compact")
+	if !res.Compacted || len(ofKind(events, agenthost.EventCompaction)) != 1 || s.Status().Compactions != 1 {
+		t.Fatalf("compacted %v, %d compaction events, session count %d: want one", res.Compacted,
+			len(ofKind(events, agenthost.EventCompaction)), s.Status().Compactions)
+	}
+	if pct := s.Status().ContextPercent; pct != 0 {
+		t.Errorf("context %d%% after a compaction with no usage since: want 0 (unknown)", pct)
+	}
+	run(t, s, "after")
+	if pct := s.Status().ContextPercent; pct != 10 {
+		t.Errorf("context %d%% after the next usage, want 10", pct)
+	}
+}
+
 func TestSteerWhileRunning(t *testing.T) {
 	fh := newFakeHost(t, nil)
 	steered := make(chan string, 1)

@@ -324,7 +324,9 @@ func (s *Session) turnTotal(total codex.TokenUsage, last Usage) Usage {
 }
 
 // end clears the running turn once ts has finished; usage is what the turn adds to the totals.
-func (s *Session) end(ts *turnState, res *Result, usage Usage, iterations int) {
+// awaitingUsage says the turn compacted the context and no usage came after: the last prompt is
+// unknown (context % 0) until the next update.
+func (s *Session) end(ts *turnState, res *Result, usage Usage, iterations int, awaitingUsage bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.current == ts {
@@ -335,6 +337,9 @@ func (s *Session) end(ts *turnState, res *Result, usage Usage, iterations int) {
 	s.turns++
 	s.toolIters += iterations
 	s.totals = s.totals.Add(usage)
+	if awaitingUsage {
+		s.totals.LastPrompt = 0
+	}
 	s.history = append(s.history, res.Messages...)
 	if len(s.history) > 400 {
 		s.history = slices.Clone(s.history[len(s.history)-400:])

@@ -98,11 +98,14 @@ type turnState struct {
 	iterations int
 	open       map[string]*openItem
 	compacted  map[string]bool
-	status     string
-	turnErr    *codex.TurnError
-	failure    error // the run broke: codex died or a call failed
-	fallback   string
-	apiCalls   int
+	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
+	// one the context's size is unknown until the next update (the seed's awaiting real usage).
+	usageAfterCompaction bool
+	status               string
+	turnErr              *codex.TurnError
+	failure              error // the run broke: codex died or a call failed
+	fallback             string
+	apiCalls             int
 }
 
 func (s *Session) newTurnState(in Input, compaction bool) *turnState {
@@ -430,6 +433,10 @@ func (ts *turnState) apply(ev codex.Event) bool {
 	if ev.TurnID != "" && ev.TurnID != turnID {
 		return false // another turn of the thread
 	}
+	if ev.Method == codex.NotifyThreadCompacted {
+		ts.compactedItem(codex.NotifyThreadCompacted)
+		return false
+	}
 	switch v := ev.Value.(type) {
 	case *codex.ItemParams:
 		if ev.Method == codex.NotifyItemStarted {
@@ -455,6 +462,7 @@ func (ts *turnState) apply(ev codex.Event) bool {
 		ts.mu.Lock()
 		ts.usage = &u
 		ts.mu.Unlock()
+		ts.usageAfterCompaction = true
 		usage := usageOf(&u)
 		ts.emit(Event{Kind: EventUsage, Usage: &usage})
 	case *codex.ErrorParams:
@@ -545,12 +553,19 @@ func (ts *turnState) takeReasoning() string {
 	return r
 }
 
-// compactedItem counts one contextCompaction item, once.
+// compactedItem takes a compaction into the turn: a contextCompaction item, or the older
+// thread/compacted notification. The session counts one compaction per turn, however many items and
+// notifications announce it (the seed's bookkeeping: one compression per compacted turn). Until a
+// token usage update follows, the context's size is unknown.
 func (ts *turnState) compactedItem(itemID string) {
+	ts.usageAfterCompaction = false
 	if ts.compacted[itemID] {
 		return
 	}
 	ts.compacted[itemID] = true
+	if len(ts.compacted) > 1 {
+		return
+	}
 	s := ts.s
 	s.mu.Lock()
 	s.compactions++
@@ -568,10 +583,6 @@ func (ts *turnState) compactedItem(itemID string) {
 func (ts *turnState) closeOpen(why string) {
 	for id, o := range ts.open {
 		delete(ts.open, id)
-		if o.item.Type == codex.ItemContextCompaction {
-			ts.compactedItem(id)
-			continue
-		}
 		ts.toolDone(&o.item, time.Since(o.started), "[did not complete: "+why+"]")
 	}
 }
@@ -700,7 +711,7 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
-	s.end(ts, res, added, ts.iterations)
+	s.end(ts, res, added, ts.iterations, len(ts.compacted) > 0 && !ts.usageAfterCompaction)
 	s.save()
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})

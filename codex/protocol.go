@@ -39,6 +39,9 @@ const (
 	NotifyServerRequestResolved = "serverRequest/resolved"
 	NotifyThreadStatusChanged   = "thread/status/changed"
 	NotifyThreadStarted         = "thread/started"
+	// NotifyThreadCompacted is the older announcement of a compaction ({threadId, turnId}), which
+	// 0.171.0 still sends beside the contextCompaction item it deprecates it for.
+	NotifyThreadCompacted = "thread/compacted"
 
 	// Older spellings of the reasoning deltas, still accepted.
 	notifyReasoningSummaryDeltaOld = "item/reasoning/summaryDelta"

@@ -35,19 +35,19 @@ import (
 type Fake struct {
 	t testing.TB
 
-	mu         sync.Mutex
-	starts     []codex.Options
-	requests   []Message
-	arrived    chan struct{} // closed and replaced whenever a request arrives
-	threads    map[string]*FakeThread
-	onTurn     func(*FakeTurn)
-	onCompact  func(*FakeTurn)
-	failResume bool
+	mu          sync.Mutex
+	starts      []codex.Options
+	requests    []Message
+	arrived     chan struct{} // closed and replaced whenever a request arrives
+	threads     map[string]*FakeThread
+	onTurn      func(*FakeTurn)
+	onCompact   func(*FakeTurn)
+	failResume  bool
 	refuseSteer *codex.Error // answers every turn/steer, when set
-	stallNext  bool
-	conns      []*fakeConn
-	clients    []*codex.Client
-	counters   map[string]int // id prefix -> last number used
+	stallNext   bool
+	conns       []*fakeConn
+	clients     []*codex.Client
+	counters    map[string]int // id prefix -> last number used
 
 	wg sync.WaitGroup // connection read loops and turn handlers
 }
