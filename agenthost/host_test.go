@@ -145,8 +145,19 @@ func TestResultProjection(t *testing.T) {
 	if done[1].Tool.Result != "file body" || done[2].Tool.Result != "no problems" || done[3].Tool.Preview != "golang conc" {
 		t.Errorf("results: %q %q %q", done[1].Tool.Result, done[2].Tool.Result, done[3].Tool.Preview)
 	}
-	if got := len(ofKind(events, agenthost.EventToolStarted)); got != 4 {
-		t.Errorf("toolStarted events: %d", got)
+	started := ofKind(events, agenthost.EventToolStarted)
+	if len(started) != 4 {
+		t.Errorf("toolStarted events: %d", len(started))
+	}
+	for i, ev := range started {
+		if i < len(wantNames) && (ev.Tool.Name != wantNames[i] || ev.Tool.CallID != done[i].Tool.CallID) {
+			t.Errorf("toolStarted %d: name %s call %s, want %s / %s", i, ev.Tool.Name, ev.Tool.CallID, wantNames[i], done[i].Tool.CallID)
+		}
+	}
+	// The exec's duration is codex's own (durationMs: 1 in the fake), not the time between the
+	// item's start and end as hermes saw it.
+	if done[0].Tool.DurationMs != 1 {
+		t.Errorf("exec duration %d ms, want codex's 1", done[0].Tool.DurationMs)
 	}
 	if evs := ofKind(events, agenthost.EventTurnCompleted); len(evs) != 1 || evs[0].Result.FinalText != "the final answer" {
 		t.Errorf("turnCompleted events: %+v", evs)

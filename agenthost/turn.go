@@ -522,7 +522,12 @@ func (ts *turnState) itemCompleted(item *codex.Item) {
 			started = o.started
 			delete(ts.open, item.ID)
 		}
-		ts.toolDone(item, time.Since(started), "")
+		took := time.Since(started)
+		if item.DurationMs != nil {
+			// codex's own measure: the command's run, without the wait for its approval.
+			took = time.Duration(*item.DurationMs) * time.Millisecond
+		}
+		ts.toolDone(item, took, "")
 	}
 }
 
