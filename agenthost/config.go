@@ -57,6 +57,9 @@ type Config struct {
 
 	// Fallbacks are tried, first only, when a turn fails for quota.
 	Fallbacks []FallbackProvider
+	// FallbackCooldown is how long a session stays on its fallback provider after a quota failure
+	// when codex does not say when the limit resets (default 5m); then the primary is tried again.
+	FallbackCooldown time.Duration
 
 	// StateDir holds the per-folder state and the transcripts (default $XDG_STATE_HOME/hermes-lsp).
 	StateDir string
@@ -72,9 +75,10 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultApprovalTimeout = 5 * time.Minute
-	DefaultTurnTimeout     = 10 * time.Minute
-	DefaultStartTimeout    = 30 * time.Second
+	DefaultApprovalTimeout  = 5 * time.Minute
+	DefaultTurnTimeout      = 10 * time.Minute
+	DefaultStartTimeout     = 30 * time.Second
+	DefaultFallbackCooldown = 5 * time.Minute
 )
 
 // withDefaults returns c with its zero fields set, or an error for a value no default can mend.
@@ -112,6 +116,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StartTimeout <= 0 {
 		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.FallbackCooldown <= 0 {
+		c.FallbackCooldown = DefaultFallbackCooldown
 	}
 	for i, f := range c.Fallbacks {
 		if f.Kind != FallbackResponses && f.Kind != FallbackChat {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +14,41 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
+
+// resetsIn finds how long until a usage limit resets in codex's error ("resets_in_seconds": N, as
+// the provider's 429 body says it).
+var resetsIn = regexp.MustCompile(`resets_in_seconds\W{0,4}(\d+)`)
+
+// cooldownOf is how long to stay on a fallback after e: until the limit resets, when codex says,
+// else def.
+func cooldownOf(e *codex.TurnError, def time.Duration) time.Duration {
+	if e != nil {
+		for _, text := range []string{e.Message, e.AdditionalDetails} {
+			if m := resetsIn.FindStringSubmatch(text); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+					return time.Duration(n) * time.Second
+				}
+			}
+		}
+	}
+	return def
+}
+
+// runChatOnly runs a turn on a chat fallback the session is on (within its cooldown), codex not
+// involved; it finishes the turn.
+func (ts *turnState) runChatOnly(fb FallbackProvider) {
+	cfg := ts.s.h.config()
+	deadline := time.NewTimer(cfg.TurnTimeout)
+	defer deadline.Stop()
+	ts.runChatFallback(cfg, fb, deadline.C)
+	ts.mu.Lock()
+	interrupted := ts.interruptReason != ""
+	ts.mu.Unlock()
+	if interrupted && ts.status != codex.TurnCompleted {
+		ts.status = codex.TurnInterrupted
+	}
+	ts.finish(false)
+}
 
 // fallbackFor says whether the turn should be retried on a fallback provider: it failed for quota,
 // a fallback is configured, and the session is not already on one.
@@ -40,22 +77,21 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 	if ts.turnErr != nil {
 		why = ts.turnErr.Message
 	}
+	cooldown := cooldownOf(ts.turnErr, cfg.FallbackCooldown)
 	ts.apiCalls++
 	ts.fallback = fb.Name
 	ts.status, ts.turnErr, ts.failure = "", nil, nil
-	ts.emit(Event{Kind: EventFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s)", why, fb.Name, fb.Kind, fb.Model)})
-	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind)
+	ts.emit(Event{Kind: EventFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s) for %v",
+		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
+	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
+	s := ts.s
+	s.moveToFallback(fb, cooldown)
 
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline)
 		return false
 	}
 
-	s := ts.s
-	s.mu.Lock()
-	s.fallback = &fb
-	s.loadedGen = 0 // resume the thread under the fallback provider
-	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.startCodexTurn(ctx, ts); err != nil {

@@ -31,6 +31,7 @@ type Session struct {
 	idle        chan struct{} // closed while no turn runs
 	yolo        bool
 	fallback    *FallbackProvider // the provider the session moved to after a quota failure
+	fallbackEnd time.Time         // when the primary is tried again
 	totals      Usage
 	threadTotal *codex.TokenUsage // codex's running total of the thread as last seen; nil: unknown
 	turns       int
@@ -172,12 +173,67 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 
 	ts := s.newTurnState(in, false)
 	s.register(ts)
+	if fb := s.fallbackNow(s.h.config()); fb != nil {
+		// Still within the fallback's cooldown: the turn runs there, and its result says so.
+		ts.fallback = fb.Name
+		if fb.Kind == FallbackChat {
+			s.beginChat(ts, *fb)
+			return &Turn{state: ts}, nil
+		}
+	}
 	if err := s.startCodexTurn(ctx, ts); err != nil {
 		s.abandon(ts)
 		return nil, err
 	}
 	s.begin(ts)
 	return &Turn{state: ts}, nil
+}
+
+// fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
+// session goes back to the primary once the fallback's cooldown has passed, or when the provider is
+// no longer configured; a thread that ran under a responses fallback is then resumed under the
+// primary.
+func (s *Session) fallbackNow(cfg Config) *FallbackProvider {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fallback == nil {
+		return nil
+	}
+	if time.Now().Before(s.fallbackEnd) && slices.Contains(cfg.Fallbacks, *s.fallback) {
+		fb := *s.fallback
+		return &fb
+	}
+	if s.fallback.Kind == FallbackResponses {
+		s.loadedGen = 0
+	}
+	s.fallback = nil
+	return nil
+}
+
+// moveToFallback puts the session on fb until cooldown has passed.
+func (s *Session) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallback, s.fallbackEnd = &fb, time.Now().Add(cooldown)
+	if fb.Kind == FallbackResponses {
+		s.loadedGen = 0 // resume the thread under the fallback provider
+	}
+}
+
+// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved.
+func (s *Session) beginChat(ts *turnState, fb FallbackProvider) {
+	ts.mu.Lock()
+	ts.threadID, ts.turnID = s.threadIDNow(), "fallback-"+newID()
+	ts.mu.Unlock()
+	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	close(ts.startedCh)
+	s.h.wg.Go(func() { ts.runChatOnly(fb) })
+}
+
+func (s *Session) threadIDNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threadID
 }
 
 // Compact asks codex to compact the thread's context. Codex runs it as a turn of its own, returned
@@ -357,7 +413,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 	}
 	cfg := s.h.config()
 	model, provider := cfg.Model, ""
-	if fb != nil {
+	if fb != nil && fb.Kind == FallbackResponses {
 		model, provider = fb.Model, providerID(*fb)
 	}
 	if threadID != "" {

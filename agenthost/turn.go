@@ -190,6 +190,9 @@ func (ts *turnState) steer(ctx context.Context, in Input) error {
 		if turnID == "" {
 			return fmt.Errorf("%w: the turn has not started yet", ErrBusy)
 		}
+		if client == nil {
+			return fmt.Errorf("%w: the turn runs on a chat fallback, which takes no input while it answers", ErrBusy)
+		}
 		_, err := client.SteerTurn(ctx, codex.TurnSteerParams{
 			ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
 		})
@@ -263,8 +266,8 @@ func (ts *turnState) interrupt(ctx context.Context, reason string) error {
 		return nil
 	default:
 	}
-	if turnID == "" {
-		return nil // a compaction turn not started yet: the runner sees interrupted
+	if turnID == "" || client == nil {
+		return nil // not started in codex yet, or a chat fallback's turn: the runner sees interrupted
 	}
 	if err := client.InterruptTurn(ctx, threadID, turnID); err != nil {
 		var rpcErr *codex.Error
