@@ -107,11 +107,13 @@ func (f *fixture) awaitEnd(ctx context.Context) {
 	}
 }
 
+// progressOf returns the progress of the first token the server created, or nil.
 func progressOf(ed *lsptest.Editor) []lsptest.ProgressEvent {
-	for _, tok := range ed.CreatedTokens() {
-		return ed.Progress(tok)
+	tokens := ed.CreatedTokens()
+	if len(tokens) == 0 {
+		return nil
 	}
-	return nil
+	return ed.Progress(tokens[0])
 }
 
 func TestAskProgressAndAnswer(t *testing.T) {
