@@ -61,6 +61,9 @@ type Config struct {
 	// when codex does not say when the limit resets (default 5m); then the primary is tried again.
 	FallbackCooldown time.Duration
 
+	// ClientVersion is the version reported to codex in initialize's clientInfo (default "dev").
+	ClientVersion string
+
 	// StateDir holds the per-folder state and the transcripts (default $XDG_STATE_HOME/hermes-lsp).
 	StateDir string
 
@@ -133,6 +136,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StateDir == "" {
 		c.StateDir = DefaultStateDir()
+	}
+	if c.ClientVersion == "" {
+		c.ClientVersion = "dev"
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -78,6 +78,10 @@ func New(cfg Config) (*Host, error) {
 	}, nil
 }
 
+// StateDir is the folder the host keeps its state and transcripts in: the one it was created with (a
+// change applies after a restart).
+func (h *Host) StateDir() string { return h.config().StateDir }
+
 func (h *Host) config() Config {
 	h.cfgMu.RLock()
 	defer h.cfgMu.RUnlock()
@@ -317,7 +321,7 @@ func (h *Host) codexOptions(cfg Config) codex.Options {
 			Env:    env,
 			Home:   cfg.CodexHome,
 		},
-		ClientInfo: codex.ClientInfo{Name: "hermes-lsp", Title: "hermes-lsp", Version: Version},
+		ClientInfo: codex.ClientInfo{Name: "hermes-lsp", Title: "hermes-lsp", Version: cfg.ClientVersion},
 		OnRequest:  h.handleRequest,
 		OnNotification: func(ev codex.Event) {
 			h.rememberFileChange(ev)
@@ -347,8 +351,6 @@ func (h *Host) startPump(q *eventQueue) {
 	})
 }
 
-// Version is the host's version, reported to codex; the binary sets it at build time.
-var Version = "dev"
 
 func (h *Host) anyRunning() bool {
 	h.mu.Lock()

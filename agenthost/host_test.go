@@ -568,3 +568,19 @@ func TestInterruptIsResentUntilTheTurnEnds(t *testing.T) {
 		t.Fatalf("result: %+v", res)
 	}
 }
+
+// TestHostReportsItsConfig: codex hears the client version the host was configured with, and the
+// state dir stays the one the host was created with after a change (which applies on restart).
+func TestHostReportsItsConfig(t *testing.T) {
+	fh := newFakeHost(t, func(c *agenthost.Config) { c.ClientVersion = "1.2.3" })
+	run(t, fh.session(t), "hello")
+	if v := fh.fake.Starts()[0].ClientInfo.Version; v != "1.2.3" {
+		t.Errorf("clientInfo.version %q, want 1.2.3", v)
+	}
+	if err := fh.Reconfigure(agenthost.Config{CodexPath: "/opt/codex/bin/codex", StateDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fh.StateDir(); got != fh.state {
+		t.Errorf("StateDir() = %s after a change, want the one it was created with (%s)", got, fh.state)
+	}
+}

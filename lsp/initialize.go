@@ -225,6 +225,7 @@ func (s *Server) hostConfig(st Settings) agenthost.Config {
 	}
 	cfg.Approver = s.approvals
 	cfg.Logger = s.log
+	cfg.ClientVersion = s.opts.Version
 	cfg.StartCodex = s.opts.StartCodex
 	return cfg
 }

@@ -87,7 +87,6 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		return exitUsage
 	}
 	defer closeLog()
-	agenthost.Version = version
 
 	opts := lsp.Options{
 		Logger:    logger,
