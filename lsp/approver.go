@@ -2,14 +2,17 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // Action titles of an approval prompt.
@@ -77,13 +80,18 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 			if ctx.Err() != nil {
 				return "", ctx.Err(), false
 			}
-			// The editor cannot ask (Helix 25.01 answers -32601, eglot in batch -32603): use the
-			// fallback for the rest of the session.
-			s.log.Info("showMessageRequest failed; approvals fall back to messages and code actions", "err", err)
-			s.mu.Lock()
-			s.approvalFallback = true
-			s.mu.Unlock()
-			return "", nil, true
+			// Only "method not found" (Helix 25.01) says the editor cannot ask: use the fallback for
+			// the rest of the session. Any other error declines this approval (the host fails
+			// closed) and the next one is asked again.
+			var rpcErr *jsonrpc2.Error
+			if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
+				s.log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
+				s.mu.Lock()
+				s.approvalFallback = true
+				s.mu.Unlock()
+				return "", nil, true
+			}
+			return "", fmt.Errorf("approval prompt: %w", err), false
 		}
 		if choice == nil {
 			return agenthost.DecisionDeny, nil, false // dismissed: a null answer is Deny
@@ -105,10 +113,12 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 	}
 }
 
+// fallbackApprovals reports whether approvals go to messages and code actions: the client does not
+// advertise window.showMessage (showMessageRequest), or answered it "method not found".
 func (s *Server) fallbackApprovals() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.approvalFallback
+	return s.approvalFallback || !s.caps.showMessage
 }
 
 // waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
@@ -122,22 +132,48 @@ func (ap *approver) waitForAnswer(ctx context.Context, a agenthost.Approval) (ag
 	return "", ctx.Err()
 }
 
-// approvalMessage says what codex wants to do, where, and why.
+// approvalMessage says what codex wants to do, where, and why. What reaches outside the workspace
+// folder (a command's cwd, a patched path, a write grant) is called out on a line of its own.
 func approvalMessage(a agenthost.Approval) string {
 	var b strings.Builder
 	switch a.Kind {
 	case agenthost.ApprovalExec:
 		fmt.Fprintf(&b, "Hermes wants to run a command (approval %s):\n%s\nin %s", a.ID, a.Command, a.Cwd)
+		if a.Cwd != "" && !inFolder(a.Folder, a.Cwd) {
+			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it runs in " + a.Cwd + ", not under " + a.Folder)
+		}
 	default:
 		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, patchList(a))
+		var outside []string
+		for _, c := range a.Changes {
+			if !inFolder(a.Folder, c.Path) {
+				outside = append(outside, c.Path)
+			}
+		}
+		if len(outside) > 0 {
+			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it changes " + strings.Join(outside, ", "))
+		}
 		if a.GrantRoot != "" {
-			b.WriteString("\nIt asks for write access under " + a.GrantRoot)
+			b.WriteString("\n⚠ It also asks for write access to everything under " + a.GrantRoot + " for the rest of the session")
+			if !inFolder(a.Folder, a.GrantRoot) {
+				b.WriteString(", OUTSIDE THE WORKSPACE FOLDER")
+			}
 		}
 	}
 	if a.Reason != "" {
 		b.WriteString("\nReason: " + a.Reason)
 	}
 	return b.String()
+}
+
+// inFolder reports whether path lies inside folder (links resolved); an unknown folder counts as
+// outside.
+func inFolder(folder, path string) bool {
+	if folder == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	ok, err := workspace.Contains(folder, path)
+	return err == nil && ok
 }
 
 // patchList names each change of a patch with its kind.

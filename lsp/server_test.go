@@ -395,8 +395,9 @@ func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
 		t.Fatalf("second decision %q", got)
 	}
 	f.awaitEnd(ctx)
-	if n := len(f.ed.ShowMessageRequests()); n != 1 {
-		t.Errorf("after -32601 the server kept asking with showMessageRequest: %d", n)
+	// Helix 25.01 does not advertise window.showMessage: the server never tries the prompt.
+	if n := len(f.ed.ShowMessageRequests()); n != 0 {
+		t.Errorf("the server asked with showMessageRequest a client that does not advertise it: %d", n)
 	}
 	// A bad decision and an unknown approval are clear errors.
 	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "maybe"})
