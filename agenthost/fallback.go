@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,4 +181,51 @@ func chatHistory(rows []Message) []chatfallback.Message {
 		}
 	}
 	return out
+}
+
+// fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
+// session goes back to the primary once the fallback's cooldown has passed, or when the provider is
+// no longer configured; a thread that ran under a responses fallback is then resumed under the
+// primary.
+func (s *Session) fallbackNow(cfg Config) *FallbackProvider {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fallback == nil {
+		return nil
+	}
+	if time.Now().Before(s.fallbackEnd) && slices.Contains(cfg.Fallbacks, *s.fallback) {
+		fb := *s.fallback
+		return &fb
+	}
+	if s.fallback.Kind == FallbackResponses {
+		s.loadedGen = 0
+	}
+	s.fallback = nil
+	return nil
+}
+
+// moveToFallback puts the session on fb until cooldown has passed.
+func (s *Session) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fallback, s.fallbackEnd = &fb, time.Now().Add(cooldown)
+	if fb.Kind == FallbackResponses {
+		s.loadedGen = 0 // resume the thread under the fallback provider
+	}
+}
+
+// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved.
+func (s *Session) beginChat(ts *turnState, fb FallbackProvider) {
+	ts.mu.Lock()
+	ts.threadID, ts.turnID = s.threadIDNow(), "fallback-"+newID()
+	ts.mu.Unlock()
+	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	close(ts.startedCh)
+	s.h.wg.Go(func() { ts.runChatOnly(fb) })
+}
+
+func (s *Session) threadIDNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.threadID
 }

@@ -351,7 +351,6 @@ func (h *Host) startPump(q *eventQueue) {
 	})
 }
 
-
 func (h *Host) anyRunning() bool {
 	h.mu.Lock()
 	sessions := slices.Collect(maps.Values(h.sessions))

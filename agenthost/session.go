@@ -85,44 +85,6 @@ func (s *Session) Yolo() bool {
 	return s.yolo
 }
 
-// Where auto-approval comes from, as AutoApprove reports it.
-const (
-	SourceFlag    = "flag"    // the --yolo flag
-	SourceEnv     = "env"     // HERMES_YOLO_MODE
-	SourceConfig  = "config"  // the yolo setting
-	SourcePolicy  = "policy"  // approvals.mode off, or codex's approval policy "never"
-	SourceSession = "session" // SetYolo (hermes.toggleYolo)
-)
-
-// AutoApprove says whether a session's approvals are answered without asking anyone, and why.
-type AutoApprove struct {
-	Effective bool
-	// Source is one of the Source constants when Effective, else "". The first that applies wins:
-	// flag, env, config, policy, session.
-	Source string
-}
-
-// AutoApprove reports whether the session's approvals are answered without asking, and why.
-func (s *Session) AutoApprove() AutoApprove {
-	return autoApprove(s.h.config(), s.Yolo())
-}
-
-func autoApprove(cfg Config, sessionYolo bool) AutoApprove {
-	switch {
-	case cfg.Yolo:
-		src := cfg.YoloSource
-		if src == "" {
-			src = SourceConfig
-		}
-		return AutoApprove{Effective: true, Source: src}
-	case cfg.ApprovalsMode == ApprovalsOff || cfg.ApprovalPolicy == codex.ApprovalNever:
-		return AutoApprove{Effective: true, Source: SourcePolicy}
-	case sessionYolo:
-		return AutoApprove{Effective: true, Source: SourceSession}
-	}
-	return AutoApprove{}
-}
-
 func (s *Session) running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,53 +149,6 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 	}
 	s.begin(ts)
 	return &Turn{state: ts}, nil
-}
-
-// fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
-// session goes back to the primary once the fallback's cooldown has passed, or when the provider is
-// no longer configured; a thread that ran under a responses fallback is then resumed under the
-// primary.
-func (s *Session) fallbackNow(cfg Config) *FallbackProvider {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fallback == nil {
-		return nil
-	}
-	if time.Now().Before(s.fallbackEnd) && slices.Contains(cfg.Fallbacks, *s.fallback) {
-		fb := *s.fallback
-		return &fb
-	}
-	if s.fallback.Kind == FallbackResponses {
-		s.loadedGen = 0
-	}
-	s.fallback = nil
-	return nil
-}
-
-// moveToFallback puts the session on fb until cooldown has passed.
-func (s *Session) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fallback, s.fallbackEnd = &fb, time.Now().Add(cooldown)
-	if fb.Kind == FallbackResponses {
-		s.loadedGen = 0 // resume the thread under the fallback provider
-	}
-}
-
-// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved.
-func (s *Session) beginChat(ts *turnState, fb FallbackProvider) {
-	ts.mu.Lock()
-	ts.threadID, ts.turnID = s.threadIDNow(), "fallback-"+newID()
-	ts.mu.Unlock()
-	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
-	close(ts.startedCh)
-	s.h.wg.Go(func() { ts.runChatOnly(fb) })
-}
-
-func (s *Session) threadIDNow() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threadID
 }
 
 // Compact asks codex to compact the thread's context. Codex runs it as a turn of its own, returned
@@ -346,37 +261,6 @@ func (s *Session) begin(ts *turnState) {
 	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 	close(ts.startedCh)
 	s.h.wg.Go(ts.run)
-}
-
-// turnTotal is what a turn adds to the session's totals: the growth of codex's running total of the
-// thread since the last turn (a turn with several model calls reports only its last in `last`, and
-// codex re-sends the previous update at a turn's start). When the baseline is unknown (a state file
-// from before it was kept) the turn's last usage counts; a total that went down means codex's counter
-// started again (a new process for the thread), so all of it counts. The context window and last
-// prompt are the turn's.
-func (s *Session) turnTotal(total codex.TokenUsage, last Usage) Usage {
-	s.mu.Lock()
-	base := s.threadTotal
-	s.threadTotal = &total
-	s.mu.Unlock()
-	var add Usage
-	switch {
-	case base == nil:
-		return last
-	case total.TotalTokens < base.TotalTokens:
-		add = UsageFrom(total, 0)
-	default:
-		add = UsageFrom(codex.TokenUsage{
-			InputTokens:           max(0, total.InputTokens-base.InputTokens),
-			CachedInputTokens:     max(0, total.CachedInputTokens-base.CachedInputTokens),
-			CacheWriteInputTokens: max(0, total.CacheWriteInputTokens-base.CacheWriteInputTokens),
-			OutputTokens:          max(0, total.OutputTokens-base.OutputTokens),
-			ReasoningOutputTokens: max(0, total.ReasoningOutputTokens-base.ReasoningOutputTokens),
-			TotalTokens:           total.TotalTokens - base.TotalTokens,
-		}, 0)
-	}
-	add.ContextWindow, add.LastPrompt = last.ContextWindow, last.LastPrompt
-	return add
 }
 
 // end clears the running turn once ts has finished; usage is what the turn adds to the totals.
@@ -561,62 +445,3 @@ func (s *Session) turnFor(turnID string) *turnState {
 	}
 	return s.current
 }
-
-// Status is a snapshot of a session.
-type Status struct {
-	Folder    string `json:"folder"`
-	SessionID string `json:"sessionId"`
-	ThreadID  string `json:"threadId"`
-	// Turn is the running turn, or the last one (State completed, interrupted, failed), or nil.
-	Turn           *TurnStatus `json:"turn"`
-	Usage          Usage       `json:"usage"`
-	ContextPercent int         `json:"contextPercent"`
-	Turns          int         `json:"turns"`
-	ToolIterations int         `json:"toolIterations"`
-	Compactions    int         `json:"compactions"`
-	Yolo           bool        `json:"yolo"`
-	// AutoApprove is whether approvals are answered without asking, and why.
-	AutoApprove AutoApprove `json:"autoApprove"`
-	// Fallback names the fallback provider the session moved to, if any.
-	Fallback         string     `json:"fallback,omitempty"`
-	PendingApprovals []Approval `json:"pendingApprovals"`
-}
-
-// TurnStatus is the state of one turn.
-type TurnStatus struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
-}
-
-// Status returns a snapshot of the session.
-func (s *Session) Status() Status {
-	cfg := s.h.config()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := Status{
-		Folder: s.folder, SessionID: s.id, ThreadID: s.threadID,
-		Usage: s.totals, Turns: s.turns, ToolIterations: s.toolIters, Compactions: s.compactions,
-		Yolo: s.yolo, AutoApprove: autoApprove(cfg, s.yolo), PendingApprovals: []Approval{},
-	}
-	if s.fallback != nil {
-		st.Fallback = s.fallback.Name
-	}
-	switch {
-	case s.current != nil:
-		st.Turn = &TurnStatus{ID: s.current.currentTurnID(), State: StatusRunning}
-		if u := s.current.liveUsage(); u.ContextWindow != 0 {
-			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
-		}
-	case s.last != nil:
-		st.Turn = &TurnStatus{ID: s.last.TurnID, State: s.last.Status}
-	}
-	st.ContextPercent = st.Usage.ContextPercent()
-	for _, p := range s.pending {
-		st.PendingApprovals = append(st.PendingApprovals, p.approval)
-	}
-	slices.SortFunc(st.PendingApprovals, func(a, b Approval) int { return a.Asked.Compare(b.Asked) })
-	return st
-}
-
-// Pending returns the approvals waiting for an answer, oldest first.
-func (s *Session) Pending() []Approval { return s.Status().PendingApprovals }

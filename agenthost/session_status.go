@@ -1,0 +1,106 @@
+package agenthost
+
+// This file reports a session's state: Status, and whether its approvals are auto-approved.
+
+import (
+	"slices"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Where auto-approval comes from, as AutoApprove reports it.
+const (
+	SourceFlag    = "flag"    // the --yolo flag
+	SourceEnv     = "env"     // HERMES_YOLO_MODE
+	SourceConfig  = "config"  // the yolo setting
+	SourcePolicy  = "policy"  // approvals.mode off, or codex's approval policy "never"
+	SourceSession = "session" // SetYolo (hermes.toggleYolo)
+)
+
+// AutoApprove says whether a session's approvals are answered without asking anyone, and why.
+type AutoApprove struct {
+	Effective bool
+	// Source is one of the Source constants when Effective, else "". The first that applies wins:
+	// flag, env, config, policy, session.
+	Source string
+}
+
+// AutoApprove reports whether the session's approvals are answered without asking, and why.
+func (s *Session) AutoApprove() AutoApprove {
+	return autoApprove(s.h.config(), s.Yolo())
+}
+
+func autoApprove(cfg Config, sessionYolo bool) AutoApprove {
+	switch {
+	case cfg.Yolo:
+		src := cfg.YoloSource
+		if src == "" {
+			src = SourceConfig
+		}
+		return AutoApprove{Effective: true, Source: src}
+	case cfg.ApprovalsMode == ApprovalsOff || cfg.ApprovalPolicy == codex.ApprovalNever:
+		return AutoApprove{Effective: true, Source: SourcePolicy}
+	case sessionYolo:
+		return AutoApprove{Effective: true, Source: SourceSession}
+	}
+	return AutoApprove{}
+}
+
+// Status is a snapshot of a session.
+type Status struct {
+	Folder    string `json:"folder"`
+	SessionID string `json:"sessionId"`
+	ThreadID  string `json:"threadId"`
+	// Turn is the running turn, or the last one (State completed, interrupted, failed), or nil.
+	Turn           *TurnStatus `json:"turn"`
+	Usage          Usage       `json:"usage"`
+	ContextPercent int         `json:"contextPercent"`
+	Turns          int         `json:"turns"`
+	ToolIterations int         `json:"toolIterations"`
+	Compactions    int         `json:"compactions"`
+	Yolo           bool        `json:"yolo"`
+	// AutoApprove is whether approvals are answered without asking, and why.
+	AutoApprove AutoApprove `json:"autoApprove"`
+	// Fallback names the fallback provider the session moved to, if any.
+	Fallback         string     `json:"fallback,omitempty"`
+	PendingApprovals []Approval `json:"pendingApprovals"`
+}
+
+// TurnStatus is the state of one turn.
+type TurnStatus struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// Status returns a snapshot of the session.
+func (s *Session) Status() Status {
+	cfg := s.h.config()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Folder: s.folder, SessionID: s.id, ThreadID: s.threadID,
+		Usage: s.totals, Turns: s.turns, ToolIterations: s.toolIters, Compactions: s.compactions,
+		Yolo: s.yolo, AutoApprove: autoApprove(cfg, s.yolo), PendingApprovals: []Approval{},
+	}
+	if s.fallback != nil {
+		st.Fallback = s.fallback.Name
+	}
+	switch {
+	case s.current != nil:
+		st.Turn = &TurnStatus{ID: s.current.currentTurnID(), State: StatusRunning}
+		if u := s.current.liveUsage(); u.ContextWindow != 0 {
+			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
+		}
+	case s.last != nil:
+		st.Turn = &TurnStatus{ID: s.last.TurnID, State: s.last.Status}
+	}
+	st.ContextPercent = st.Usage.ContextPercent()
+	for _, p := range s.pending {
+		st.PendingApprovals = append(st.PendingApprovals, p.approval)
+	}
+	slices.SortFunc(st.PendingApprovals, func(a, b Approval) int { return a.Asked.Compare(b.Asked) })
+	return st
+}
+
+// Pending returns the approvals waiting for an answer, oldest first.
+func (s *Session) Pending() []Approval { return s.Status().PendingApprovals }

@@ -1,0 +1,193 @@
+package agenthost
+
+// This file projects codex's notifications into the turn: events, the transcript's rows, tools,
+// usage and compactions.
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// apply takes one notification into the turn; it reports whether the turn completed.
+func (ts *turnState) apply(ev codex.Event) bool {
+	ts.takeSteered()
+	if ev.Err != nil {
+		return false // malformed: logged by the client, never a tool event
+	}
+	ts.mu.Lock()
+	turnID := ts.turnID
+	ts.mu.Unlock()
+	if turnID == "" {
+		// A compaction turn learns its id from its turn/started.
+		if v, ok := ev.Value.(*codex.TurnStartedParams); ok {
+			ts.mu.Lock()
+			ts.turnID = v.Turn.ID
+			ts.mu.Unlock()
+			turnID = v.Turn.ID
+		}
+		return false
+	}
+	if ev.TurnID != "" && ev.TurnID != turnID {
+		return false // another turn of the thread
+	}
+	if ev.Method == codex.NotifyThreadCompacted {
+		ts.compactedItem(codex.NotifyThreadCompacted)
+		return false
+	}
+	switch v := ev.Value.(type) {
+	case *codex.ItemParams:
+		if ev.Method == codex.NotifyItemStarted {
+			ts.itemStarted(&v.Item)
+		} else {
+			ts.itemCompleted(&v.Item)
+		}
+	case *codex.DeltaParams:
+		switch ev.Method {
+		case codex.NotifyAgentMessageDelta:
+			ts.emit(Event{Kind: EventAnswerDelta, Text: v.Delta})
+		case codex.NotifyReasoningSummaryDelta, codex.NotifyReasoningTextDelta:
+			ts.emit(Event{Kind: EventReasoningDelta, Text: v.Delta})
+		case codex.NotifyCommandOutputDelta:
+			ts.emit(Event{Kind: EventToolOutput, Text: v.Delta, Tool: &ToolEvent{ItemID: v.ItemID, Name: "exec_command"}})
+		}
+	case *codex.TurnPlanParams:
+		ts.emit(Event{Kind: EventPlan, Plan: v.Plan, Text: v.Explanation})
+	case *codex.TurnDiffParams:
+		ts.emit(Event{Kind: EventDiff, Diff: v.Diff})
+	case *codex.TokenUsageParams:
+		u := v.TokenUsage
+		ts.mu.Lock()
+		ts.usage = &u
+		ts.mu.Unlock()
+		ts.usageAfterCompaction = true
+		usage := usageOf(&u)
+		ts.emit(Event{Kind: EventUsage, Usage: &usage})
+	case *codex.ErrorParams:
+		if !v.WillRetry {
+			e := v.Error
+			ts.turnErr = &e
+		}
+		ts.emit(Event{Kind: EventError, Text: v.Error.Error()})
+	case *codex.TurnCompletedParams:
+		ts.status = v.Turn.Status
+		if v.Turn.Error != nil {
+			ts.turnErr = v.Turn.Error
+		}
+		ts.closeOpen("turn " + v.Turn.Status)
+		return true
+	}
+	return false
+}
+
+func (ts *turnState) itemStarted(item *codex.Item) {
+	if item.Type == "" || item.ID == "" || !isTool(item) {
+		return
+	}
+	ts.open[item.ID] = &openItem{item: *item, started: time.Now()}
+	ts.emit(Event{Kind: EventToolStarted, Tool: &ToolEvent{
+		ItemID: item.ID, CallID: ToolCallID(item), Name: ToolName(item),
+		Args: ToolArgs(item), Preview: ToolPreview(item), Status: item.Status,
+	}})
+}
+
+func (ts *turnState) itemCompleted(item *codex.Item) {
+	switch {
+	case item.Type == "" || item.ID == "":
+		return
+	case item.Type == codex.ItemAgentMessage:
+		ts.finalText = item.Text
+		ts.messages = append(ts.messages, Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
+	case item.Type == codex.ItemReasoning:
+		text := strings.Join(item.Summary, "\n")
+		if text == "" {
+			var content []string
+			if json.Unmarshal(item.Content, &content) == nil {
+				text = strings.Join(content, "\n")
+			}
+		}
+		if text != "" {
+			if ts.reasoning.Len() > 0 {
+				ts.reasoning.WriteByte('\n')
+			}
+			ts.reasoning.WriteString(text)
+		}
+	case item.Type == codex.ItemContextCompaction:
+		ts.compactedItem(item.ID)
+	case isTool(item):
+		started := time.Now()
+		if o, ok := ts.open[item.ID]; ok {
+			started = o.started
+			delete(ts.open, item.ID)
+		}
+		took := time.Since(started)
+		if item.DurationMs != nil {
+			// codex's own measure: the command's run, without the wait for its approval.
+			took = time.Duration(*item.DurationMs) * time.Millisecond
+		}
+		ts.toolDone(item, took, "")
+	}
+}
+
+// toolDone reports a finished tool item and projects it: an assistant row with its call, a tool row
+// with its result. note replaces the result of an item that never completed.
+func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string) {
+	result, isErr := ToolResult(item)
+	status := item.Status
+	if note != "" {
+		result, isErr, status = note, true, "incomplete"
+	} else if countsAsIteration(item) {
+		ts.iterations++
+	}
+	call := ToolCall{ID: ToolCallID(item), Type: "function", Function: ToolFunction{Name: ToolName(item), Arguments: string(ToolArgs(item))}}
+	ts.messages = append(ts.messages,
+		Message{Role: "assistant", ToolCalls: []ToolCall{call}, Reasoning: ts.takeReasoning()},
+		Message{Role: "tool", ToolCallID: call.ID, Content: result},
+	)
+	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
+		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
+		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
+	}})
+}
+
+func (ts *turnState) takeReasoning() string {
+	r := ts.reasoning.String()
+	ts.reasoning.Reset()
+	return r
+}
+
+// compactedItem takes a compaction into the turn: a contextCompaction item, or the older
+// thread/compacted notification. The session counts one compaction per turn, however many items and
+// notifications announce it (the seed's bookkeeping: one compression per compacted turn). Until a
+// token usage update follows, the context's size is unknown.
+func (ts *turnState) compactedItem(itemID string) {
+	ts.usageAfterCompaction = false
+	if ts.compacted[itemID] {
+		return
+	}
+	ts.compacted[itemID] = true
+	if len(ts.compacted) > 1 {
+		return
+	}
+	s := ts.s
+	s.mu.Lock()
+	s.compactions++
+	count := s.compactions
+	s.mu.Unlock()
+	ts.mu.Lock()
+	threadID, turnID := ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	ts.emit(Event{Kind: EventCompaction, Compaction: &Compaction{
+		SessionID: s.id, Count: count, Runtime: "codex_app_server", ThreadID: threadID, TurnID: turnID,
+	}})
+}
+
+// closeOpen closes the items still open when the turn ended.
+func (ts *turnState) closeOpen(why string) {
+	for id, o := range ts.open {
+		delete(ts.open, id)
+		ts.toolDone(&o.item, time.Since(o.started), "[did not complete: "+why+"]")
+	}
+}

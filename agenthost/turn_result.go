@@ -1,0 +1,116 @@
+package agenthost
+
+// This file builds a finished turn's result and accounts for it.
+
+import (
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// finish builds the result, accounts for it, persists the transcript and ends the turn.
+func (ts *turnState) finish(retired bool) {
+	s := ts.s
+	ts.takeSteered()
+	ts.mu.Lock()
+	threadID, turnID, reason := ts.threadID, ts.turnID, ts.interruptReason
+	var usage Usage
+	var total *codex.TokenUsage
+	if ts.usage != nil {
+		usage = usageOf(ts.usage)
+		if !ts.chatUsage {
+			t := ts.usage.Total
+			total = &t
+		}
+	}
+	approvals := append([]Approval(nil), ts.approvals...)
+	newThread := ts.newThread
+	ts.mu.Unlock()
+	added := usage // a chat fallback's usage is the turn's own: no thread total
+	if total != nil {
+		added = s.turnTotal(*total, usage)
+	}
+
+	res := &Result{
+		FinalText: ts.finalText, Messages: ts.messages, ToolIterations: ts.iterations,
+		ThreadID: threadID, TurnID: turnID, APICalls: ts.apiCalls, Usage: usage,
+		Compacted: len(ts.compacted) > 0, Fallback: ts.fallback, NewThread: newThread,
+		Retired: retired, Duration: time.Since(ts.started),
+	}
+	res.DurationMs = res.Duration.Milliseconds()
+	switch {
+	case ts.failure != nil:
+		res.Status = StatusFailed
+		if reason != "" {
+			res.Status = StatusInterrupted
+		}
+		res.Error = ts.failure.Error()
+		if res.FinalText == "" {
+			res.FinalText = "The turn stopped because codex stopped (" + shortCause(ts.failure) + ")." +
+				" Ask again to restart it; if this repeats, check that `codex` runs in a terminal and read the hermes-lsp log."
+		}
+	case ts.status == codex.TurnCompleted:
+		res.Status, res.Completed = StatusCompleted, true
+	case ts.status == codex.TurnInterrupted:
+		res.Status = StatusInterrupted
+		res.Error = reason
+		if res.Error == "" {
+			res.Error = "turn interrupted"
+		}
+	default:
+		res.Status = StatusFailed
+		res.Error = "turn ended status=" + ts.status
+		if ts.turnErr != nil {
+			if info := ts.turnErr.CodexErrorInfo.String(); info != "" {
+				res.Error += ": " + info
+			}
+			res.Error += ": " + ts.turnErr.Message
+		}
+		if res.FinalText == "" {
+			res.FinalText = failureAdvice(ts.turnErr)
+		}
+	}
+	res.Partial = !res.Completed
+	if ts.fallback != "" && res.Completed {
+		res.Error = ""
+	}
+
+	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
+	s.end(ts, res, added, ts.iterations, len(ts.compacted) > 0 && !ts.usageAfterCompaction)
+	s.save()
+	ts.result = res
+	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
+	ts.queue.close()
+	close(ts.done)
+}
+
+// turnTotal is what a turn adds to the session's totals: the growth of codex's running total of the
+// thread since the last turn (a turn with several model calls reports only its last in `last`, and
+// codex re-sends the previous update at a turn's start). When the baseline is unknown (a state file
+// from before it was kept) the turn's last usage counts; a total that went down means codex's counter
+// started again (a new process for the thread), so all of it counts. The context window and last
+// prompt are the turn's.
+func (s *Session) turnTotal(total codex.TokenUsage, last Usage) Usage {
+	s.mu.Lock()
+	base := s.threadTotal
+	s.threadTotal = &total
+	s.mu.Unlock()
+	var add Usage
+	switch {
+	case base == nil:
+		return last
+	case total.TotalTokens < base.TotalTokens:
+		add = UsageFrom(total, 0)
+	default:
+		add = UsageFrom(codex.TokenUsage{
+			InputTokens:           max(0, total.InputTokens-base.InputTokens),
+			CachedInputTokens:     max(0, total.CachedInputTokens-base.CachedInputTokens),
+			CacheWriteInputTokens: max(0, total.CacheWriteInputTokens-base.CacheWriteInputTokens),
+			OutputTokens:          max(0, total.OutputTokens-base.OutputTokens),
+			ReasoningOutputTokens: max(0, total.ReasoningOutputTokens-base.ReasoningOutputTokens),
+			TotalTokens:           total.TotalTokens - base.TotalTokens,
+		}, 0)
+	}
+	add.ContextWindow, add.LastPrompt = last.ContextWindow, last.LastPrompt
+	return add
+}

@@ -1,0 +1,148 @@
+package agenthost
+
+// This file holds the turn's runner: the goroutine that drives a turn to its end.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// run drives the turn to its end: it applies codex's notifications, enforces the deadline, retires
+// codex when the turn shows it is broken, retries on a fallback provider, and finishes the result.
+func (ts *turnState) run() {
+	h := ts.s.h
+	cfg := h.config()
+	deadline := time.NewTimer(cfg.TurnTimeout)
+	defer deadline.Stop()
+
+	ts.drive(deadline.C)
+	retire, why := ts.assess()
+	ts.mu.Lock()
+	client := ts.client
+	ts.mu.Unlock()
+	if retire && client != nil {
+		h.retire(client, why) // a no-op when the watcher already retired a dead codex
+	}
+	retired := retire
+	if fb, ok := ts.fallbackFor(cfg); ok {
+		// A responses fallback runs on a codex of its own: whether codex is retired at the end is
+		// that attempt's to say. A chat fallback leaves the retired codex as it was.
+		if fellBack := ts.runFallback(cfg, fb, deadline.C); fb.Kind == FallbackResponses {
+			retired = fellBack
+		}
+	}
+	ts.finish(retired)
+}
+
+// drive applies notifications until the turn completes, codex goes away, the deadline passes, or
+// the host closes.
+func (ts *turnState) drive(deadline <-chan time.Time) {
+	ts.mu.Lock()
+	sub := ts.sub
+	ts.mu.Unlock()
+	defer sub.Close()
+	closing := ts.s.h.closing
+	// Codex acknowledges an interrupt that arrives before the turn's first model request and then
+	// runs the turn anyway: until the turn ends, the interrupt is sent again now and then.
+	interrupted := ts.interrupted
+	var again <-chan time.Time
+	resends := 0
+	for {
+		select {
+		case <-interrupted:
+			interrupted = nil
+			again = time.After(interruptResend)
+		case <-again:
+			again = nil
+			if resends < 10 {
+				resends++
+				ts.resendInterrupt()
+				again = time.After(interruptResend)
+			}
+		case ev, ok := <-sub.Events():
+			if !ok {
+				ts.failure = sub.Err()
+				if ts.failure == nil {
+					ts.failure = errors.New("the turn's event stream ended early")
+				}
+				ts.failure = ts.withStderr(ts.failure)
+				ts.closeOpen("codex stopped")
+				return
+			}
+			if ts.apply(ev) {
+				return
+			}
+		case <-deadline:
+			deadline = nil
+			ts.stopAndWait(sub, fmt.Sprintf("turn timed out after %v", ts.s.h.config().TurnTimeout))
+			return
+		case <-closing:
+			closing = nil
+			ts.stopAndWait(sub, "hermes-lsp is shutting down")
+			return
+		}
+	}
+}
+
+// interruptResend is how long an interrupted turn may run on before the interrupt is sent again.
+const interruptResend = 500 * time.Millisecond
+
+func (ts *turnState) resendInterrupt() {
+	ts.mu.Lock()
+	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
+	ts.mu.Unlock()
+	if client == nil || turnID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = client.InterruptTurn(ctx, threadID, turnID) // an error means it is over: the events will say
+}
+
+// withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex
+// went away, unless err carries them already (an *codex.ExitError does).
+func (ts *turnState) withStderr(err error) error {
+	ts.mu.Lock()
+	client := ts.client
+	ts.mu.Unlock()
+	var exit *codex.ExitError
+	if client == nil || errors.As(err, &exit) {
+		return err
+	}
+	tail := strings.TrimSpace(client.StderrTail(20))
+	if tail == "" {
+		return err
+	}
+	return fmt.Errorf("%w\ncodex's last output:\n%s", err, tail)
+}
+
+// stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives.
+func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_ = ts.interrupt(ctx, reason)
+	ts.mu.Lock()
+	ts.interruptReason = reason // the deadline or shutdown is the reason, even after a user's stop
+	ts.mu.Unlock()
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				ts.closeOpen(reason)
+				return
+			}
+			if ts.apply(ev) {
+				return
+			}
+		case <-ctx.Done():
+			ts.failure = errors.New(reason + "; codex did not confirm the interrupt")
+			ts.closeOpen(reason)
+			return
+		}
+	}
+}
