@@ -1,0 +1,470 @@
+package codextest
+
+// This file is the fake's side of one connection: the JSON-lines transport and codex's methods.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// fakeConn is one "process": the server side of one connection.
+type fakeConn struct {
+	f    *Fake
+	opts codex.Options
+	r    *io.PipeReader
+	w    *io.PipeWriter
+
+	wmu     sync.Mutex // serialises writes, one line at a time
+	dead    bool       // no more writes; guarded by wmu
+	stalled atomic.Bool
+
+	done      chan struct{}
+	closeOnce sync.Once
+
+	mu          sync.Mutex
+	initialized bool
+	loaded      map[string]bool      // threads started or resumed on this connection
+	running     map[string]*FakeTurn // thread id -> its running turn
+	nextReq     int64
+	pending     map[int64]*pendingRequest
+}
+
+type pendingRequest struct {
+	answer chan Message // buffered: one answer
+}
+
+// outMessage is a message the fake writes, shaped as codex writes them (no "jsonrpc" member).
+type outMessage struct {
+	ID          json.RawMessage `json:"id,omitempty"`
+	Method      string          `json:"method,omitempty"`
+	Params      any             `json:"params,omitempty"`
+	Result      any             `json:"result,omitempty"`
+	Error       *codex.Error    `json:"error,omitempty"`
+	EmittedAtMs int64           `json:"emittedAtMs,omitempty"`
+}
+
+// serve reads the client's messages until its input ends, then closes the connection, as codex exits
+// when its stdin closes.
+func (c *fakeConn) serve() {
+	defer c.close()
+	sc := bufio.NewScanner(c.r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var m Message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			continue // codex logs and skips a line it cannot parse
+		}
+		c.handle(m)
+	}
+}
+
+// close ends the connection once: the client sees its output end, handlers see Done.
+func (c *fakeConn) close() {
+	c.closeOnce.Do(func() {
+		// Closing first unblocks a write in progress, so the lock below is free soon.
+		_ = c.w.Close()
+		_ = c.r.Close()
+		c.wmu.Lock()
+		c.dead = true
+		c.wmu.Unlock()
+		close(c.done)
+	})
+}
+
+func (c *fakeConn) send(m outMessage) {
+	line, err := json.Marshal(m)
+	if err != nil {
+		c.f.t.Errorf("codextest: encode %s: %v", m.Method, err)
+		return
+	}
+	line = append(line, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dead || c.stalled.Load() {
+		return
+	}
+	_, _ = c.w.Write(line) // fails only when the client has gone
+}
+
+func (c *fakeConn) notify(method string, params any) {
+	c.send(outMessage{Method: method, Params: params, EmittedAtMs: time.Now().UnixMilli()})
+}
+
+func (c *fakeConn) reply(id json.RawMessage, result any) {
+	c.send(outMessage{ID: id, Result: result})
+}
+
+func (c *fakeConn) fail(id json.RawMessage, code int64, format string, args ...any) {
+	c.send(outMessage{ID: id, Error: codex.Errorf(code, format, args...)})
+}
+
+// handle answers one message of the client. It runs on the read loop, so answers and the
+// notifications that follow them go out in order.
+func (c *fakeConn) handle(m Message) {
+	if m.IsResponse() {
+		c.answered(m)
+		return
+	}
+	if m.Method == "" {
+		return
+	}
+	c.f.record(m)
+	if c.stalled.Load() || m.IsNotification() {
+		return
+	}
+	c.mu.Lock()
+	initialized := c.initialized
+	c.mu.Unlock()
+	if !initialized && m.Method != codex.MethodInitialize {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Not initialized")
+		return
+	}
+	switch m.Method {
+	case codex.MethodInitialize:
+		c.initialize(m)
+	case codex.MethodThreadStart:
+		c.threadStart(m)
+	case codex.MethodThreadResume:
+		c.threadResume(m)
+	case codex.MethodTurnStart:
+		c.turnStart(m)
+	case codex.MethodTurnSteer:
+		c.turnSteer(m)
+	case codex.MethodTurnInterrupt:
+		c.turnInterrupt(m)
+	case codex.MethodThreadCompact:
+		c.threadCompact(m)
+	default:
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
+	}
+}
+
+// answered delivers the client's answer to a request of the fake.
+func (c *fakeConn) answered(m Message) {
+	id, err := strconv.ParseInt(string(m.ID), 10, 64)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	p := c.pending[id]
+	delete(c.pending, id)
+	c.mu.Unlock()
+	if p != nil {
+		p.answer <- m
+	}
+}
+
+func (c *fakeConn) initialize(m Message) {
+	c.mu.Lock()
+	again := c.initialized
+	c.initialized = true
+	c.mu.Unlock()
+	if again {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Already initialized")
+		return
+	}
+	var p codex.InitializeParams
+	_ = json.Unmarshal(m.Params, &p)
+	name := p.ClientInfo.Name
+	if name == "" {
+		name = "client"
+	}
+	c.reply(m.ID, codex.InitializeResult{
+		UserAgent:      fmt.Sprintf("%s/%s (codextest fake) (%s; %s)", name, fakeVersion, name, p.ClientInfo.Version),
+		CodexHome:      c.codexHome(),
+		PlatformFamily: "unix",
+		PlatformOS:     "linux",
+	})
+}
+
+func (c *fakeConn) codexHome() string {
+	if c.opts.Process.Home != "" {
+		return c.opts.Process.Home
+	}
+	return FakeCodexHome
+}
+
+func (c *fakeConn) threadStart(m Message) {
+	var p codex.ThreadStartParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	th := &FakeThread{
+		ID:             c.f.nextID("thread"),
+		Cwd:            p.Cwd,
+		Model:          p.Model,
+		ModelProvider:  p.ModelProvider,
+		Start:          p,
+		approvalPolicy: p.ApprovalPolicy,
+		sandbox:        p.Sandbox,
+	}
+	if th.Cwd == "" {
+		th.Cwd = c.opts.Process.Dir
+	}
+	if th.Cwd == "" {
+		th.Cwd = "/"
+	}
+	if th.Model == "" {
+		th.Model = FakeModel
+	}
+	if th.ModelProvider == "" {
+		th.ModelProvider = FakeModelProvider
+	}
+	c.f.mu.Lock()
+	c.f.threads[th.ID] = th
+	res, thread := c.threadResult(th)
+	c.f.mu.Unlock()
+	c.mu.Lock()
+	c.loaded[th.ID] = true
+	c.mu.Unlock()
+	c.reply(m.ID, res)
+	c.notify(codex.NotifyThreadStarted, map[string]any{"thread": thread})
+}
+
+func (c *fakeConn) threadResume(m Message) {
+	var p codex.ThreadResumeParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	c.f.mu.Lock()
+	th := c.f.threads[p.ThreadID]
+	if th == nil || c.f.failResume {
+		c.f.mu.Unlock()
+		c.fail(m.ID, codex.CodeInvalidRequest, "no rollout found for thread id %s", p.ThreadID)
+		return
+	}
+	th.Resumes = append(th.Resumes, p)
+	if p.Cwd != "" {
+		th.Cwd = p.Cwd
+	}
+	if p.Model != "" {
+		th.Model = p.Model
+	}
+	if p.ModelProvider != "" {
+		th.ModelProvider = p.ModelProvider
+	}
+	if p.ApprovalPolicy != "" {
+		th.approvalPolicy = p.ApprovalPolicy
+	}
+	if p.Sandbox != "" {
+		th.sandbox = p.Sandbox
+	}
+	res, _ := c.threadResult(th)
+	c.f.mu.Unlock()
+	c.mu.Lock()
+	c.loaded[th.ID] = true
+	c.mu.Unlock()
+	c.notify(codex.NotifyThreadStatusChanged, map[string]any{"threadId": th.ID, "status": map[string]any{"type": "idle"}})
+	c.reply(m.ID, res)
+}
+
+// threadResult is the answer to thread/start and thread/resume, and the thread itself, shaped as
+// codex sends them. The caller holds f.mu.
+func (c *fakeConn) threadResult(th *FakeThread) (result, thread map[string]any) {
+	now := time.Now()
+	thread = map[string]any{
+		"id":            th.ID,
+		"sessionId":     th.ID,
+		"preview":       "",
+		"ephemeral":     th.Start.Ephemeral,
+		"modelProvider": th.ModelProvider,
+		"model":         th.Model,
+		"createdAt":     now.Unix(),
+		"updatedAt":     now.Unix(),
+		"status":        map[string]any{"type": "idle"},
+		"path":          c.codexHome() + "/sessions/rollout-" + th.ID + ".jsonl",
+		"cwd":           th.Cwd,
+		"cliVersion":    fakeVersion,
+		"source":        "vscode",
+		"turns":         []any{},
+	}
+	approval := th.approvalPolicy
+	if approval == "" {
+		approval = codex.ApprovalOnRequest
+	}
+	result = map[string]any{
+		"thread":            thread,
+		"model":             th.Model,
+		"modelProvider":     th.ModelProvider,
+		"cwd":               th.Cwd,
+		"approvalPolicy":    approval,
+		"approvalsReviewer": "user",
+		"sandbox":           sandboxPolicy(th.sandbox),
+		"reasoningEffort":   nil,
+	}
+	return result, thread
+}
+
+func sandboxPolicy(mode string) map[string]any {
+	switch mode {
+	case codex.SandboxWorkspaceWrite:
+		return map[string]any{"type": "workspaceWrite", "writableRoots": []string{}, "networkAccess": false,
+			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
+	case codex.SandboxFullAccess:
+		return map[string]any{"type": "dangerFullAccess"}
+	default:
+		return map[string]any{"type": "readOnly"}
+	}
+}
+
+func (c *fakeConn) turnStart(m Message) {
+	var p codex.TurnStartParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	c.mu.Lock()
+	loaded, running := c.loaded[p.ThreadID], c.running[p.ThreadID]
+	c.mu.Unlock()
+	switch {
+	case !loaded:
+		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
+		return
+	case running != nil && running.Compaction:
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+		return
+	case running != nil:
+		// Codex starts no second turn: the input joins the running one, and the answer names it.
+		if !running.steer(prompt(p.Input)) {
+			c.fail(m.ID, codex.CodeInternalError, "codextest: too many unread steers")
+			return
+		}
+		c.reply(m.ID, map[string]any{"turn": running.turnJSON(codex.TurnInProgress, false)})
+		return
+	}
+
+	ft := c.newTurn(p.ThreadID, p, false)
+	c.reply(m.ID, map[string]any{"turn": ft.turnJSON(codex.TurnInProgress, false)})
+	c.notify(codex.NotifyThreadStatusChanged, ft.status("active"))
+	c.notify(codex.NotifyTurnStarted, map[string]any{"threadId": ft.ThreadID, "turn": ft.turnJSON(codex.TurnInProgress, true)})
+	ft.Item(map[string]any{"type": codex.ItemUserMessage, "content": p.Input})
+	c.f.mu.Lock()
+	h := c.f.onTurn
+	c.f.mu.Unlock()
+	c.f.wg.Go(func() { ft.run(h) })
+}
+
+func (c *fakeConn) threadCompact(m Message) {
+	var p codex.ThreadCompactParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	c.mu.Lock()
+	loaded, running := c.loaded[p.ThreadID], c.running[p.ThreadID]
+	c.mu.Unlock()
+	switch {
+	case !loaded:
+		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
+		return
+	case running != nil:
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+		return
+	}
+	ft := c.newTurn(p.ThreadID, codex.TurnStartParams{ThreadID: p.ThreadID}, true)
+	c.reply(m.ID, map[string]any{})
+	c.notify(codex.NotifyThreadStatusChanged, ft.status("active"))
+	c.notify(codex.NotifyTurnStarted, map[string]any{"threadId": ft.ThreadID, "turn": ft.turnJSON(codex.TurnInProgress, true)})
+	c.f.mu.Lock()
+	h := c.f.onCompact
+	c.f.mu.Unlock()
+	c.f.wg.Go(func() { ft.run(h) })
+}
+
+// newTurn registers a running turn on a loaded thread.
+func (c *fakeConn) newTurn(threadID string, p codex.TurnStartParams, compaction bool) *FakeTurn {
+	ft := &FakeTurn{
+		ThreadID:    threadID,
+		TurnID:      c.f.nextID("turn"),
+		Prompt:      prompt(p.Input),
+		Params:      p,
+		Cwd:         p.Cwd,
+		Compaction:  compaction,
+		conn:        c,
+		started:     time.Now(),
+		interrupted: make(chan struct{}),
+		steered:     make(chan string, steerBuffer),
+	}
+	c.f.mu.Lock()
+	if th := c.f.threads[threadID]; th != nil {
+		th.Turns = append(th.Turns, ft.TurnID)
+		if ft.Cwd == "" {
+			ft.Cwd = th.Cwd
+		}
+	}
+	c.f.mu.Unlock()
+	c.mu.Lock()
+	c.running[threadID] = ft
+	c.mu.Unlock()
+	return ft
+}
+
+func (c *fakeConn) turnSteer(m Message) {
+	var p codex.TurnSteerParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	c.mu.Lock()
+	ft := c.running[p.ThreadID]
+	c.mu.Unlock()
+	c.f.mu.Lock()
+	refuse := c.f.refuseSteer
+	c.f.mu.Unlock()
+	switch {
+	case refuse != nil:
+		c.fail(m.ID, refuse.Code, "%s", refuse.Message)
+	case ft == nil:
+		c.fail(m.ID, codex.CodeInvalidRequest, "no active turn to steer")
+	case p.ExpectedTurnID != ft.TurnID:
+		c.fail(m.ID, codex.CodeInvalidRequest, "expected active turn id `%s` but found `%s`", p.ExpectedTurnID, ft.TurnID)
+	case ft.Compaction:
+		c.fail(m.ID, codex.CodeInvalidRequest, "cannot steer a compact turn")
+	case !ft.steer(prompt(p.Input)):
+		c.fail(m.ID, codex.CodeInternalError, "codextest: too many unread steers")
+	default:
+		c.reply(m.ID, codex.TurnSteerResult{TurnID: ft.TurnID})
+	}
+}
+
+func (c *fakeConn) turnInterrupt(m Message) {
+	var p codex.TurnInterruptParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return
+	}
+	c.mu.Lock()
+	ft := c.running[p.ThreadID]
+	c.mu.Unlock()
+	if ft == nil || ft.TurnID != p.TurnID {
+		c.fail(m.ID, codex.CodeInvalidRequest, "no active turn to interrupt")
+		return
+	}
+	c.reply(m.ID, map[string]any{})
+	ft.interruptOnce.Do(func() { close(ft.interrupted) })
+}
+
+// prompt joins the text of a user's inputs.
+func prompt(input []codex.UserInput) string {
+	var texts []string
+	for _, in := range input {
+		if in.Type == "text" {
+			texts = append(texts, in.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
+}
+
+// steerBuffer is how many steered inputs a turn holds before its handler reads them.
+const steerBuffer = 16
