@@ -134,3 +134,13 @@ bench: build $(CODEX_BIN)
 	@$(MAKE) --no-print-directory $(ACP_STAMP) || echo "bench: codex-acp could not be installed; its rows will say blocked"
 	$(GO) run ./bench/cmd/hermes-bench -hermes bin/hermes-lsp -codex $(CODEX_BIN) -acp $(ACP_BIN) $(BENCH_FLAGS)
 # --- end of bench ------------------------------------------------------------------------------------
+
+# --- generate: the hermes protocol's TypeScript types (lsp/hermesproto) ------------------------------
+## generate: write editors/vscode/src/hermesproto.ts from the Go package lsp/hermesproto, with tygo
+## (pinned by the tool directive in go.mod; configured by lsp/hermesproto/tygo.yaml). Run it after
+## changing lsp/hermesproto: TestGeneratedTypeScript (part of `make test`) fails while the checked-in
+## file differs from what the generator writes.
+.PHONY: generate
+generate:
+	$(GO) tool tygo generate --config lsp/hermesproto/tygo.yaml
+# --- end of generate ---------------------------------------------------------------------------------

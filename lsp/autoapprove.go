@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -15,10 +16,7 @@ import (
 
 // AutoApproveStatus is hermes.status's autoApprove: whether approvals are answered without asking,
 // and why ("config", "env", "flag", "session", "policy"; null when not effective).
-type AutoApproveStatus struct {
-	Effective bool    `json:"effective"`
-	Source    *string `json:"source"`
-}
+type AutoApproveStatus = hermesproto.AutoApproveStatus
 
 func autoApproveStatus(a agenthost.AutoApprove) AutoApproveStatus {
 	st := AutoApproveStatus{Effective: a.Effective}
@@ -87,7 +85,7 @@ func (s *Server) warnAutoApprove(ctx context.Context) {
 
 // toggleYolo turns the session's auto-approval on or off, or says why it cannot: auto-approval set
 // by the command line, the environment or the settings is not the session's to turn off.
-func (s *Server) toggleYolo(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) map[string]any {
+func (s *Server) toggleYolo(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) hermesproto.ToggleYoloResult {
 	auto := sess.AutoApprove()
 	switch {
 	case auto.Effective && auto.Source != agenthost.SourceSession:
@@ -101,9 +99,9 @@ func (s *Server) toggleYolo(ctx context.Context, folder workspace.Folder, sess *
 	}
 	s.warnAutoApprove(ctx)
 	now := sess.AutoApprove()
-	res := map[string]any{"folder": folder.Path, "yolo": now.Effective, "autoApprove": autoApproveStatus(now)}
+	res := hermesproto.ToggleYoloResult{Folder: folder.Path, Yolo: now.Effective, AutoApprove: autoApproveStatus(now)}
 	if now == auto {
-		res["reason"] = autoApproveWhy(auto, s.currentSettings())
+		res.Reason = autoApproveWhy(auto, s.currentSettings())
 	}
 	return res
 }

@@ -13,48 +13,35 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
+// The commands' names, arguments and results are hermesproto's, the one definition of the protocol;
+// the names below keep lsp's API (and its tests and internal/demo) as it was.
+
 // Command names, without the configurable prefix.
 const (
-	CmdAsk            = "hermes.ask"
-	CmdCancel         = "hermes.cancel"
-	CmdApprove        = "hermes.approve"
-	CmdNewThread      = "hermes.newThread"
-	CmdCompact        = "hermes.compact"
-	CmdToggleYolo     = "hermes.toggleYolo"
-	CmdShowTranscript = "hermes.showTranscript"
-	CmdStatus         = "hermes.status"
+	CmdAsk            = hermesproto.CmdAsk
+	CmdCancel         = hermesproto.CmdCancel
+	CmdApprove        = hermesproto.CmdApprove
+	CmdNewThread      = hermesproto.CmdNewThread
+	CmdCompact        = hermesproto.CmdCompact
+	CmdToggleYolo     = hermesproto.CmdToggleYolo
+	CmdShowTranscript = hermesproto.CmdShowTranscript
+	CmdStatus         = hermesproto.CmdStatus
 )
 
-var commandNames = []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus}
+var commandNames = hermesproto.Commands()
 
-// askArgs are hermes.ask's arguments.
-type askArgs struct {
-	Prompt      string                `json:"prompt"`
-	URI         string                `json:"uri"`
-	Range       *protocol.Range       `json:"range"`
-	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
-}
-
-// folderArgs are the arguments of commands that act on one folder.
-type folderArgs struct {
-	URI string `json:"uri"`
-}
-
-type approveArgs struct {
-	ApprovalID string `json:"approvalId"`
-	Decision   string `json:"decision"`
-}
+type (
+	askArgs     = hermesproto.AskArgs
+	folderArgs  = hermesproto.FolderArgs
+	approveArgs = hermesproto.ApproveArgs
+)
 
 // AskResult is hermes.ask's answer, sent at once: the turn runs on.
-type AskResult struct {
-	ThreadID string `json:"threadId"`
-	TurnID   string `json:"turnId"`
-	Folder   string `json:"folder"`
-	Steered  bool   `json:"steered,omitempty"`
-}
+type AskResult = hermesproto.AskResult
 
 // askHelp tells a person how to give hermes.ask a prompt.
 const askHelp = `hermes.ask needs a prompt: pass [{"prompt": "what to do", "uri": "file:///..."}]. ` +
@@ -95,19 +82,19 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return s.ask(ctx, a, p.WorkDoneToken)
+		return result(s.ask(ctx, a, p.WorkDoneToken))
 	case CmdCancel:
 		var a folderArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return s.cancel(ctx, a)
+		return result(s.cancel(ctx, a))
 	case CmdApprove:
 		var a approveArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return s.approve(a)
+		return result(s.approve(a))
 	case CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript:
 		var a folderArgs
 		if err := args(p, &a); err != nil {
@@ -123,23 +110,31 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 				return nil, invalid(err)
 			}
 			s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the next prompt in "+folder.Name+" starts a new thread.")
-			return map[string]any{"folder": folder.Path}, nil
+			return hermesproto.NewThreadResult{Folder: folder.Path}, nil
 		case CmdCompact:
 			turn, err := sess.Compact(ctx)
 			if err != nil {
 				return nil, invalid(err)
 			}
 			s.watchTurn(ctx, folder, turn, "compacting the context", p.WorkDoneToken)
-			return AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
+			return hermesproto.CompactResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
 		case CmdToggleYolo:
 			return s.toggleYolo(ctx, folder, sess), nil
 		case CmdShowTranscript:
-			return s.showTranscript(ctx, folder, sess)
+			return result(s.showTranscript(ctx, folder, sess))
 		}
 	case CmdStatus:
 		return s.status(), nil
 	}
 	return nil, errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
+}
+
+// result is a command's answer for executeCommand: no result at all (not a zero one) with an error.
+func result[T any](v T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // resolveFolder picks the workspace folder of uri: the deepest containing it, else the only folder.
@@ -170,25 +165,25 @@ func (s *Server) sessionFor(uri string) (workspace.Folder, *agenthost.Session, e
 }
 
 // ask starts a turn (or steers the running one) and answers at once.
-func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressToken) (any, error) {
+func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressToken) (AskResult, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
-		return nil, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
+		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
 	}
 	folder, sess, err := s.sessionFor(a.URI)
 	if err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
+		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
 	prompt, err := s.buildPrompt(ctx, folder, a)
 	if err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
+		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return AskResult{}, ctx.Err()
 	}
 	turn, err := sess.Run(ctx, agenthost.Input{Prompt: prompt})
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
-		return nil, errorf(jsonrpc2.InternalError, "%v", err)
+		return AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
 	}
 	res := AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
 	if !turn.Steered() {
@@ -267,7 +262,7 @@ func fenceLang(path string) string {
 }
 
 // cancel interrupts the folder's turn; without a uri, every running turn.
-func (s *Server) cancel(ctx context.Context, a folderArgs) (any, error) {
+func (s *Server) cancel(ctx context.Context, a folderArgs) (hermesproto.CancelResult, error) {
 	var views []*turnView
 	s.mu.Lock()
 	for _, tv := range s.turns {
@@ -277,7 +272,7 @@ func (s *Server) cancel(ctx context.Context, a folderArgs) (any, error) {
 	if a.URI != "" || s.folders.Len() == 1 {
 		folder, err := s.resolveFolder(a.URI)
 		if err != nil {
-			return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
+			return hermesproto.CancelResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
 		views = views[:0]
 		s.mu.Lock()
@@ -286,52 +281,55 @@ func (s *Server) cancel(ctx context.Context, a folderArgs) (any, error) {
 		}
 		s.mu.Unlock()
 	}
-	if len(views) == 0 {
-		return map[string]any{"cancelled": 0}, nil
-	}
 	for _, tv := range views {
 		if err := tv.turn.Interrupt(ctx); err != nil {
-			return nil, errorf(jsonrpc2.InternalError, "stop the turn in %s: %v", tv.folder.Name, err)
+			return hermesproto.CancelResult{}, errorf(jsonrpc2.InternalError, "stop the turn in %s: %v", tv.folder.Name, err)
 		}
 	}
-	return map[string]any{"cancelled": len(views)}, nil
+	return hermesproto.CancelResult{Cancelled: len(views)}, nil
 }
 
 // approve answers a pending approval.
-func (s *Server) approve(a approveArgs) (any, error) {
+func (s *Server) approve(a approveArgs) (hermesproto.ApproveResult, error) {
 	d, ok := agenthost.ParseDecision(a.Decision)
 	if !ok {
-		return nil, errorf(jsonrpc2.InvalidParams, `hermes.approve: decision %q: want "once", "session", "deny" or "stop"`, a.Decision)
+		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, `hermes.approve: decision %q: want "once", "session", "deny" or "stop"`, a.Decision)
 	}
 	h, err := s.hostOrErr()
 	if err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
+		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
 	if err := h.Resolve(a.ApprovalID, d); err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "hermes.approve: %v", err)
+		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "hermes.approve: %v", err)
 	}
-	return map[string]any{"approvalId": a.ApprovalID, "decision": d}, nil
+	return hermesproto.ApproveResult{ApprovalID: a.ApprovalID, Decision: hermesproto.Decision(d)}, nil
 }
 
-func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) (any, error) {
+func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) (hermesproto.ShowTranscriptResult, error) {
+	var none hermesproto.ShowTranscriptResult
 	st := sess.Status()
 	if st.ThreadID == "" {
-		return nil, errorf(jsonrpc2.InvalidParams, "no transcript yet in %s: ask something first", folder.Name)
+		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet in %s: ask something first", folder.Name)
 	}
 	_, md, err := agenthost.TranscriptPaths(s.stateDir(), st.ThreadID)
 	if err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
+		return none, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
 	}
 	if _, err := os.Stat(md); err != nil {
-		return nil, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
+		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
 	}
 	if !s.showDocument(ctx, md, true) {
 		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes transcript: "+md)
 	}
-	return map[string]any{"path": md, "uri": workspace.URIFromPath(md)}, nil
+	return hermesproto.ShowTranscriptResult{Path: md, URI: workspace.URIFromPath(md)}, nil
 }
 
+// stateDir is where the host keeps its state: the host's own (a stateDir change applies after a
+// restart, for the host and for the diffs and transcripts the server opens alike).
 func (s *Server) stateDir() string {
+	if h, err := s.hostOrErr(); err == nil {
+		return h.StateDir()
+	}
 	if d := s.currentSettings().StateDir; d != "" {
 		return d
 	}
@@ -339,38 +337,19 @@ func (s *Server) stateDir() string {
 }
 
 // FolderStatus is one folder of hermes.status.
-type FolderStatus struct {
-	Folder           string            `json:"folder"`
-	ThreadID         string            `json:"threadId"`
-	Turn             *TurnState        `json:"turn"`
-	Usage            agenthost.Usage   `json:"usage"`
-	ContextPercent   int               `json:"contextPercent"`
-	PendingApprovals []ApprovalSummary `json:"pendingApprovals"`
-	// Yolo is whether approvals are answered without asking, whatever the source (AutoApprove says it).
-	Yolo        bool              `json:"yolo"`
-	AutoApprove AutoApproveStatus `json:"autoApprove"`
-	Fallback    string            `json:"fallback,omitempty"`
-	Compactions int               `json:"compactions"`
-}
+type FolderStatus = hermesproto.FolderStatus
 
 // TurnState is a turn's id and state (running, completed, interrupted, failed).
-type TurnState struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
-}
+type TurnState = hermesproto.TurnState
 
 // ApprovalSummary is a pending approval as hermes.status lists it.
-type ApprovalSummary struct {
-	ApprovalID string `json:"approvalId"`
-	Kind       string `json:"kind"`
-	Summary    string `json:"summary"`
-}
+type ApprovalSummary = hermesproto.ApprovalSummary
 
-func (s *Server) status() map[string]any {
+func (s *Server) status() hermesproto.Status {
 	folders := []FolderStatus{}
 	h, err := s.hostOrErr()
 	if err != nil {
-		return map[string]any{"folders": folders}
+		return hermesproto.Status{Folders: folders}
 	}
 	for _, f := range s.folders.List() {
 		sess, err := h.Session(f.Path)
@@ -379,7 +358,7 @@ func (s *Server) status() map[string]any {
 		}
 		st := sess.Status()
 		fs := FolderStatus{
-			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
+			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
 			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
 			Fallback: st.Fallback, Compactions: st.Compactions,
 		}
@@ -387,9 +366,9 @@ func (s *Server) status() map[string]any {
 			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}
 		}
 		for _, a := range st.PendingApprovals {
-			fs.PendingApprovals = append(fs.PendingApprovals, ApprovalSummary{ApprovalID: a.ID, Kind: a.Kind, Summary: a.Summary})
+			fs.PendingApprovals = append(fs.PendingApprovals, ApprovalSummary{ApprovalID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Summary: a.Summary})
 		}
 		folders = append(folders, fs)
 	}
-	return map[string]any{"folders": folders}
+	return hermesproto.Status{Folders: folders}
 }

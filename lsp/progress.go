@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -22,16 +23,21 @@ type turnView struct {
 	token  *protocol.ProgressToken // nil when the client shows no progress
 }
 
-// TurnEventParams is the hermes/turnEvent notification.
+// MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
+const MethodTurnEvent = hermesproto.MethodTurnEvent
+
+// TurnEventParams is the hermes/turnEvent notification decoded with agenthost's event type, for Go
+// clients that work with agenthost.Event (internal/demo). The server sends
+// hermesproto.TurnEventParams, whose JSON agenthost.Event's mirrors field for field (the lsp tests
+// check both ways), so either type decodes it.
+//
+// Deprecated: decode hermes/turnEvent into hermesproto.TurnEventParams, the protocol's own type.
 type TurnEventParams struct {
 	Folder   string          `json:"folder"`
 	ThreadID string          `json:"threadId"`
 	TurnID   string          `json:"turnId"`
 	Event    agenthost.Event `json:"event"`
 }
-
-// MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
-const MethodTurnEvent = "hermes/turnEvent"
 
 // watchTurn gives a turn its progress and follows it to its end.
 func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) {
@@ -87,7 +93,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 				continue
 			}
 			if s.currentSettings().TurnEvents {
-				s.notify(ctx, MethodTurnEvent, &TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: ev})
+				s.notify(ctx, MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wireEvent(ev)})
 			}
 			if ev.Kind == agenthost.EventTurnCompleted {
 				result = ev.Result
@@ -326,4 +332,86 @@ func (s *Server) cancelProgress(token protocol.ProgressToken) {
 			s.log.Info("could not interrupt the turn", "err", err)
 		}
 	})
+}
+
+// The host's types become the protocol's here, field by field, so that what the server sends is
+// hermesproto's to define: a field added to agenthost's (or codex's) types reaches editors only
+// once it is added to hermesproto, its golden files and docs/protocol.md. TestWireEventMirrorsHost
+// fails when agenthost has a field that is not carried over.
+
+// wireEvent is ev as hermes/turnEvent sends it.
+func wireEvent(ev agenthost.Event) hermesproto.Event {
+	out := hermesproto.Event{
+		Kind: hermesproto.EventKind(ev.Kind), ThreadID: ev.ThreadID, TurnID: ev.TurnID, Time: ev.Time,
+		Text: ev.Text, Diff: ev.Diff,
+	}
+	if t := ev.Tool; t != nil {
+		out.Tool = &hermesproto.ToolEvent{
+			ItemID: t.ItemID, CallID: t.CallID, Name: t.Name, Args: t.Args, Preview: t.Preview,
+			DurationMs: t.DurationMs, IsError: t.IsError, Result: t.Result, Status: t.Status,
+		}
+	}
+	for _, p := range ev.Plan {
+		out.Plan = append(out.Plan, hermesproto.PlanStep{Step: p.Step, Status: p.Status})
+	}
+	if ev.Usage != nil {
+		u := wireUsage(*ev.Usage)
+		out.Usage = &u
+	}
+	if c := ev.Compaction; c != nil {
+		out.Compaction = &hermesproto.Compaction{SessionID: c.SessionID, Count: c.Count, Runtime: c.Runtime, ThreadID: c.ThreadID, TurnID: c.TurnID}
+	}
+	if ev.Approval != nil {
+		a := wireApproval(*ev.Approval)
+		out.Approval = &a
+	}
+	if ev.Result != nil {
+		r := wireResult(*ev.Result)
+		out.Result = &r
+	}
+	return out
+}
+
+func wireUsage(u agenthost.Usage) hermesproto.Usage {
+	return hermesproto.Usage{
+		Prompt: u.Prompt, Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output,
+		Completion: u.Completion, Reasoning: u.Reasoning, Total: u.Total, ContextWindow: u.ContextWindow, LastPrompt: u.LastPrompt,
+	}
+}
+
+func wireApproval(a agenthost.Approval) hermesproto.Approval {
+	out := hermesproto.Approval{
+		ID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Folder: a.Folder, ThreadID: a.ThreadID, TurnID: a.TurnID,
+		ItemID: a.ItemID, Summary: a.Summary, Command: a.Command, Cwd: a.Cwd, GrantRoot: a.GrantRoot, Reason: a.Reason,
+		Decision: hermesproto.Decision(a.Decision), DecidedBy: a.DecidedBy, AutoSource: a.AutoSource, Asked: a.Asked,
+	}
+	for _, c := range a.Changes {
+		out.Changes = append(out.Changes, hermesproto.FileChange{
+			Path: c.Path, Kind: hermesproto.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff,
+		})
+	}
+	return out
+}
+
+func wireResult(r agenthost.Result) hermesproto.Result {
+	out := hermesproto.Result{
+		FinalText: r.FinalText, ToolIterations: r.ToolIterations, Status: r.Status, Completed: r.Completed,
+		Partial: r.Partial, Error: r.Error, ThreadID: r.ThreadID, TurnID: r.TurnID, APICalls: r.APICalls,
+		Usage: wireUsage(r.Usage), Compacted: r.Compacted, Fallback: r.Fallback, NewThread: r.NewThread,
+		Retired: r.Retired, TranscriptPath: r.TranscriptPath, DurationMs: r.DurationMs,
+	}
+	if r.Messages != nil {
+		// An empty transcript is sent as [], a missing one as null, as the host's type does.
+		out.Messages = make([]hermesproto.Message, 0, len(r.Messages))
+	}
+	for _, m := range r.Messages {
+		wm := hermesproto.Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			wm.ToolCalls = append(wm.ToolCalls, hermesproto.ToolCall{
+				ID: tc.ID, Type: tc.Type, Function: hermesproto.ToolFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			})
+		}
+		out.Messages = append(out.Messages, wm)
+	}
+	return out
 }

@@ -1,15 +1,23 @@
 // Approval prompts (window/showMessageRequest) -> a modal dialog, and patches -> the proposed file
 // contents for a diff editor. No vscode import.
 
-import type { FileChange, MessageActionItem } from './protocol';
+import {
+	ApprovalActionAllowOnce,
+	ApprovalActionAllowSession,
+	ApprovalActionDeny,
+	ApprovalActionShowDiff,
+	ApprovalActionStop,
+	type FileChange,
+	type MessageActionItem,
+} from './protocol';
 
 /** The action titles hermes-lsp offers on an approval prompt (docs/protocol.md, "Approvals"). */
 export const Actions = {
-	allowOnce: 'Allow once',
-	allowSession: 'Allow for session',
-	deny: 'Deny',
-	stop: 'Stop turn',
-	showDiff: 'Show diff',
+	allowOnce: ApprovalActionAllowOnce,
+	allowSession: ApprovalActionAllowSession,
+	deny: ApprovalActionDeny,
+	stop: ApprovalActionStop,
+	showDiff: ApprovalActionShowDiff,
 } as const;
 
 /** approvalId reads the approval's id from the prompt's message ("… (approval ID): …"), if it is one. */

@@ -23,14 +23,21 @@ import {
 
 import { Command } from './commands';
 import { connectSocket, readToken } from './connect';
-import { approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from './approvals';
+import { Actions, approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from './approvals';
 import { baseName, folderStatusLine, statusBarText, statusBarTooltip, statusText } from './format';
 import {
 	ServerCommand,
 	TurnEventMethod,
 	type Approval,
+	type ApproveArgs,
+	type ApproveResult,
 	type AskResult,
+	type CancelResult,
+	type Decision,
+	type NewThreadResult,
+	type ShowTranscriptResult,
 	type StatusResult,
+	type ToggleYoloResult,
 	type TurnEventParams,
 } from './protocol';
 import {
@@ -468,14 +475,14 @@ async function stopArgs(): Promise<{ uri?: string }> {
 }
 
 async function stop(): Promise<void> {
-	const r = await execute<{ cancelled: number }>(ServerCommand.cancel, await stopArgs());
+	const r = await execute<CancelResult>(ServerCommand.cancel, await stopArgs());
 	if (r) {
 		void vscode.window.showInformationMessage(r.cancelled > 0 ? `Hermes: stopped ${r.cancelled} turn(s).` : 'Hermes: no turn is running.');
 	}
 }
 
 async function newThread(): Promise<void> {
-	const r = await execute<{ folder: string }>(ServerCommand.newThread, await uriArgs());
+	const r = await execute<NewThreadResult>(ServerCommand.newThread, await uriArgs());
 	if (r) {
 		view.appendLine(`━━ new thread in ${r.folder} ━━`);
 		void vscode.window.showInformationMessage(`Hermes: the next prompt in ${baseName(r.folder)} starts a new thread.`);
@@ -483,7 +490,7 @@ async function newThread(): Promise<void> {
 }
 
 async function showTranscript(): Promise<void> {
-	const r = await execute<{ path: string; uri: string }>(ServerCommand.showTranscript, await uriArgs());
+	const r = await execute<ShowTranscriptResult>(ServerCommand.showTranscript, await uriArgs());
 	if (r?.path) {
 		try {
 			await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: false });
@@ -494,7 +501,7 @@ async function showTranscript(): Promise<void> {
 }
 
 async function toggleYolo(): Promise<void> {
-	const r = await execute<{ folder: string; yolo: boolean }>(ServerCommand.toggleYolo, await uriArgs());
+	const r = await execute<ToggleYoloResult>(ServerCommand.toggleYolo, await uriArgs());
 	if (r) {
 		tracker.setYolo(r.folder, r.yolo);
 		updateBar();
@@ -543,16 +550,17 @@ async function showStatus(): Promise<void> {
 }
 
 async function answerApproval(id: string): Promise<void> {
-	const choices: (vscode.QuickPickItem & { decision: string })[] = [
+	const choices: (vscode.QuickPickItem & { decision: Decision })[] = [
 		// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
-		{ label: 'Deny', decision: 'deny' },
-		{ label: 'Allow once', decision: 'once' },
-		{ label: 'Allow for session', decision: 'session' },
-		{ label: 'Stop turn', decision: 'stop' },
+		{ label: Actions.deny, decision: 'deny' },
+		{ label: Actions.allowOnce, decision: 'once' },
+		{ label: Actions.allowSession, decision: 'session' },
+		{ label: Actions.stop, decision: 'stop' },
 	];
 	const pick = await vscode.window.showQuickPick(choices, { title: `Hermes: approval ${id}` });
 	if (pick) {
-		await execute(ServerCommand.approve, { approvalId: id, decision: pick.decision });
+		const args: ApproveArgs = { approvalId: id, decision: pick.decision };
+		await execute<ApproveResult>(ServerCommand.approve, args);
 	}
 }
 

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { baseName, contextPercent, folderStatusLine, formatDuration, formatTokens, statusBarText, statusBarTooltip, statusText } from '../src/format';
+import type { FolderStatus, StatusResult, Usage } from '../src/protocol';
+import { loose } from './loose';
 
 test('formatTokens', () => {
 	assert.equal(formatTokens(undefined), '0');
@@ -24,9 +26,9 @@ test('formatDuration', () => {
 
 test('contextPercent computes like the server and is unknown without a window', () => {
 	assert.equal(contextPercent(undefined), undefined);
-	assert.equal(contextPercent({ totalTokens: 5 }), undefined);
-	assert.equal(contextPercent({ contextWindow: 200_000, lastPromptTokens: 50_000 }), 25);
-	assert.equal(contextPercent({ contextWindow: 100, lastPromptTokens: 150 }), 100);
+	assert.equal(contextPercent(loose<Usage>({ totalTokens: 5 })), undefined);
+	assert.equal(contextPercent(loose<Usage>({ contextWindow: 200_000, lastPromptTokens: 50_000 })), 25);
+	assert.equal(contextPercent(loose<Usage>({ contextWindow: 100, lastPromptTokens: 150 })), 100);
 });
 
 test('statusBarText: state, tokens and context %', () => {
@@ -58,7 +60,7 @@ test('statusText for hermes.status', () => {
 		headline: 'Hermes: no workspace folder has a session yet.',
 		detail: 'Ask something (Hermes: Ask…) to start one.',
 	});
-	const r = {
+	const r = loose<StatusResult>({
 		folders: [
 			{
 				folder: '/w/api',
@@ -72,7 +74,7 @@ test('statusText for hermes.status', () => {
 			},
 			{ folder: '/w/web', threadId: '', turn: null, usage: {}, contextPercent: 0, pendingApprovals: [], yolo: true, compactions: 0 },
 		],
-	};
+	});
 	assert.deepEqual(statusText(r), {
 		headline: 'Hermes: 1 turn(s) running',
 		detail: [
@@ -84,5 +86,5 @@ test('statusText for hermes.status', () => {
 			'  no turn yet · 0 tokens · auto-approve on',
 		].join('\n'),
 	});
-	assert.equal(folderStatusLine({ folder: '/x', fallback: 'backup', turn: { id: 'u', state: 'completed' } }), 'turn completed · 0 tokens · auto-approve off · fallback backup');
+	assert.equal(folderStatusLine(loose<FolderStatus>({ folder: '/x', fallback: 'backup', turn: { id: 'u', state: 'completed' } })), 'turn completed · 0 tokens · auto-approve off · fallback backup');
 });

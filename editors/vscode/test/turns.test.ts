@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import type { TurnEventParams } from '../src/protocol';
+import type { Approval, TurnEvent, TurnEventParams } from '../src/protocol';
 import { clip, decisionWords, indent, TurnRenderer, TurnTracker } from '../src/turns';
+import { loose, type Loose } from './loose';
 
 // A real turn's hermes/turnEvent notifications, captured from hermes-lsp running the pinned codex
 // against the e2e's fake model script: a command and a patch, each allowed once, then the answer.
@@ -14,7 +15,7 @@ const recorded: TurnEventParams[] = readFileSync(join(__dirname, '..', '..', 'te
 	.map((l) => JSON.parse(l) as TurnEventParams);
 
 const base = { folder: '/w/project', threadId: 't1', turnId: 'u1' };
-const ev = (event: TurnEventParams['event'], over: Partial<TurnEventParams> = {}): TurnEventParams => ({ ...base, ...over, event });
+const ev = (event: Loose<TurnEvent>, over: Partial<TurnEventParams> = {}): TurnEventParams => ({ ...base, ...over, event: loose<TurnEvent>(event) });
 
 test('the recorded turn renders as a readable stream', () => {
 	const r = new TurnRenderer();
@@ -172,7 +173,7 @@ test('a turn whose answer never streamed shows the final text; a failed one its 
 });
 
 test('decisionWords, indent and clip', () => {
-	const a = { approvalId: 'a', kind: 'patch' as const, folder: '', threadId: '', turnId: '', itemId: '', summary: '' };
+	const a = loose<Approval>({ approvalId: 'a', kind: 'patch', folder: '', threadId: '', turnId: '', itemId: '', summary: '' });
 	assert.equal(decisionWords({ ...a, decision: 'session', decidedBy: 'user' }), 'allowed for the session');
 	assert.equal(decisionWords({ ...a, decision: 'once', decidedBy: 'policy' }), 'allowed once (policy)');
 	assert.equal(decisionWords(a), 'resolved');

@@ -1,0 +1,124 @@
+package hermesproto
+
+import "go.lsp.dev/protocol"
+
+// Command names (workspace/executeCommand), without the server's configurable commandPrefix.
+const (
+	CmdAsk            = "hermes.ask"
+	CmdCancel         = "hermes.cancel"
+	CmdApprove        = "hermes.approve"
+	CmdNewThread      = "hermes.newThread"
+	CmdCompact        = "hermes.compact"
+	CmdToggleYolo     = "hermes.toggleYolo"
+	CmdShowTranscript = "hermes.showTranscript"
+	CmdStatus         = "hermes.status"
+)
+
+// Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
+// not a variable, so that no caller can change the list the server advertises.
+func Commands() []string {
+	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus}
+}
+
+// AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
+// file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
+// ones last seen in a code action request). A bare string argument is taken as the prompt. The
+// server sends these arguments too, in the commands of its code actions.
+type AskArgs struct {
+	Prompt      string                `json:"prompt"`
+	URI         string                `json:"uri"`
+	Range       *protocol.Range       `json:"range"`
+	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+}
+
+// FolderArgs are the arguments of the commands that act on one workspace folder (hermes.cancel,
+// hermes.newThread, hermes.compact, hermes.toggleYolo, hermes.showTranscript): URI is the folder, or a
+// file in it; empty picks the only folder (hermes.cancel: every running turn).
+type FolderArgs struct {
+	URI string `json:"uri"`
+}
+
+// ApproveArgs are hermes.approve's arguments. Decision is a Decision; it is a string here because the
+// server reads it from the editor and refuses any other value with a clear error.
+type ApproveArgs struct {
+	ApprovalID string `json:"approvalId"`
+	Decision   string `json:"decision" tstype:"Decision"`
+}
+
+// AskResult is hermes.ask's answer, sent at once: the turn runs on, reported by progress and
+// hermes/turnEvent. Steered says the prompt was added to the turn already running in the folder.
+type AskResult struct {
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Folder   string `json:"folder"`
+	Steered  bool   `json:"steered,omitempty"`
+}
+
+// CompactResult is hermes.compact's answer: the compaction runs as a turn of its own, reported like
+// one. Its TurnID is empty when codex has not named the turn yet (the turn's events carry it).
+type CompactResult struct {
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Folder   string `json:"folder"`
+}
+
+// CancelResult is hermes.cancel's answer: how many running turns it stopped.
+type CancelResult struct {
+	Cancelled int `json:"cancelled"`
+}
+
+// ApproveResult is hermes.approve's answer: the approval and the decision taken.
+type ApproveResult struct {
+	ApprovalID string   `json:"approvalId"`
+	Decision   Decision `json:"decision"`
+}
+
+// NewThreadResult is hermes.newThread's answer: the folder whose next prompt starts a new thread.
+type NewThreadResult struct {
+	Folder string `json:"folder"`
+}
+
+// ToggleYoloResult is hermes.toggleYolo's answer: the folder's auto-approval after the toggle, and,
+// when the toggle could not change it (another source keeps it on), the reason in words.
+type ToggleYoloResult struct {
+	Folder      string            `json:"folder"`
+	Yolo        bool              `json:"yolo"`
+	AutoApprove AutoApproveStatus `json:"autoApprove"`
+	Reason      string            `json:"reason,omitempty"`
+}
+
+// ShowTranscriptResult is hermes.showTranscript's answer: the folder's markdown transcript, as a path
+// and as a file URI.
+type ShowTranscriptResult struct {
+	Path string `json:"path"`
+	URI  string `json:"uri"`
+}
+
+// Action titles of an approval prompt (window/showMessageRequest), in the order the server offers
+// them: Deny first, since an editor that pre-selects the first action must never grant by accident.
+// Show diff is offered for patches only.
+const (
+	ApprovalActionDeny         = "Deny"
+	ApprovalActionAllowOnce    = "Allow once"
+	ApprovalActionAllowSession = "Allow for session"
+	ApprovalActionStop         = "Stop turn"
+	ApprovalActionShowDiff     = "Show diff"
+)
+
+// Action titles of the question about a trusted setting a workspace wants to change. Keep asking
+// comes first, for the same reason as Deny.
+const (
+	TrustActionKeepAsking = "Keep asking"
+	TrustActionAllow      = "Allow"
+)
+
+// Code action titles. The last three are followed by the pending approval's summary.
+const (
+	CodeActionTitleAskSelection  = "Hermes: ask about selection"
+	CodeActionTitleFixDiagnostic = "Hermes: fix this diagnostic"
+	CodeActionTitleRunInstruct   = "Hermes: run instruction"
+	CodeActionTitleStopTurn      = "Hermes: stop turn"
+	CodeActionTitleAllowOnce     = "Hermes: allow once: "
+	CodeActionTitleAllowSession  = "Hermes: allow for session: "
+	CodeActionTitleDeny          = "Hermes: deny: "
+)

@@ -1,0 +1,254 @@
+package hermesproto_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json from the values in golden_test.go")
+
+// asked is a fixed time, so that the golden files do not change from run to run.
+var asked = time.Date(2026, 12, 2, 18, 25, 0, 474993122, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+var usage = hermesproto.Usage{
+	Prompt: 1200, Input: 200, CacheRead: 1000, Output: 34, Completion: 34, Reasoning: 7, Total: 1234,
+	ContextWindow: 258400, LastPrompt: 1200,
+}
+
+var execApproval = hermesproto.Approval{
+	ID: "a1", Kind: hermesproto.ApprovalKindExec, Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1",
+	ItemID: "call_1", Summary: "make build", Command: "make build", Cwd: "/home/u/work", Asked: asked,
+}
+
+// goldenCases are a representative value of every type of the protocol, each pinned by
+// testdata/<name>.json. A zero value shows which fields are always sent; a full one every field.
+var goldenCases = []struct {
+	name  string
+	value any
+}{
+	{"ask_args", hermesproto.AskArgs{
+		Prompt: "fix this", URI: "file:///home/u/work/main.go",
+		Range: &protocol.Range{Start: protocol.Position{Line: 3}, End: protocol.Position{Line: 5, Character: 2}},
+		Diagnostics: []protocol.Diagnostic{{
+			Range:    protocol.Range{Start: protocol.Position{Line: 4, Character: 1}, End: protocol.Position{Line: 4, Character: 9}},
+			Severity: protocol.DiagnosticSeverityError, Source: "compiler", Message: "undefined: x",
+		}},
+	}},
+	{"ask_args_prompt_only", hermesproto.AskArgs{Prompt: "what does this repository do?"}},
+	{"folder_args", hermesproto.FolderArgs{URI: "file:///home/u/work"}},
+	{"approve_args", hermesproto.ApproveArgs{ApprovalID: "a1", Decision: string(hermesproto.DecisionSession)}},
+	{"ask_result", hermesproto.AskResult{ThreadID: "thread-1", TurnID: "turn-1", Folder: "/home/u/work"}},
+	{"ask_result_steered", hermesproto.AskResult{ThreadID: "thread-1", TurnID: "turn-1", Folder: "/home/u/work", Steered: true}},
+	{"compact_result", hermesproto.CompactResult{ThreadID: "thread-1", TurnID: "turn-2", Folder: "/home/u/work"}},
+	{"cancel_result", hermesproto.CancelResult{Cancelled: 1}},
+	{"approve_result", hermesproto.ApproveResult{ApprovalID: "a1", Decision: hermesproto.DecisionOnce}},
+	{"new_thread_result", hermesproto.NewThreadResult{Folder: "/home/u/work"}},
+	{"toggle_yolo_result", hermesproto.ToggleYoloResult{
+		Folder: "/home/u/work", Yolo: true, AutoApprove: hermesproto.AutoApproveStatus{Effective: true, Source: ptr("session")},
+	}},
+	{"toggle_yolo_result_kept_on", hermesproto.ToggleYoloResult{
+		Folder: "/home/u/work", Yolo: true, AutoApprove: hermesproto.AutoApproveStatus{Effective: true, Source: ptr("flag")},
+		Reason: "hermes-lsp was started with --yolo",
+	}},
+	{"show_transcript_result", hermesproto.ShowTranscriptResult{
+		Path: "/home/u/.local/state/hermes-lsp/transcripts/thread-1.md", URI: "file:///home/u/.local/state/hermes-lsp/transcripts/thread-1.md",
+	}},
+	{"status", hermesproto.Status{Folders: []hermesproto.FolderStatus{
+		{
+			Folder: "/home/u/work", ThreadID: "thread-1", Turn: &hermesproto.TurnState{ID: "turn-1", State: "running"},
+			Usage: usage, ContextPercent: 0,
+			PendingApprovals: []hermesproto.ApprovalSummary{{ApprovalID: "a1", Kind: hermesproto.ApprovalKindExec, Summary: "make build"}},
+			Yolo:             false, AutoApprove: hermesproto.AutoApproveStatus{}, Fallback: "backup", Compactions: 1,
+		},
+		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}},
+	}}},
+	{"status_empty", hermesproto.Status{Folders: []hermesproto.FolderStatus{}}},
+	{"turn_event_started", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindTurnStarted, ThreadID: "thread-1", TurnID: "turn-1", Time: asked, Text: "build it",
+	}}},
+	{"turn_event_tool", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindToolCompleted, ThreadID: "thread-1", TurnID: "turn-1", Time: asked,
+		Tool: &hermesproto.ToolEvent{
+			ItemID: "call_1", CallID: "codex_exec_call_1", Name: "exec_command", Args: json.RawMessage(`{"command":"make build","cwd":"/home/u/work"}`),
+			Preview: "make build", DurationMs: 192, IsError: true, Result: "exit 2", Status: "failed",
+		},
+	}}},
+	{"turn_event_plan", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindPlan, Time: asked,
+		Plan: []hermesproto.PlanStep{{Step: "read the code", Status: "completed"}, {Step: "fix it", Status: "inProgress"}},
+	}}},
+	{"turn_event_diff", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindDiff, Time: asked, Diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+	}}},
+	{"turn_event_usage", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindUsage, Time: asked, Usage: &usage,
+	}}},
+	{"turn_event_compaction", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-2", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindCompaction, Time: asked,
+		Compaction: &hermesproto.Compaction{SessionID: "thread-1", Count: 1, Runtime: "codex_app_server", ThreadID: "thread-1", TurnID: "turn-2"},
+	}}},
+	{"turn_event_approval_waiting", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindApprovalWaiting, Time: asked, Approval: &execApproval,
+	}}},
+	{"turn_event_approval_resolved", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindApprovalResolved, Time: asked, Approval: &hermesproto.Approval{
+			ID: "a2", Kind: hermesproto.ApprovalKindPatch, Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", ItemID: "patch_1",
+			Summary: "update /home/u/work/x.go, move /home/u/work/y.go",
+			Changes: []hermesproto.FileChange{
+				{Path: "/home/u/work/x.go", Kind: hermesproto.FileChangeKind{Type: "update"}, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
+				{Path: "/home/u/work/y.go", Kind: hermesproto.FileChangeKind{Type: "update", MovePath: "/home/u/work/z.go"}, Diff: ""},
+			},
+			GrantRoot: "/home/u/work", Reason: "tidy up", Decision: hermesproto.DecisionSession, DecidedBy: "policy", AutoSource: "session",
+			Asked: asked,
+		},
+	}}},
+	{"turn_event_error", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindError, Time: asked, Text: "quota exceeded",
+	}}},
+	{"turn_event_completed", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindTurnCompleted, ThreadID: "thread-1", TurnID: "turn-1", Time: asked,
+		Result: &hermesproto.Result{
+			FinalText: "Built.",
+			Messages: []hermesproto.Message{
+				{Role: "user", Content: "build it"},
+				{Role: "assistant", Reasoning: "run make", ToolCalls: []hermesproto.ToolCall{{
+					ID: "call_1", Type: "function", Function: hermesproto.ToolFunction{Name: "exec_command", Arguments: `{"command":"make build"}`},
+				}}},
+				{Role: "tool", Content: "ok", ToolCallID: "call_1"},
+				{Role: "assistant", Content: "Built."},
+			},
+			ToolIterations: 1, Status: "completed", Completed: true, ThreadID: "thread-1", TurnID: "turn-1", APICalls: 1,
+			Usage: usage, TranscriptPath: "/home/u/.local/state/hermes-lsp/transcripts/thread-1.md", DurationMs: 1534,
+		},
+	}}},
+	{"turn_event_failed", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
+		Kind: hermesproto.EventKindTurnCompleted, Time: asked,
+		Result: &hermesproto.Result{
+			FinalText: "The fallback answered.", Status: "failed", Partial: true, Error: "quota exceeded", ThreadID: "thread-1", TurnID: "turn-1",
+			APICalls: 2, Compacted: true, Fallback: "backup", NewThread: true, Retired: true,
+		},
+	}}},
+}
+
+// TestGoldenJSON: every value marshals to its golden file byte for byte, and the file decodes back
+// into the same value (no field is lost on the way in). go test ./lsp/hermesproto -update rewrites
+// the files; review their diff, since it is a change of the wire protocol.
+func TestGoldenJSON(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := json.MarshalIndent(c.value, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", c.name+".json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (-update writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s changed (-update rewrites it if the change is meant):\n--- got\n%s\n--- want\n%s", path, got, want)
+			}
+			back := reflect.New(reflect.TypeOf(c.value))
+			if err := json.Unmarshal(want, back.Interface()); err != nil {
+				t.Fatal(err)
+			}
+			again, err := json.MarshalIndent(back.Elem().Interface(), "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(append(again, '\n'), want) {
+				t.Errorf("%s does not survive decoding:\n%s", path, again)
+			}
+		})
+	}
+}
+
+// TestGoldenCoversEveryType: every exported type of the package appears in some golden value, so
+// that a new type cannot reach the wire unpinned.
+func TestGoldenCoversEveryType(t *testing.T) {
+	covered := map[string]bool{}
+	var walk func(reflect.Type)
+	walk = func(rt reflect.Type) {
+		switch rt.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			walk(rt.Elem())
+			return
+		}
+		if rt.PkgPath() != reflect.TypeOf(hermesproto.Status{}).PkgPath() || covered[rt.Name()] {
+			return
+		}
+		covered[rt.Name()] = true
+		if rt.Kind() == reflect.Struct {
+			for i := range rt.NumField() {
+				walk(rt.Field(i).Type)
+			}
+		}
+	}
+	for _, c := range goldenCases {
+		walk(reflect.TypeOf(c.value))
+	}
+	for _, name := range exportedTypes(t) {
+		if !covered[name] {
+			t.Errorf("no golden value has a %s: add one to goldenCases", name)
+		}
+	}
+}
+
+// exportedTypes lists the exported types declared in the package's non-test files.
+func exportedTypes(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				if ts := spec.(*ast.TypeSpec); ts.Name.IsExported() {
+					names = append(names, ts.Name.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		t.Fatal("no exported types found")
+	}
+	return names
+}

@@ -1,0 +1,62 @@
+package hermesproto
+
+// Status is hermes.status's answer: one entry per workspace folder with a session.
+type Status struct {
+	Folders []FolderStatus `json:"folders"`
+}
+
+// FolderStatus is one folder of hermes.status.
+type FolderStatus struct {
+	Folder   string `json:"folder"`
+	ThreadID string `json:"threadId"`
+	// Turn is the folder's latest turn; null before the first.
+	Turn           *TurnState `json:"turn" tstype:"TurnState | null,required"`
+	Usage          Usage      `json:"usage"`
+	ContextPercent int        `json:"contextPercent"`
+	// PendingApprovals are the approvals waiting for an answer; never null.
+	PendingApprovals []ApprovalSummary `json:"pendingApprovals"`
+	// Yolo is whether approvals are answered without asking, whatever the source (AutoApprove says it).
+	Yolo        bool              `json:"yolo"`
+	AutoApprove AutoApproveStatus `json:"autoApprove"`
+	// Fallback names the fallback provider that answered the latest turn, if one did.
+	Fallback    string `json:"fallback,omitempty"`
+	Compactions int    `json:"compactions"`
+}
+
+// TurnState is a turn's id and state: running, completed, interrupted or failed.
+type TurnState struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+}
+
+// ApprovalSummary is a pending approval as hermes.status lists it; its ApprovalID is what
+// hermes.approve takes.
+type ApprovalSummary struct {
+	ApprovalID string       `json:"approvalId"`
+	Kind       ApprovalKind `json:"kind"`
+	Summary    string       `json:"summary"`
+}
+
+// AutoApproveStatus is hermes.status's and hermes.toggleYolo's autoApprove: whether approvals are
+// answered without asking, and why: "config", "env", "flag", "session" or "policy"; null when not
+// effective.
+type AutoApproveStatus struct {
+	Effective bool    `json:"effective"`
+	Source    *string `json:"source" tstype:"string | null,required"`
+}
+
+// Usage is a turn's or a thread's token accounting. Prompt counts every input token, cached ones
+// included; Input only the uncached, unwritten part of it. LastPrompt is the prompt of the last model
+// call: how full the context window is.
+type Usage struct {
+	Prompt        int64 `json:"promptTokens"`
+	Input         int64 `json:"inputTokens"`
+	CacheRead     int64 `json:"cacheReadTokens"`
+	CacheWrite    int64 `json:"cacheWriteTokens"`
+	Output        int64 `json:"outputTokens"`
+	Completion    int64 `json:"completionTokens"`
+	Reasoning     int64 `json:"reasoningTokens"`
+	Total         int64 `json:"totalTokens"`
+	ContextWindow int64 `json:"contextWindow,omitempty"`
+	LastPrompt    int64 `json:"lastPromptTokens,omitempty"`
+}
