@@ -12,16 +12,17 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // Action titles of an approval prompt.
 const (
-	ActionAllowOnce    = "Allow once"
-	ActionAllowSession = "Allow for session"
-	ActionDeny         = "Deny"
-	ActionStop         = "Stop turn"
-	ActionShowDiff     = "Show diff"
+	ActionAllowOnce    = hermesproto.ApprovalActionAllowOnce
+	ActionAllowSession = hermesproto.ApprovalActionAllowSession
+	ActionDeny         = hermesproto.ApprovalActionDeny
+	ActionStop         = hermesproto.ApprovalActionStop
+	ActionShowDiff     = hermesproto.ApprovalActionShowDiff
 )
 
 // approver is the host's Approver for one editor: it asks with window/showMessageRequest, one

@@ -8,17 +8,18 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
 // Code action titles.
 const (
-	TitleAskSelection  = "Hermes: ask about selection"
-	TitleFixDiagnostic = "Hermes: fix this diagnostic"
-	TitleRunInstruct   = "Hermes: run instruction"
-	TitleStopTurn      = "Hermes: stop turn"
-	TitleAllowOnce     = "Hermes: allow once: "
-	TitleAllowSession  = "Hermes: allow for session: "
-	TitleDeny          = "Hermes: deny: "
+	TitleAskSelection  = hermesproto.CodeActionTitleAskSelection
+	TitleFixDiagnostic = hermesproto.CodeActionTitleFixDiagnostic
+	TitleRunInstruct   = hermesproto.CodeActionTitleRunInstruct
+	TitleStopTurn      = hermesproto.CodeActionTitleStopTurn
+	TitleAllowOnce     = hermesproto.CodeActionTitleAllowOnce
+	TitleAllowSession  = hermesproto.CodeActionTitleAllowSession
+	TitleDeny          = hermesproto.CodeActionTitleDeny
 )
 
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
 // Trusted settings are the ones that can run a program or lower approvals. They are taken from the
@@ -22,8 +23,8 @@ import (
 // Titles of the question about a trusted setting. "Keep asking" comes first: an editor that
 // pre-selects the first action must never grant by an accidental Enter.
 const (
-	ActionKeepAsking = "Keep asking"
-	ActionAllow      = "Allow"
+	ActionKeepAsking = hermesproto.TrustActionKeepAsking
+	ActionAllow      = hermesproto.TrustActionAllow
 )
 
 // trustedField is one trusted setting.
