@@ -13,7 +13,7 @@ NODECLIENT_STAMP := $(NODECLIENT_DIR)/node_modules/.package-lock.json
 
 TEST_FLAGS ?= -race -count=1 -timeout 15m
 
-.PHONY: all build test test-short lint tools clean
+.PHONY: all build test test-short lint cross tools clean
 
 all: build
 
@@ -34,8 +34,8 @@ $(NODECLIENT_STAMP): $(NODECLIENT_DIR)/package.json $(NODECLIENT_DIR)/package-lo
 	@test -f $(NODECLIENT_STAMP) || { echo "npm ci left no $(NODECLIENT_STAMP)"; exit 1; }
 	@touch $(NODECLIENT_STAMP)
 
-## test: every test, including the ones against the real pinned codex.
-test: tools lint
+## test: every test, including the ones against the real pinned codex, after lint and the cross builds.
+test: tools lint cross
 	$(GO) test $(TEST_FLAGS) ./...
 
 ## test-short: the fast layer only (skips the real-codex tests).
@@ -47,6 +47,18 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@! grep -q 'go.lsp.dev/jsonrpc2 v1' go.mod || { echo "go.lsp.dev/jsonrpc2 must stay at v0.10.0 (protocol v0.12.0 does not build against v1)"; exit 1; }
+
+## cross: build and vet everything (vet compiles the tests too, and the Helix test's build tag) for
+## the systems this machine does not run: macOS and Windows on amd64 and arm64, Linux on arm64. Only
+## Linux/amd64 runs the tests; the others are checked to build. The builds share the build cache.
+CROSS_TARGETS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 linux/arm64
+
+cross:
+	@for t in $(CROSS_TARGETS); do \
+	  echo "cross: $$t"; \
+	  export GOOS=$${t%/*} GOARCH=$${t#*/}; \
+	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ || exit 1; \
+	done
 
 clean:
 	rm -rf bin $(CODEX_DIR)/node_modules

@@ -9,8 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/leak"
 )
 
 // TestFaultCodexStopsAnswering: codex answers nothing any more, mid-turn or between turns. The turn
@@ -293,22 +292,7 @@ func TestFaultThousandTurns(t *testing.T) {
 		ft.Complete(codex.TurnCompleted, nil)
 	})
 	s := fh.session(t)
-	type sample struct {
-		goroutines, fds int
-		heap            uint64
-	}
-	measure := func() sample {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		fds, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sample{goroutines: runtime.NumGoroutine(), fds: len(fds), heap: ms.HeapAlloc}
-	}
-	var at100 sample
+	var at100 leak.Sample
 	for i := 1; i <= 1000; i++ {
 		turn, err := s.Run(t.Context(), agenthost.Input{Prompt: fmt.Sprintf("turn %d", i)})
 		if err != nil {
@@ -323,22 +307,14 @@ func TestFaultThousandTurns(t *testing.T) {
 			t.Fatalf("turn %d: %+v %v", i, res, err)
 		}
 		if i == 100 {
-			at100 = measure()
+			at100 = leak.Take(t)
 		}
 	}
-	at1000 := measure()
+	at1000 := leak.Take(t)
 	t.Logf("after 100 turns: %+v; after 1000: %+v", at100, at1000)
-	if at1000.goroutines > at100.goroutines+2 {
-		t.Errorf("goroutines grew from %d to %d", at100.goroutines, at1000.goroutines)
-	}
-	if at1000.fds > at100.fds+2 {
-		t.Errorf("open files grew from %d to %d", at100.fds, at1000.fds)
-	}
 	// The fake codex records every request it gets (a few kB a turn); the host itself keeps a bounded
 	// history. 900 more turns may add at most 4 MiB in all.
-	if grow := int64(at1000.heap) - int64(at100.heap); grow > 4<<20 {
-		t.Errorf("the heap grew by %d kB over 900 turns (%d -> %d)", grow>>10, at100.heap>>10, at1000.heap>>10)
-	}
+	leak.Check(t, at100, at1000, 4<<20)
 	if st := s.Status(); st.Turns != 1000 || st.ToolIterations != 1000 {
 		t.Errorf("status: %+v", st)
 	}

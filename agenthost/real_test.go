@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // realHost is a host on the real codex, with its fake model.
@@ -22,7 +22,7 @@ func realHost(t *testing.T, env *codextest.Real, mutate func(*agenthost.Config))
 	cfg := agenthost.Config{
 		CodexPath: env.Binary,
 		CodexHome: env.CodexHome,
-		CodexEnv:  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
+		CodexEnv:  env.CodexEnv(),
 		StateDir:  filepath.Join(env.Home, "state"),
 	}
 	for _, kv := range env.Model.CodexConfig() {
@@ -193,7 +193,7 @@ func TestRealKilledMidTurnThenResumes(t *testing.T) {
 	}
 	pid := codexPid(t, h)
 	killed := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)

@@ -3,16 +3,15 @@
 package agenthost_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // TestStartTimeoutFailsFirstTurn runs the real codex.Start on a binary that never answers
@@ -62,9 +61,9 @@ func TestStartTimeoutFailsFirstTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Signal 0 succeeds on a zombie too: ESRCH means the child was reaped.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("codex (pid %d) is still there: kill 0: %v", pid, err)
+	// A zombie still exists: only a reaped child does not.
+	if proctest.Exists(pid) {
+		t.Errorf("codex (pid %d) is still there, unreaped", pid)
 	}
 	t.Logf("the first turn failed after %v", took)
 }

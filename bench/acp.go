@@ -11,8 +11,9 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // ACP drives codex-acp (Zed's Agent Client Protocol adapter around codex) over its stdio: JSON-RPC
@@ -60,7 +61,7 @@ func StartACP(bin string, args []string, home Home) (*ACP, error) {
 	for k, v := range home.CodexEnv() {
 		a.cmd.Env = append(a.cmd.Env, k+"="+v)
 	}
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proctest.NewGroup(a.cmd)
 	var err error
 	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -246,11 +247,11 @@ func (a *ACP) Close() {
 		return
 	case <-time.After(500 * time.Millisecond):
 	}
-	_ = syscall.Kill(-a.Pid(), syscall.SIGTERM)
+	_ = proctest.TerminateGroup(a.Pid())
 	select {
 	case <-a.exited:
 	case <-time.After(2 * time.Second):
-		_ = syscall.Kill(-a.Pid(), syscall.SIGKILL)
+		_ = proctest.KillGroup(a.Pid())
 		<-a.exited
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -176,9 +177,9 @@ func (h *Hermes) Close() error {
 }
 
 func (h *Hermes) kill() {
-	for _, pid := range ChildPIDs(h.Pid()) {
-		Stop(pid, time.Second)
+	for _, pid := range proctest.Children(h.Pid()) {
+		proctest.Stop(pid, time.Second)
 	}
-	Stop(h.Pid(), time.Second)
+	proctest.Stop(h.Pid(), time.Second)
 	<-h.exited
 }

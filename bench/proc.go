@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -76,53 +74,4 @@ func ProcCPU(pid int) (time.Duration, error) {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration((ut + st) * int64(time.Second) / ticks()), nil
-}
-
-// ChildPIDs lists the processes whose parent is ppid.
-func ChildPIDs(ppid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(ppid) && f[0] != "Z" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// Gone reports whether pid no longer runs (it does not exist or is a zombie).
-func Gone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && bytes.HasPrefix(b[i+1:], []byte(" Z"))
-}
-
-// Stop ends pid: SIGTERM, then SIGKILL after grace if it still runs. It signals only that pid.
-func Stop(pid int, grace time.Duration) {
-	if pid <= 0 || Gone(pid) {
-		return
-	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if Gone(pid) {
-			return
-		}
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -72,7 +71,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		if startTimedOut(ctx, initCtx) {
 			// A codex that never answered initialize has nothing to lose: kill it now rather than
 			// after Close's grace periods, which a hung process would wait out in full.
-			proc.signal(syscall.SIGKILL)
+			proc.tree.kill()
 			_ = c.Close()
 			return nil, fmt.Errorf("start codex: %w", &StartTimeoutError{Binary: proc.cmd.Path, Timeout: opts.StartTimeout})
 		}

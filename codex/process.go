@@ -1,14 +1,12 @@
 package codex
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -28,7 +26,8 @@ type ProcessOptions struct {
 	Dir string
 	// StderrLines is how many lines of stderr to keep for error messages (default 300).
 	StderrLines int
-	// Grace bounds each step of Close: the wait after closing stdin, then after SIGTERM (default 2s).
+	// Grace bounds each step of Close: the wait after closing stdin, then after SIGTERM (default 2s;
+	// on Windows, where there is no SIGTERM, only the first step).
 	Grace time.Duration
 }
 
@@ -46,6 +45,7 @@ type Process struct {
 	errR    *os.File      // read end of stderr, closed to stop a drain that never sees EOF
 	done    chan struct{} // closed when the child has been reaped
 	exitErr error
+	tree    processTree // how this OS ends codex with what it started (process_unix.go, process_windows.go)
 
 	closeOnce sync.Once
 }
@@ -72,9 +72,10 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 	if opts.Home != "" {
 		cmd.Env = append(cmd.Env, "CODEX_HOME="+opts.Home)
 	}
-	// Its own process group, so that Close can end the commands codex runs along with codex; and
-	// killed with us if we die without closing it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Started so that Close can end the commands codex runs along with codex, and so that it dies
+	// with us if we die without closing it: a process group (and on Linux a parent-death signal), or
+	// a job object on Windows.
+	cmd.SysProcAttr = treeProcAttr()
 
 	// Pipes of our own rather than cmd.StdoutPipe: Wait must not close the read ends while the Conn is
 	// still reading what codex wrote last.
@@ -98,6 +99,14 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 		return nil, fmt.Errorf("start codex %s: %w", path, err)
 	}
 	closeAll(inR, outW, errW) // the child has its copies
+	tree, err := startTree(cmd)
+	if err != nil {
+		// Not yet reaped: kill and reap it, so that a failed start leaves nothing behind.
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("start codex %s: %w", path, err)
+	}
 
 	lines := opts.StderrLines
 	if lines <= 0 {
@@ -109,7 +118,7 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 	}
 	p := &Process{
 		cmd: cmd, stdin: inW, stdout: outR, stderr: NewTail(lines), grace: grace,
-		drained: make(chan struct{}), errR: errR, done: make(chan struct{}),
+		drained: make(chan struct{}), errR: errR, done: make(chan struct{}), tree: tree,
 	}
 	go func() {
 		defer close(p.drained)
@@ -198,27 +207,29 @@ func (p *Process) waitDrained() {
 }
 
 // Close ends codex: it closes stdin (codex exits at the end of its input), waits up to the grace
-// period, then sends SIGTERM to its process group, waits again, then SIGKILL. The child is reaped
-// before Close returns. It returns nil when codex exited of its own accord or by the signals we sent.
+// period, then asks it to stop (SIGTERM to its process group; on Windows the job object is ended at
+// once, as Windows has no such request), waits again, then kills it (SIGKILL). Whatever codex
+// started and left running is killed too. The child is reaped before Close returns. It returns nil
+// when codex exited of its own accord or by the stop Close sent.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		_ = p.stdin.Close()
 		if !p.waitFor(p.grace) {
-			p.signal(syscall.SIGTERM)
+			p.tree.stop()
 			if !p.waitFor(p.grace) {
-				p.signal(syscall.SIGKILL)
+				p.tree.kill()
 				<-p.done
 			}
 		}
-		// Commands codex started may outlive it in its group; they belong to this process too.
-		p.signal(syscall.SIGKILL)
+		// Commands codex started may outlive it in its group or job; they belong to this process too.
+		p.tree.kill()
+		p.tree.release()
 		p.waitDrained()
 		_ = p.stdout.Close()
 	})
 	<-p.done
-	var exitErr *exec.ExitError
-	if errors.As(p.exitErr, &exitErr) && !exitErr.Exited() {
-		return nil // ended by a signal: ours, since Close is what ends it
+	if p.tree.endedByClose(p.exitErr) {
+		return nil
 	}
 	return p.exitErr
 }
@@ -232,9 +243,4 @@ func (p *Process) waitFor(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// signal sends sig to the child's process group (its pid, since it leads the group).
-func (p *Process) signal(sig syscall.Signal) {
-	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 }

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // script writes an executable shell script standing in for codex.
@@ -103,8 +103,8 @@ func TestProcessCloseEscalates(t *testing.T) {
 			default:
 				t.Fatal("Close returned before the child was reaped")
 			}
-			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-				t.Errorf("process %d still exists after Close: %v", pid, err)
+			if proctest.Exists(pid) {
+				t.Errorf("process %d still exists (unreaped) after Close", pid)
 			}
 		})
 	}

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // realSession is one real codex with one thread.
@@ -342,7 +342,7 @@ func TestRealResumeAfterRestart(t *testing.T) {
 	first := startReal(t, env)
 	first.startThread(t)
 	wantStatus(t, first.runTurn(t, "first turn before restart"), codex.TurnCompleted)
-	if err := syscall.Kill(first.client.Pid(), syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(first.client.Pid()); err != nil {
 		t.Fatal(err)
 	}
 	<-first.client.Done()
@@ -389,7 +389,7 @@ func TestRealKilledMidTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	if err := syscall.Kill(s.client.Pid(), syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(s.client.Pid()); err != nil {
 		t.Fatal(err)
 	}
 	run := wait()

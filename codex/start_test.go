@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // hungCodex writes a stand-in for codex that records its pid in the returned file and never answers.
@@ -35,8 +35,8 @@ func reaped(t *testing.T, pidFile string) (int, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Signal 0 checks existence; it succeeds on a zombie, so ESRCH means reaped.
-	return pid, errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	// A zombie still exists: only a reaped child does not.
+	return pid, !proctest.Exists(pid)
 }
 
 // TestStartTimeout: a codex that never answers initialize fails Start once StartTimeout passes, at

@@ -4,19 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 // nodeSummary is the JSON line tools/nodeclient/client.mjs prints.
@@ -88,27 +87,14 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 	)
 
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "hermes-lsp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-	}
+	bin := testbin.HermesLSP(t)
 
 	file := filepath.Join(env.Work, "notes.txt")
 	if err := os.WriteFile(file, []byte("Notes for the Node client test.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
-	settings := map[string]any{
-		"codex": map[string]any{
-			"path": env.Binary,
-			"home": env.CodexHome,
-			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
-		},
-		"stateDir":   filepath.Join(tmp, "state"),
-		"turnEvents": true,
-	}
+	settings := env.HermesSettings(filepath.Join(tmp, "state"))
+	settings["turnEvents"] = true
 	settingsJSON, err := json.Marshal(settings)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +103,8 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(clientDir, "client.mjs"),
+	// node and the server it spawns share a process group: on timeout the whole group is killed.
+	cmd := proctest.GroupCommand(ctx, node, filepath.Join(clientDir, "client.mjs"),
 		"--server", bin,
 		"--folder", env.Work,
 		"--file", file,
@@ -137,9 +124,6 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
 		"OPENAI_API_KEY=", "CODEX_API_KEY=",
 	)
-	// node and the server it spawns share a process group: on timeout the whole group is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -148,9 +132,9 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 	t.Logf("node client ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
 	if cmd.Process != nil {
 		// Anything left in the group (nothing, normally: the client waits for the server) ends now.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = proctest.KillGroup(cmd.Process.Pid)
 	}
-	t.Cleanup(func() { endCodexProcesses(t, env.CodexHome) })
+	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
 
 	dumpOnFailure := func() {
 		if !t.Failed() {
@@ -269,8 +253,8 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 	}
 	if sum.ServerPID <= 0 {
 		t.Errorf("server pid %d", sum.ServerPID)
-	} else if err := syscall.Kill(sum.ServerPID, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("server pid %d still exists after exit (kill 0: %v)", sum.ServerPID, err)
+	} else if proctest.Exists(sum.ServerPID) {
+		t.Errorf("server pid %d still exists after exit", sum.ServerPID)
 	}
 }
 
@@ -280,37 +264,4 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// endCodexProcesses checks that no codex of this test outlived the server (codex runs in a process
-// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
-// by its pid.
-func endCodexProcesses(t *testing.T, codexHome string) {
-	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
-	var left []int
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		left = left[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil || !bytes.Contains(append(environ, 0), marker) {
-				continue
-			}
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue // a zombie: already dead
-			}
-			left = append(left, pid)
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, pid := range left {
-		t.Errorf("codex process %d (CODEX_HOME %s) outlived the server; killing it", pid, codexHome)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 }

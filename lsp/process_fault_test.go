@@ -2,7 +2,7 @@ package lsp_test
 
 // Fault tests against the built binary and the real pinned codex (on the fake model): codex killed in
 // the middle of a turn, and the editor going away without shutdown. They find codex as the server's
-// child process in /proc and end only the processes they started, by pid.
+// child process (internal/proctest) and end only the processes they started, by pid.
 
 import (
 	"bytes"
@@ -10,13 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,53 +22,11 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
-
-// built is the binary the fault tests share while any of them runs: built by the first, removed by
-// the last (the build cache makes a rebuild quick).
-var built struct {
-	sync.Mutex
-	users int
-	dir   string
-	bin   string
-}
-
-// serverBinary builds cmd/hermes-lsp, or returns the build a running test made.
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	built.Lock()
-	defer built.Unlock()
-	if built.bin == "" {
-		root, err := filepath.Abs("..")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir, err := os.MkdirTemp("", "hermes-lsp-fault-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(dir, "hermes-lsp")
-		build := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, "./cmd/hermes-lsp")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			_ = os.RemoveAll(dir)
-			t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-		}
-		built.dir, built.bin = dir, bin
-	}
-	built.users++
-	t.Cleanup(func() {
-		built.Lock()
-		defer built.Unlock()
-		if built.users--; built.users == 0 {
-			_ = os.RemoveAll(built.dir)
-			built.dir, built.bin = "", ""
-		}
-	})
-	return built.bin
-}
 
 // serverProc is the built server running on pipes, with a fake editor on them.
 type serverProc struct {
@@ -99,21 +55,11 @@ func (p pipeRWC) Close() error                { return errors.Join(p.w.Close(), 
 // and the state dir) and initializes a VS Code editor on it.
 func startServerProc(t *testing.T, env *codextest.Real, settings map[string]any) *serverProc {
 	t.Helper()
-	bin := serverBinary(t)
+	bin := testbin.HermesLSP(t)
 	tmp := t.TempDir()
-	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
-	init := map[string]any{
-		"codex": map[string]any{
-			"path": env.Binary,
-			"home": env.CodexHome,
-			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
-		},
-		"stateDir": filepath.Join(tmp, "state"),
-	}
 	stateDir := filepath.Join(tmp, "state")
-	for k, v := range settings {
-		init[k] = v
-	}
+	init := env.HermesSettings(stateDir)
+	maps.Copy(init, settings)
 	p := &serverProc{t: t, env: env, exited: make(chan struct{}), log: filepath.Join(tmp, "server.log"), state: stateDir}
 	p.cmd = exec.Command(bin, "--log-file", p.log, "--log-level", "debug")
 	p.cmd.Env = append(os.Environ(), "HOME="+filepath.Join(tmp, "home"), "XDG_STATE_HOME="+filepath.Join(tmp, "xdg"), "OPENAI_API_KEY=", "CODEX_API_KEY=")
@@ -142,7 +88,7 @@ func startServerProc(t *testing.T, env *codextest.Real, settings map[string]any)
 			_ = p.cmd.Process.Kill()
 			<-p.exited
 		}
-		endCodexProcesses(t, env.CodexHome)
+		proctest.EndCodex(t, env.CodexHome)
 		if t.Failed() {
 			if b, err := os.ReadFile(p.log); err == nil {
 				t.Logf("server log:\n%s", b)
@@ -164,8 +110,8 @@ func startServerProc(t *testing.T, env *codextest.Real, settings map[string]any)
 func (p *serverProc) codexChild(ctx context.Context, not int) int {
 	p.t.Helper()
 	for {
-		for _, pid := range childPIDs(p.cmd.Process.Pid) {
-			if pid != not && !processGone(pid) {
+		for _, pid := range proctest.Children(p.cmd.Process.Pid) {
+			if pid != not {
 				return pid
 			}
 		}
@@ -190,51 +136,6 @@ func (p *serverProc) awaitLog(ctx context.Context, text string) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// childPIDs lists the processes whose parent is ppid.
-func childPIDs(ppid int) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(ppid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// processGone reports whether pid no longer runs: it does not exist, or it is a zombie.
-func processGone(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && bytes.HasPrefix(stat[i+1:], []byte(" Z"))
-}
-
-// waitGone waits up to d for pid to stop running.
-func waitGone(pid int, d time.Duration) bool {
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if processGone(pid) {
-			return true
-		}
-	}
-	return processGone(pid)
 }
 
 // TestFaultEditorVanishes: the editor goes away without shutdown or exit, while codex idles after a
@@ -278,7 +179,7 @@ func TestFaultEditorVanishes(t *testing.T) {
 			} else {
 				_ = p.stdin.Close()
 			}
-			if !waitGone(pid, 2*time.Second) {
+			if !proctest.WaitGone(pid, 2*time.Second) {
 				t.Fatalf("codex (pid %d) still runs 2 s after the editor went away", pid)
 			}
 			t.Logf("codex gone %v after the editor", time.Since(gone).Round(time.Millisecond))
@@ -298,7 +199,7 @@ func TestFaultEditorVanishes(t *testing.T) {
 					t.Error("the interrupted turn is missing from the transcript")
 				}
 			}
-			if left := childPIDs(p.cmd.Process.Pid); len(left) != 0 {
+			if left := proctest.Children(p.cmd.Process.Pid); len(left) != 0 {
 				t.Errorf("processes left behind: %v", left)
 			}
 		})
@@ -324,7 +225,7 @@ func TestFaultCodexKilledMidTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := p.codexChild(ctx, 0)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.ed.Await(ctx, lsptest.AllOf(lsptest.AnyProgressEnded(), lsptest.MessageContaining("codex stopped"))); err != nil {
@@ -339,7 +240,7 @@ func TestFaultCodexKilledMidTurn(t *testing.T) {
 	if !warned {
 		t.Errorf("no warning naming the kill: %+v", p.ed.Messages())
 	}
-	if !waitGone(pid, 2*time.Second) {
+	if !proctest.WaitGone(pid, 2*time.Second) {
 		t.Fatalf("the killed codex %d was not reaped", pid)
 	}
 
@@ -396,7 +297,7 @@ func TestFaultEditorKilledDuringCommand(t *testing.T) {
 	codexPID := p.codexChild(ctx, 0)
 	var cmdPID int
 	for cmdPID == 0 {
-		cmdPID = findProcess("sleep\x00" + sleeper)
+		cmdPID = proctest.FindCommand("sleep", sleeper)
 		select {
 		case <-ctx.Done():
 			t.Fatal("codex did not start the command")
@@ -404,15 +305,15 @@ func TestFaultEditorKilledDuringCommand(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() {
-		if !processGone(cmdPID) {
-			_ = syscall.Kill(cmdPID, syscall.SIGKILL)
+		if !proctest.Gone(cmdPID) {
+			_ = proctest.Kill(cmdPID)
 		}
 	})
 	_ = p.ed.Close()
-	if !waitGone(codexPID, 2*time.Second) {
+	if !proctest.WaitGone(codexPID, 2*time.Second) {
 		t.Errorf("codex (pid %d) still runs 2 s after the editor died", codexPID)
 	}
-	if !waitGone(cmdPID, 500*time.Millisecond) {
+	if !proctest.WaitGone(cmdPID, 500*time.Millisecond) {
 		t.Errorf("the agent's command (pid %d) outlived the editor and codex", cmdPID)
 	}
 	select {
@@ -435,20 +336,4 @@ func transcriptHas(t *testing.T, stateDir, text string) bool {
 		}
 	}
 	return false
-}
-
-// findProcess returns a process whose command line (NUL-separated) contains cmdline, or 0.
-func findProcess(cmdline string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(cmdline)) && !processGone(pid) {
-			return pid
-		}
-	}
-	return 0
 }

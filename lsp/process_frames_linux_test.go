@@ -10,13 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 // startRawProc runs the built binary on stdio and returns a raw client on its pipes and the channel
 // its exit arrives on (put back after reading it: the cleanup reads it too).
 func startRawProc(t *testing.T) (*rawClient, chan error, *exec.Cmd, string) {
 	t.Helper()
-	bin := serverBinary(t)
+	bin := testbin.HermesLSP(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, "--log-file", filepath.Join(tmp, "server.log"))
 	cmd.Env = append(os.Environ(), "HOME="+tmp, "XDG_STATE_HOME="+filepath.Join(tmp, "xdg"))

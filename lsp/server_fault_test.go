@@ -10,7 +10,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/leak"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -323,22 +323,7 @@ func TestFaultSequentialTurnsThroughServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	token := *protocol.NewProgressToken("bench")
-	type sample struct {
-		goroutines, fds int
-		heap            uint64
-	}
-	measure := func() sample {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		fds, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sample{goroutines: runtime.NumGoroutine(), fds: len(fds), heap: ms.HeapAlloc}
-	}
-	var at100 sample
+	var at100 leak.Sample
 	for i := 1; i <= turns; i++ {
 		if _, err := f.ed.ExecuteCommandWithToken(ctx, lsp.CmdAsk, token, map[string]any{"prompt": "build"}); err != nil {
 			t.Fatalf("ask %d: %v", i, err)
@@ -348,22 +333,14 @@ func TestFaultSequentialTurnsThroughServer(t *testing.T) {
 			t.Fatalf("turn %d: %v", i, err)
 		}
 		if i == 100 {
-			at100 = measure()
+			at100 = leak.Take(t)
 		}
 	}
-	end := measure()
+	end := leak.Take(t)
 	t.Logf("after 100 turns: %+v; after %d: %+v", at100, turns, end)
-	if end.goroutines > at100.goroutines+2 {
-		t.Errorf("goroutines grew from %d to %d", at100.goroutines, end.goroutines)
-	}
-	if end.fds > at100.fds+2 {
-		t.Errorf("open files grew from %d to %d", at100.fds, end.fds)
-	}
 	// The editor records each message and progress value (about 2 kB a turn) and the fake codex each
 	// request: 400 turns may add 4 MiB in all; a leak of the server's own per-turn state would show.
-	if grow := int64(end.heap) - int64(at100.heap); grow > 4<<20 {
-		t.Errorf("the heap grew by %d kB over %d turns (%d -> %d)", grow>>10, turns-100, at100.heap>>10, end.heap>>10)
-	}
+	leak.Check(t, at100, end, 4<<20)
 	msgs := f.ed.Messages()
 	if len(msgs) != turns || !strings.Contains(msgs[turns-1].Message, "built") {
 		t.Errorf("%d messages, the last %+v", len(msgs), msgs[len(msgs)-1])

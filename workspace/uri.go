@@ -100,17 +100,7 @@ func PathFromURI(u string) (string, error) {
 // of this operating system.
 func localPath(u, host, p string) (string, error) {
 	if runtime.GOOS == "windows" {
-		if host != "" {
-			return filepath.Clean(`\\` + host + filepath.FromSlash(p)), nil
-		}
-		if len(p) >= 3 && p[0] == '/' && isDriveLetter(p[1:3]) {
-			p = strings.ToUpper(p[1:2]) + ":" + p[3:]
-			if len(p) == 2 {
-				p += `\`
-			}
-			return filepath.Clean(filepath.FromSlash(p)), nil
-		}
-		return "", fmt.Errorf("file URI %q has no drive letter or host, so it names no file on Windows", u)
+		return windowsPath(u, host, p)
 	}
 	if host != "" {
 		return "", fmt.Errorf("file URI %q names the host %q; only files on this machine can be used", u, host)
@@ -131,18 +121,9 @@ func URIFromPath(p string) string {
 	} else {
 		p = filepath.Clean(p)
 	}
-	u := url.URL{Scheme: "file"}
+	u := url.URL{Scheme: "file", Path: p}
 	if runtime.GOOS == "windows" {
-		slashed := filepath.ToSlash(p)
-		if vol := filepath.VolumeName(p); strings.HasPrefix(vol, `\\`) {
-			// UNC: \\host\share\x -> file://host/share/x
-			host, rest, _ := strings.Cut(strings.TrimPrefix(slashed, "//"), "/")
-			u.Host, u.Path = host, "/"+rest
-		} else {
-			u.Path = "/" + slashed
-		}
-	} else {
-		u.Path = p
+		u.Host, u.Path = windowsURIParts(p)
 	}
 	return u.String() // the path starts with '/', so url.URL writes the empty authority: file:///...
 }

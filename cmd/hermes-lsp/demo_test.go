@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 // TestDemoBinary runs `hermes-lsp demo` as `make demo` does: the built binary, stdin not a
@@ -28,12 +29,7 @@ func TestDemoBinary(t *testing.T) {
 	if _, err := codex.PinnedBinary(root); err != nil {
 		t.Fatalf("the demo needs the pinned codex: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "hermes-lsp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbin.HermesLSP(t)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()

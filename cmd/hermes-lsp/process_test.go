@@ -20,49 +20,15 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 // This file runs the built hermes-lsp with --listen and talks to it with raw bytes, as an attacker
 // or an editor on the same machine would.
 
-// built is the binary the process tests share: built on first use, removed by TestMain.
-var built struct {
-	sync.Mutex
-	dir, bin string
-	err      error
-}
-
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
-
-// testBinary builds cmd/hermes-lsp once per package run.
-func testBinary(t *testing.T) string {
-	t.Helper()
-	built.Lock()
-	defer built.Unlock()
-	if built.bin == "" && built.err == nil {
-		dir, err := os.MkdirTemp("", "hermes-lsp-listen-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		built.dir = dir
-		bin := filepath.Join(dir, "hermes-lsp")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-		} else {
-			built.bin = bin
-		}
-	}
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
+	os.Exit(testbin.Main(m))
 }
 
 // server is a running hermes-lsp. Its stderr (the log) is collected as it comes.
@@ -85,7 +51,7 @@ func startServer(t *testing.T, env []string, args ...string) *server {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals and shell scripts: Unix only")
 	}
-	bin := testBinary(t)
+	bin := testbin.HermesLSP(t)
 	home := t.TempDir()
 	s := &server{t: t, exited: make(chan struct{}), changed: make(chan struct{})}
 	s.cmd = exec.Command(bin, args...)

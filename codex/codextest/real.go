@@ -74,3 +74,24 @@ func (r *Real) ProcessOptions() codex.ProcessOptions {
 		Dir:    r.Work,
 	}
 }
+
+// CodexEnv is the environment codex gets on top of its parent's: the throwaway HOME, and no API
+// key, so that nothing reaches a real account.
+func (r *Real) CodexEnv() map[string]string {
+	return map[string]string{"HOME": r.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""}
+}
+
+// HermesSettings are the hermes settings (initializationOptions, or an editor's "hermes" section)
+// that run hermes-lsp on this real codex, with its state in stateDir. They hold no codex.args: the
+// fake model's provider is in CodexHome's config.toml, and hermes-lsp refuses providers in args.
+// A test adds its own keys to the map it gets.
+func (r *Real) HermesSettings(stateDir string) map[string]any {
+	return map[string]any{
+		"codex": map[string]any{
+			"path": r.Binary,
+			"home": r.CodexHome,
+			"env":  r.CodexEnv(),
+		},
+		"stateDir": stateDir,
+	}
+}

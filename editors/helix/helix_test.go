@@ -9,20 +9,23 @@
 package helix_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
+
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m))
+}
 
 // TestHelixInstructionApprovalStop runs Helix with the README's languages.toml (plus the test's
 // codex settings) on a markdown file: "Hermes: run instruction" from `space a` on a `hermes:` line;
@@ -39,10 +42,6 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Helix test drives Helix through tmux: %v", err)
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
 		fakemodel.Exec("echo from-helix > hx_made.txt"),
@@ -51,12 +50,8 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	)
 
 	tmp := t.TempDir()
-	bindir := filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bindir, "hermes-lsp"), "./cmd/hermes-lsp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-	}
+	// languages.toml runs "hermes-lsp" from PATH.
+	bindir := filepath.Dir(testbin.HermesLSP(t))
 	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil { // Helix's workspace root
 		t.Fatal(err)
 	}
@@ -104,7 +99,7 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		_, _ = tm("kill-server")
-		endCodexProcesses(t, env.CodexHome)
+		proctest.EndCodex(t, env.CodexHome)
 	})
 
 	screen := func() string {
@@ -230,36 +225,4 @@ func quoteAll(ss []string) []string {
 		out[i] = shellQuote(s)
 	}
 	return out
-}
-
-// endCodexProcesses checks that no codex of this test outlived the server: a process whose
-// environment has this test's CODEX_HOME is reported and killed by its pid.
-func endCodexProcesses(t *testing.T, codexHome string) {
-	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
-	var left []int
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		left = left[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil || !bytes.Contains(append(environ, 0), marker) {
-				continue
-			}
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue
-			}
-			left = append(left, pid)
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, pid := range left {
-		t.Errorf("codex process %d (CODEX_HOME %s) outlived the server; killing it", pid, codexHome)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 }

@@ -6,20 +6,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
+
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m))
+}
 
 // summary is what test/e2e.lua writes.
 type summary struct {
@@ -72,10 +75,6 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(pluginDir, "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found above the test: %v", err)
-	}
 
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
@@ -86,12 +85,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	)
 
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "hermes-lsp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-	}
+	bin := testbin.HermesLSP(t)
 
 	// The workspace is a git root (the plugin's root detection), with a file to select from.
 	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil {
@@ -101,17 +95,8 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if err := os.WriteFile(file, []byte("First line of the notes.\nSecond line, selected too.\nThird line.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// No codex.args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
 	stateDir := filepath.Join(tmp, "state")
-	settings := map[string]any{
-		"codex": map[string]any{
-			"path": env.Binary,
-			"home": env.CodexHome,
-			"env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
-		},
-		"stateDir": stateDir,
-	}
-	settingsJSON, err := json.Marshal(settings)
+	settingsJSON, err := json.Marshal(env.HermesSettings(stateDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +113,8 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 			_ = os.WriteFile(hangSignal, nil, 0o644)
 		}
 	}()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
+	// Neovim and the server it starts share a process group: on timeout the whole group is killed.
+	cmd := proctest.GroupCommand(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
 		"--cmd", "set rtp^="+pluginDir,
 		"-c", "luafile "+filepath.Join(pluginDir, "test", "e2e.lua"))
 	cmd.Dir = env.Work
@@ -148,9 +134,6 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		"HERMES_NVIM_SUMMARY="+summaryFile,
 		"HERMES_NVIM_HANG_SIGNAL="+hangSignal,
 	)
-	// Neovim and the server it starts share a process group: on timeout the whole group is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -158,9 +141,9 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	runErr := cmd.Run()
 	t.Logf("nvim ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
 	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything left in the group
+		_ = proctest.KillGroup(cmd.Process.Pid) // anything left in the group
 	}
-	t.Cleanup(func() { endCodexProcesses(t, env.CodexHome) })
+	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
 
 	defer func() {
 		if !t.Failed() {
@@ -303,40 +286,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	// The server exited when the plugin stopped it.
 	if !sum.ServerStopped || sum.ServerPID <= 0 {
 		t.Errorf("server stopped %v, pid %d", sum.ServerStopped, sum.ServerPID)
-	} else if err := syscall.Kill(sum.ServerPID, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("server pid %d still exists (kill 0: %v)", sum.ServerPID, err)
-	}
-}
-
-// endCodexProcesses checks that no codex of this test outlived the server (codex runs in a process
-// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
-// by its pid.
-func endCodexProcesses(t *testing.T, codexHome string) {
-	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
-	var left []int
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		left = left[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil || !bytes.Contains(append(environ, 0), marker) {
-				continue
-			}
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue // a zombie: already dead
-			}
-			left = append(left, pid)
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, pid := range left {
-		t.Errorf("codex process %d (CODEX_HOME %s) outlived the server; killing it", pid, codexHome)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	} else if proctest.Exists(sum.ServerPID) {
+		t.Errorf("server pid %d still exists", sum.ServerPID)
 	}
 }

@@ -17,12 +17,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 // The fake model's script (e2e/fakemodel/main.go serves the same one for trying it by hand).
@@ -34,6 +35,10 @@ const (
 	helloPatch  = "*** Begin Patch\n*** Update File: hello.txt\n@@\n Hello from the workspace.\n-This line is old.\n+This line was patched in VS Code.\n*** End Patch\n"
 	prompt      = "Make vscode_made.txt with a command, then patch hello.txt."
 )
+
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m))
+}
 
 // driveSummary is the JSON line e2e/drive.mjs prints.
 type driveSummary struct {
@@ -88,12 +93,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		fakemodel.Message(finalAnswer),
 	)
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "bin", "hermes-lsp")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/hermes-lsp")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/hermes-lsp: %v\n%s", err, out)
-	}
+	bin := testbin.HermesLSP(t)
 
 	// The workspace: hello.txt and the repository's settings. The user's settings (below) point the
 	// extension at hermes-lsp and codex, with the codex home whose config.toml names the fake model
@@ -117,7 +117,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	home := filepath.Join(tmp, "editor-home")
 	userData := filepath.Join(tmp, "user-data")
 	exts := filepath.Join(tmp, "extensions")
-	writeJSON(t, filepath.Join(userData, "User", "settings.json"), map[string]any{
+	userSettings := map[string]any{
 		"workbench.startupEditor":                          "none",
 		"workbench.tips.enabled":                           false,
 		"workbench.secondarySideBar.defaultVisibility":     "hidden",
@@ -133,11 +133,18 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		// Trusted settings (machine/application scope) live in the user's settings.
 		"hermes.serverPath": bin,
 		"hermes.serverArgs": []string{"--log-file", serverLog, "--log-level", "debug"},
-		"hermes.codex.path": env.Binary,
-		"hermes.codex.home": env.CodexHome,
-		"hermes.codex.env":  map[string]string{"HOME": env.Home, "OPENAI_API_KEY": "", "CODEX_API_KEY": ""},
-		"hermes.stateDir":   filepath.Join(tmp, "state"),
-	})
+	}
+	// The real codex's settings, as VS Code spells them: hermes.codex.path, hermes.stateDir, ...
+	for k, v := range env.HermesSettings(filepath.Join(tmp, "state")) {
+		if sub, ok := v.(map[string]any); ok {
+			for sk, sv := range sub {
+				userSettings["hermes."+k+"."+sk] = sv
+			}
+		} else {
+			userSettings["hermes."+k] = v
+		}
+	}
+	writeJSON(t, filepath.Join(userData, "User", "settings.json"), userSettings)
 	editorEnv := append(os.Environ(),
 		"PATH="+filepath.Dir(tools["NODE24"])+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home,
@@ -176,7 +183,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"--user-data-dir", userData, "--extensions-dir", exts, ws)
 	cs.Env = editorEnv
 	cs.Stdout, cs.Stderr = logf, logf
-	cs.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	proctest.NewSession(cs)
 	t0 = time.Now()
 	if err := cs.Start(); err != nil {
 		t.Fatalf("starting code-server: %v", err)
@@ -185,7 +192,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	go func() { _ = cs.Wait(); close(csDone) }()
 	defer func() {
 		stopGroup(t, cs.Process.Pid, csDone)
-		endCodexProcesses(t, env.CodexHome)
+		proctest.EndCodex(t, env.CodexHome)
 	}()
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	waitHealthy(t, base, csDone, csLog)
@@ -198,7 +205,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
-	drive := exec.CommandContext(ctx, tools["NODE24"], filepath.Join(extDir, "e2e", "drive.mjs"))
+	drive := proctest.GroupCommand(ctx, tools["NODE24"], filepath.Join(extDir, "e2e", "drive.mjs"))
 	drive.Env = append(editorEnv,
 		"E2E_URL="+base,
 		"E2E_WORKSPACE="+ws,
@@ -209,8 +216,6 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"E2E_CHROMIUM="+tools["CHROMIUM"],
 		"E2E_TIMEOUT_MS=360000",
 	)
-	drive.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	drive.Cancel = func() error { return syscall.Kill(-drive.Process.Pid, syscall.SIGKILL) }
 	drive.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	drive.Stdout, drive.Stderr = &stdout, &stderr
@@ -218,7 +223,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	runErr := drive.Run()
 	t.Logf("browser session %v (exit: %v)", time.Since(t0).Round(time.Millisecond), runErr)
 	if drive.Process != nil {
-		_ = syscall.Kill(-drive.Process.Pid, syscall.SIGKILL) // chromium helpers left behind, if any
+		_ = proctest.KillGroup(drive.Process.Pid) // chromium helpers left behind, if any
 	}
 
 	defer func() {
@@ -361,18 +366,15 @@ func waitHealthy(t *testing.T, base string, done <-chan struct{}, logPath string
 
 // stopGroup ends code-server's session: SIGTERM to the group, then SIGKILL to what is left.
 func stopGroup(t *testing.T, pgid int, done <-chan struct{}) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = proctest.TerminateGroup(pgid)
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if syscall.Kill(-pgid, 0) != nil {
-			return
-		}
+	if !proctest.WaitGroupGone(pgid, 5*time.Second) {
+		t.Logf("code-server's group %d outlived SIGTERM; killing it", pgid)
+		_ = proctest.KillGroup(pgid)
 	}
-	t.Logf("code-server's group %d outlived SIGTERM; killing it", pgid)
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 func writeFile(t *testing.T, path, content string) {
@@ -412,37 +414,4 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// endCodexProcesses checks that no codex of this test outlived the editor (codex runs in a process
-// group of its own): a process whose environment has this test's CODEX_HOME is reported and killed
-// by its pid.
-func endCodexProcesses(t *testing.T, codexHome string) {
-	marker := []byte("CODEX_HOME=" + codexHome + "\x00")
-	var left []int
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		left = left[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil || !bytes.Contains(append(environ, 0), marker) {
-				continue
-			}
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
-				continue // a zombie: already dead
-			}
-			left = append(left, pid)
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	for _, pid := range left {
-		t.Errorf("codex process %d (CODEX_HOME %s) outlived the editor; killing it", pid, codexHome)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 }

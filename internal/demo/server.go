@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/lsp"
@@ -32,8 +31,8 @@ type StartServer func(ctx context.Context, logFile string) (*Server, error)
 
 // Spawn starts `argv... --stdio --log-file LOG --log-level debug`: a hermes-lsp process speaking
 // LSP on its stdin and stdout, as an editor runs it. It gets a process group of its own, so that a
-// Ctrl-C in the terminal reaches only the demo (which stops the turn over LSP), and is killed if
-// the demo dies.
+// Ctrl-C in the terminal reaches only the demo (which stops the turn over LSP), and on Linux it is
+// killed if the demo dies (elsewhere it sees its stdin end and exits: server_*.go).
 func Spawn(argv ...string) StartServer {
 	return func(ctx context.Context, logFile string) (*Server, error) {
 		if len(argv) == 0 {
@@ -46,7 +45,7 @@ func Spawn(argv ...string) StartServer {
 			return nil, err
 		}
 		cmd.Stderr = logOut // a panic's trace, should there be one
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = serverProcAttr()
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			logOut.Close()

@@ -20,13 +20,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
 // codexTimeout bounds one codex run.
@@ -447,7 +447,7 @@ func TestCodexKilledWhileHanging(t *testing.T) {
 	if err := env.Model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(client.Pid(), syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(client.Pid()); err != nil {
 		t.Fatal(err)
 	}
 	fakemodel.WaitLog(t, env.Model, "hang ended: client went away")

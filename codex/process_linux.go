@@ -1,0 +1,9 @@
+package codex
+
+import "syscall"
+
+// setParentDeathSignal has the kernel SIGKILL codex when the thread that started it ends, so codex
+// dies with us even when we are killed without a chance to close it.
+func setParentDeathSignal(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+}
