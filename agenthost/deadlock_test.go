@@ -83,3 +83,40 @@ func TestRefusedSteerThenApprovalDoesNotDeadlock(t *testing.T) {
 		t.Fatal("Host.Close hangs")
 	}
 }
+
+// TestCloseDuringSpawn closes the host while a turn's codex is starting (its initialize unanswered):
+// Close waits for that turn to give up, Run returns an error, nothing is left running (goleak), and
+// no turn starts after the host closed.
+func TestCloseDuringSpawn(t *testing.T) {
+	fh := newFakeHost(t, func(c *agenthost.Config) { c.StartTimeout = 300 * time.Millisecond })
+	fh.fake.Stall() // the next codex never answers initialize
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s := fh.session(t)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := s.Run(ctx, agenthost.Input{Prompt: "hello"})
+		ran <- err
+	}()
+	if _, err := fh.fake.WaitRequest(ctx, "initialize", 1); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- fh.Close() }()
+	select {
+	case err := <-ran:
+		if err == nil {
+			t.Error("Run started a turn on a host that was closing")
+		}
+	case <-ctx.Done():
+		t.Fatal("Run hangs while the host closes")
+	}
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		t.Fatal("Close hangs while codex starts")
+	}
+	if _, err := s.Run(ctx, agenthost.Input{Prompt: "again"}); err == nil {
+		t.Error("a closed host ran a turn")
+	}
+}
