@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -124,16 +123,8 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
 		"OPENAI_API_KEY=", "CODEX_API_KEY=",
 	)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	runErr := cmd.Run()
-	t.Logf("node client ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
-	if cmd.Process != nil {
-		// Anything left in the group (nothing, normally: the client waits for the server) ends now.
-		_ = proctest.KillGroup(cmd.Process.Pid)
-	}
+	// Anything left in the group (nothing, normally: the client waits for the server) ends with it.
+	stdout, stderr, runErr := proctest.RunGroup(t, "node client", cmd)
 	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
 
 	dumpOnFailure := func() {

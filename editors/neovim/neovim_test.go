@@ -3,7 +3,6 @@
 package neovim_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -134,15 +133,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		"HERMES_NVIM_SUMMARY="+summaryFile,
 		"HERMES_NVIM_HANG_SIGNAL="+hangSignal,
 	)
-	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	runErr := cmd.Run()
-	t.Logf("nvim ran %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
-	if cmd.Process != nil {
-		_ = proctest.KillGroup(cmd.Process.Pid) // anything left in the group
-	}
+	stdout, stderr, runErr := proctest.RunGroup(t, "nvim", cmd)
 	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
 
 	defer func() {

@@ -216,15 +216,8 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"E2E_CHROMIUM="+tools["CHROMIUM"],
 		"E2E_TIMEOUT_MS=360000",
 	)
-	drive.WaitDelay = 5 * time.Second
-	var stdout, stderr bytes.Buffer
-	drive.Stdout, drive.Stderr = &stdout, &stderr
-	t0 = time.Now()
-	runErr := drive.Run()
-	t.Logf("browser session %v (exit: %v)", time.Since(t0).Round(time.Millisecond), runErr)
-	if drive.Process != nil {
-		_ = proctest.KillGroup(drive.Process.Pid) // chromium helpers left behind, if any
-	}
+	// Chromium's helpers left behind, if any, end with the browser session.
+	stdout, stderr, runErr := proctest.RunGroup(t, "browser session", drive)
 
 	defer func() {
 		if !t.Failed() {

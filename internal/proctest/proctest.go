@@ -8,6 +8,7 @@
 package proctest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -88,6 +89,23 @@ func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
 	NewGroup(cmd)
 	cmd.Cancel = func() error { return KillGroup(cmd.Process.Pid) }
 	return cmd
+}
+
+// RunGroup runs cmd, made by [GroupCommand], to its end with its output collected (waiting at most
+// 5 s for the output once it has exited or been killed), then kills whatever is left in its group,
+// and returns the output and how cmd ended. It logs how long cmd ran, as what.
+func RunGroup(t testing.TB, what string, cmd *exec.Cmd) (stdout, stderr *bytes.Buffer, err error) {
+	t.Helper()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err = cmd.Run()
+	t.Logf("%s ran %v (exit: %v)", what, time.Since(start).Round(time.Millisecond), err)
+	if cmd.Process != nil {
+		_ = KillGroup(cmd.Process.Pid) // helpers left behind, if any
+	}
+	return stdout, stderr, err
 }
 
 // NewGroup makes cmd, not yet started, lead a process group of its own (a new process group on
