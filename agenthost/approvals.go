@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // Approver asks a person about an approval. It returns the decision, or "" when the person dismissed
@@ -103,10 +103,7 @@ func patchSummary(changes []codex.FileChange, grantRoot, folder string) string {
 		if kind == "" {
 			kind = "change"
 		}
-		path := c.Path
-		if rel, err := filepath.Rel(folder, c.Path); err == nil && folder != "" && rel != ".." && !strings.HasPrefix(rel, "../") {
-			path = rel
-		}
+		path, _ := workspace.Rel(folder, c.Path)
 		parts = append(parts, kind+" "+path)
 	}
 	s := strings.Join(parts, ", ")

@@ -184,10 +184,7 @@ func patchList(a agenthost.Approval) string {
 	}
 	parts := make([]string, 0, len(a.Changes))
 	for _, c := range a.Changes {
-		path := c.Path
-		if rel, err := filepath.Rel(a.Folder, c.Path); err == nil && !strings.HasPrefix(rel, "..") {
-			path = rel
-		}
+		path, _ := workspace.Rel(a.Folder, c.Path)
 		parts = append(parts, c.Kind.Type+" "+path)
 	}
 	return strings.Join(parts, ", ")

@@ -204,10 +204,7 @@ func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a ask
 	if err != nil {
 		return b.String(), nil
 	}
-	rel, err := filepath.Rel(folder.Path, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		rel = path
-	}
+	rel, _ := workspace.Rel(folder.Path, path)
 	b.WriteString("\n\nFile: " + rel)
 	if a.Range == nil {
 		return b.String(), nil
