@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -11,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,10 +27,6 @@ import (
 
 // This file runs the built hermes-lsp with --listen and talks to it with raw bytes, as an attacker
 // or an editor on the same machine would.
-
-func TestMain(m *testing.M) {
-	os.Exit(testbin.Main(m))
-}
 
 // server is a running hermes-lsp. Its stderr (the log) is collected as it comes.
 type server struct {
@@ -48,9 +45,6 @@ type server struct {
 // test ends.
 func startServer(t *testing.T, env []string, args ...string) *server {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("signals and shell scripts: Unix only")
-	}
 	bin := testbin.HermesLSP(t)
 	home := t.TempDir()
 	s := &server{t: t, exited: make(chan struct{}), changed: make(chan struct{})}
