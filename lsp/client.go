@@ -45,12 +45,7 @@ func (s *Server) showDocument(ctx context.Context, path string, takeFocus bool) 
 	if !supported {
 		return false
 	}
-	// protocol.ShowDocumentParams drops takeFocus when false (omitempty); editors that default a
-	// missing takeFocus to true would steal the focus. Say it always.
-	params := &struct {
-		URI       protocol.URI `json:"uri"`
-		TakeFocus bool         `json:"takeFocus"`
-	}{URI: protocol.URI(workspace.URIFromPath(path)), TakeFocus: takeFocus}
+	params := &showDocumentParams{URI: protocol.URI(workspace.URIFromPath(path)), TakeFocus: takeFocus}
 	var res protocol.ShowDocumentResult
 	if err := s.callClient(ctx, protocol.MethodShowDocument, params, &res); err != nil {
 		s.log.Info("showDocument failed", "path", path, "err", err)

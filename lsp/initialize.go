@@ -107,23 +107,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	if version == "" {
 		version = "dev"
 	}
-	return map[string]any{
-		"capabilities": map[string]any{
-			"textDocumentSync": map[string]any{
-				"openClose": true,
-				"change":    protocol.TextDocumentSyncKindIncremental,
-				"save":      false,
-			},
-			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
-			"codeActionProvider": map[string]any{
-				"codeActionKinds": []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor},
-			},
-			"workspace": map[string]any{
-				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
-			},
-		},
-		"serverInfo": map[string]any{"name": "hermes-lsp", "version": version},
-	}, nil
+	return initializeResult(commands, version), nil
 }
 
 // initialized fetches the configuration the editor keeps (when it can tell) and prewarms codex.

@@ -298,21 +298,8 @@ func (s *Server) decode(req jsonrpc2.Request, v any) bool {
 
 // cancelRequest handles $/cancelRequest with a numeric or string id.
 func (s *Server) cancelRequest(params json.RawMessage) {
-	var p struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return
-	}
-	var id jsonrpc2.ID
-	var n int64
-	var str string
-	switch {
-	case json.Unmarshal(p.ID, &n) == nil && n == int64(int32(n)):
-		id = jsonrpc2.NewNumberID(int32(n))
-	case json.Unmarshal(p.ID, &str) == nil:
-		id = jsonrpc2.NewStringID(str)
-	default:
+	id, ok := cancelID(params)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
