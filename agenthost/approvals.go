@@ -67,7 +67,6 @@ func (h *Host) handleRequest(ctx context.Context, req *codex.Request) (any, erro
 		a := Approval{
 			Kind: ApprovalPatch, ThreadID: p.ThreadID, TurnID: p.TurnID, ItemID: p.ItemID,
 			Reason: p.Reason, GrantRoot: p.GrantRoot,
-			Changes: h.takeFileChanges(p.ItemID),
 		}
 		return codex.ApprovalResponse{Decision: h.decide(ctx, a)}, nil
 	case *codex.PermissionsApprovalParams:
@@ -117,49 +116,79 @@ func patchSummary(changes []codex.FileChange, grantRoot, folder string) string {
 }
 
 // decide settles one approval and returns codex's decision. It records the approval on its session
-// and turn, whatever the outcome.
+// and turn, whatever the outcome. It runs on the codex client's handler goroutine: the session's
+// goroutine only registers and records the approval, the waiting happens here.
 func (h *Host) decide(ctx context.Context, a Approval) string {
 	s := h.sessionByThread(a.ThreadID)
 	if s == nil {
 		h.log.Warn("approval for an unknown thread; declining", "thread", a.ThreadID)
 		return codex.DecisionDecline
 	}
-	// Codex may ask as soon as the turn has started, before Run has attached the turn's id: wait for
-	// that (the turn is registered before codex is asked to start it), so the approval is emitted and
-	// recorded on its turn. The wait selects on the request's context: nothing here waits on a lock
-	// that starting or steering a turn holds.
-	if ts := s.currentTurn(); ts != nil {
-		ts.waitStarted(ctx)
+	// Codex may ask as soon as the turn has started, before Run has told the session the turn's id:
+	// wait for that (the turn is registered before codex is asked to start it), so the approval is
+	// emitted and recorded on its turn. The wait selects on the request's context.
+	var cur *turnState
+	if err := s.call(func(st *sessionState) { cur = st.current }); err != nil {
+		return codex.DecisionCancel // the host is shutting down
+	}
+	if cur != nil {
+		_ = waitFor(ctx, cur.startedCh, "")
 	}
 	a.ID = h.nextApprovalID()
 	a.Folder = s.folder
-	if a.Kind == ApprovalPatch {
-		a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
-	}
 	a.Asked = time.Now()
 	cfg := h.config()
-
-	if auto := autoApprove(cfg, s.Yolo()); auto.Effective {
-		a.Decision, a.DecidedBy = DecisionOnce, "policy"
-		a.AutoSource = auto.Source
-		s.recordApproval(a)
-		// Auto-approval is never silent: the editor shows each one as it happens.
-		s.emitApproval(EventApprovalResolved, a)
-		return codex.DecisionAccept
+	p := &pendingApproval{answer: make(chan Decision, 1)}
+	if err := s.call(func(st *sessionState) {
+		if a.Kind == ApprovalPatch {
+			a.Changes = st.fileChanges[a.ItemID]
+			a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
+		}
+		switch auto := autoApprove(cfg, st.yolo); {
+		case auto.Effective:
+			// Auto-approval is never silent: the editor shows each one as it happens.
+			a.Decision, a.DecidedBy, a.AutoSource = DecisionOnce, "policy", auto.Source
+			st.settle(a)
+		case cfg.Approver == nil:
+			// Nobody can be asked: fail closed at once rather than after the approval timeout.
+			a.Decision, a.DecidedBy = DecisionDeny, "no approver"
+			st.settle(a)
+		default:
+			p.approval = a
+			st.pending[a.ID] = p
+			if ts := st.turnFor(a.TurnID); ts != nil {
+				waiting := a // a is decided below, after the event has gone out
+				ts.emitShared(Event{Kind: EventApprovalWaiting, Approval: &waiting})
+			}
+		}
+	}); err != nil {
+		return codex.DecisionCancel
 	}
-
-	if cfg.Approver == nil {
-		// Nobody can be asked: fail closed at once rather than after the approval timeout.
-		a.Decision, a.DecidedBy = DecisionDeny, "no approver"
-		s.recordApproval(a)
-		s.emitApproval(EventApprovalResolved, a)
+	if a.Decision != "" {
 		return codexDecision(a.Decision)
 	}
-	p := &pendingApproval{approval: a, answer: make(chan Decision, 1)}
-	s.addPending(p)
-	defer s.removePending(a.ID)
-	s.emitApproval(EventApprovalWaiting, a)
+	a.Decision, a.DecidedBy = h.ask(ctx, cfg, a, p)
+	if err := s.call(func(st *sessionState) {
+		delete(st.pending, a.ID)
+		st.settle(a)
+	}); err != nil {
+		return codex.DecisionCancel
+	}
+	return codexDecision(a.Decision)
+}
 
+// settle records a decided approval on its turn and tells the editor. Loop only.
+func (st *sessionState) settle(a Approval) {
+	if ts := st.turnFor(a.TurnID); ts != nil {
+		ts.shared.approvals = append(ts.shared.approvals, a)
+		ts.emitShared(Event{Kind: EventApprovalResolved, Approval: &a})
+	}
+}
+
+// ask asks the Approver about a, whichever comes first of its answer, a Resolve (p.answer), the
+// approval timeout, codex withdrawing the request (ctx) or shutdown; it returns the decision and who
+// made it.
+func (h *Host) ask(ctx context.Context, cfg Config, a Approval, p *pendingApproval) (Decision, string) {
 	actx, cancel := context.WithTimeout(ctx, cfg.ApprovalTimeout)
 	defer cancel()
 	type answer struct {
@@ -168,65 +197,57 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 	}
 	asked := make(chan answer, 1)
 	// The Approver's goroutine belongs to the host: codex gets its answer as soon as there is one,
-	// while Close still waits for the Approver to notice actx ended. It gets its own copy of the
-	// approval: a is written below while the goroutine may still run.
-	question := a
+	// while Close still waits for the Approver to notice actx ended. Close waits for it after codex's
+	// handlers (this one among them) have returned, so it is never started after Close has waited.
 	h.wg.Go(func() {
-		d, err := cfg.Approver.Approve(actx, question)
+		d, err := cfg.Approver.Approve(actx, a)
 		asked <- answer{d, err}
 	})
-
 	select {
 	case got := <-asked:
 		switch {
 		case got.err != nil:
 			h.log.Warn("approver failed; declining", "approval", a.ID, "err", got.err)
-			a.Decision, a.DecidedBy = DecisionDeny, "error"
+			return DecisionDeny, "error"
 		case got.d == "":
-			a.Decision, a.DecidedBy = DecisionDeny, "dismissed"
+			return DecisionDeny, "dismissed"
 		default:
-			a.Decision, a.DecidedBy = got.d, "user"
+			return got.d, "user"
 		}
 	case d := <-p.answer:
-		a.Decision, a.DecidedBy = d, "user"
+		return d, "user"
 	case <-h.closing:
-		a.Decision, a.DecidedBy = DecisionStop, "shutdown"
+		return DecisionStop, "shutdown"
 	case <-actx.Done():
-		switch {
-		case ctx.Err() != nil:
-			a.Decision, a.DecidedBy = DecisionDeny, "withdrawn"
-		default:
-			a.Decision, a.DecidedBy = DecisionDeny, "timeout"
+		if ctx.Err() != nil {
+			return DecisionDeny, "withdrawn"
 		}
+		return DecisionDeny, "timeout"
 	}
-	s.recordApproval(a)
-	s.emitApproval(EventApprovalResolved, a)
-	return codexDecision(a.Decision)
 }
 
 // rememberFileChange keeps the changes of a fileChange item codex announced, for the approval
-// request about it that follows. It runs on the client's read goroutine.
+// request about it that follows. It runs on the client's read goroutine; the item's session keeps
+// them.
 func (h *Host) rememberFileChange(ev codex.Event) {
 	v, ok := ev.Value.(*codex.ItemParams)
 	if !ok || v.Item.Type != codex.ItemFileChange {
 		return
 	}
-	h.fileMu.Lock()
-	defer h.fileMu.Unlock()
-	if ev.Method == codex.NotifyItemCompleted {
-		delete(h.fileChanges, v.Item.ID)
+	s := h.sessionByThread(ev.ThreadID)
+	if s == nil {
 		return
 	}
-	if len(h.fileChanges) > 256 {
-		clear(h.fileChanges) // approvals come right after their item: old entries are dead
-	}
-	h.fileChanges[v.Item.ID] = v.Item.Changes
-}
-
-func (h *Host) takeFileChanges(itemID string) []codex.FileChange {
-	h.fileMu.Lock()
-	defer h.fileMu.Unlock()
-	return h.fileChanges[itemID]
+	_ = s.call(func(st *sessionState) {
+		if ev.Method == codex.NotifyItemCompleted {
+			delete(st.fileChanges, v.Item.ID)
+			return
+		}
+		if len(st.fileChanges) > 256 {
+			clear(st.fileChanges) // approvals come right after their item: old entries are dead
+		}
+		st.fileChanges[v.Item.ID] = v.Item.Changes
+	})
 }
 
 // Diff renders a patch approval's changes as one unified diff, for a person to read.

@@ -2,6 +2,7 @@ package agenthost_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -118,5 +119,53 @@ func TestCloseDuringSpawn(t *testing.T) {
 	}
 	if _, err := s.Run(ctx, agenthost.Input{Prompt: "again"}); err == nil {
 		t.Error("a closed host ran a turn")
+	}
+}
+
+// TestSessionAnswersWhileCodexStarts: while a turn waits for codex to start, the session's other
+// commands are answered at once — none of them waits behind the start (NewThread and Compact used
+// to wait on a lock the start held).
+func TestSessionAnswersWhileCodexStarts(t *testing.T) {
+	fh := newFakeHost(t, func(c *agenthost.Config) { c.StartTimeout = time.Minute })
+	fh.fake.Stall() // the next codex never answers initialize
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	s := fh.session(t)
+	ran := make(chan error, 1)
+	go func() {
+		_, err := s.Run(ctx, agenthost.Input{Prompt: "hello"})
+		ran <- err
+	}()
+	if _, err := fh.fake.WaitRequest(ctx, "initialize", 1); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		if st := s.Status(); st.Turn == nil || st.Turn.State != agenthost.StatusRunning {
+			t.Errorf("status while starting: turn %+v, want a running turn", st.Turn)
+		}
+		s.SetYolo(true)
+		if !s.Yolo() {
+			t.Error("SetYolo(true) did not take while a turn starts")
+		}
+		if err := s.NewThread(); !errors.Is(err, agenthost.ErrBusy) {
+			t.Errorf("NewThread while starting: %v, want ErrBusy", err)
+		}
+		if _, err := s.Compact(ctx); !errors.Is(err, agenthost.ErrBusy) {
+			t.Errorf("Compact while starting: %v, want ErrBusy", err)
+		}
+		if err := s.Interrupt(ctx); err != nil {
+			t.Errorf("Interrupt while starting: %v", err)
+		}
+	}()
+	select {
+	case <-answered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session's commands wait for codex to start")
+	}
+	_ = fh.Close()
+	if err := <-ran; err == nil {
+		t.Error("a turn started on a codex that never answered initialize")
 	}
 }

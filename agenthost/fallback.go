@@ -42,10 +42,7 @@ func (ts *turnState) runChatOnly(fb FallbackProvider) {
 	deadline := time.NewTimer(cfg.TurnTimeout)
 	defer deadline.Stop()
 	ts.runChatFallback(cfg, fb, deadline.C)
-	ts.mu.Lock()
-	interrupted := ts.interruptReason != ""
-	ts.mu.Unlock()
-	if interrupted && ts.status != codex.TurnCompleted {
+	if ts.interruptReason() != "" && ts.status != codex.TurnCompleted {
 		ts.status = codex.TurnInterrupted
 	}
 	ts.finish(false)
@@ -60,9 +57,8 @@ func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
 	if ts.failure != nil || ts.status != codex.TurnFailed || !isQuotaFailure(ts.turnErr) {
 		return FallbackProvider{}, false
 	}
-	ts.s.mu.Lock()
-	already := ts.s.fallback != nil
-	ts.s.mu.Unlock()
+	var already bool
+	_ = ts.s.call(func(st *sessionState) { already = st.fallback != nil })
 	if already {
 		return FallbackProvider{}, false
 	}
@@ -86,7 +82,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
 	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
 	s := ts.s
-	s.moveToFallback(fb, cooldown)
+	_ = s.call(func(st *sessionState) { st.moveToFallback(fb, cooldown) })
 
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline)
@@ -99,14 +95,12 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 		ts.failure = fmt.Errorf("fallback %s: %w", fb.Name, err)
 		return true
 	}
+	ts.moved(ts.cur)
 	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 	ts.drive(deadline)
 	retire, why := ts.assess()
 	if retire {
-		ts.mu.Lock()
-		client := ts.client
-		ts.mu.Unlock()
-		s.h.retire(client, why)
+		s.h.retire(ts.cur.client, why)
 	}
 	return retire
 }
@@ -131,9 +125,8 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 	if fb.APIKeyEnv != "" {
 		apiKey = os.Getenv(fb.APIKeyEnv)
 	}
-	ts.s.mu.Lock()
-	history := chatHistory(ts.s.history)
-	ts.s.mu.Unlock()
+	var history []chatfallback.Message
+	_ = ts.s.call(func(st *sessionState) { history = chatHistory(st.history) })
 	history = append(history, chatHistory(ts.messages[1:])...) // this turn's rows so far, prompt excluded
 
 	resp, err := chatfallback.Stream(ctx, chatfallback.Request{
@@ -156,11 +149,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 	u := codex.ThreadTokenUsage{Last: codex.TokenUsage{
 		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens,
 	}}
-	ts.mu.Lock()
-	ts.usage, ts.chatUsage = &u, true
-	ts.mu.Unlock()
-	usage := usageOf(&u)
-	ts.emit(Event{Kind: EventUsage, Usage: &usage})
+	ts.setUsage(&u, true)
 }
 
 // chatHistory turns projected rows into chat messages: text rows as they are, tool calls and their
@@ -186,46 +175,35 @@ func chatHistory(rows []Message) []chatfallback.Message {
 // fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
 // session goes back to the primary once the fallback's cooldown has passed, or when the provider is
 // no longer configured; a thread that ran under a responses fallback is then resumed under the
-// primary.
-func (s *Session) fallbackNow(cfg Config) *FallbackProvider {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fallback == nil {
+// primary. Loop only.
+func (s *Session) fallbackNow(st *sessionState) *FallbackProvider {
+	if st.fallback == nil {
 		return nil
 	}
-	if time.Now().Before(s.fallbackEnd) && slices.Contains(cfg.Fallbacks, *s.fallback) {
-		fb := *s.fallback
+	if time.Now().Before(st.fallbackEnd) && slices.Contains(s.h.config().Fallbacks, *st.fallback) {
+		fb := *st.fallback
 		return &fb
 	}
-	if s.fallback.Kind == FallbackResponses {
-		s.loadedGen = 0
+	if st.fallback.Kind == FallbackResponses {
+		st.loadedGen = 0
 	}
-	s.fallback = nil
+	st.fallback = nil
 	return nil
 }
 
-// moveToFallback puts the session on fb until cooldown has passed.
-func (s *Session) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fallback, s.fallbackEnd = &fb, time.Now().Add(cooldown)
+// moveToFallback puts the session on fb until cooldown has passed. Loop only.
+func (st *sessionState) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
+	st.fallback, st.fallbackEnd = &fb, time.Now().Add(cooldown)
 	if fb.Kind == FallbackResponses {
-		s.loadedGen = 0 // resume the thread under the fallback provider
+		st.loadedGen = 0 // resume the thread under the fallback provider
 	}
 }
 
-// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved.
-func (s *Session) beginChat(ts *turnState, fb FallbackProvider) {
-	ts.mu.Lock()
-	ts.threadID, ts.turnID = s.threadIDNow(), "fallback-"+newID()
-	ts.mu.Unlock()
-	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved. Loop only.
+func (s *Session) beginChat(st *sessionState, ts *turnState, fb FallbackProvider) {
+	ts.cur = attempt{threadID: st.threadID, turnID: "fallback-" + newID()}
+	ts.shared.attempt = ts.cur
+	ts.emitShared(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 	close(ts.startedCh)
-	s.h.wg.Go(func() { ts.runChatOnly(fb) })
-}
-
-func (s *Session) threadIDNow() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threadID
+	s.wg.Go(func() { ts.runChatOnly(fb) })
 }

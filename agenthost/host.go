@@ -31,11 +31,11 @@ type Host struct {
 	log   *slog.Logger
 	store *store
 
-	cfgMu sync.RWMutex
-	cfg   Config
+	cfg atomic.Pointer[Config] // replaced whole by Reconfigure
 
 	mu       sync.Mutex
 	sessions map[string]*Session // by folder
+	removed  []*Session          // sessions removed while their turn may still run
 	threads  map[string]*Session // by codex thread id
 
 	codexMu sync.Mutex    // held while starting or retiring codex
@@ -43,15 +43,11 @@ type Host struct {
 	gen     int           // counts codex starts: a thread is loaded in one generation
 	stale   bool          // the configuration changed: restart codex when it is next idle
 
-	fileMu      sync.Mutex
-	fileChanges map[string][]codex.FileChange // fileChange item id -> its changes
-
 	approvalSeq atomic.Int64
 
-	queueMu sync.Mutex
-	queues  map[*eventQueue]struct{} // event queues being pumped, abandoned at Close
-
-	closing   chan struct{} // closed by Close
+	closing   chan struct{}      // closed by Close
+	closed    context.Context    // done once Close has begun: the calls to codex that start turns end
+	markClose context.CancelFunc // ends closed
 	closeOnce sync.Once
 	wg        conc.WaitGroup // every goroutine the host starts
 }
@@ -66,27 +62,23 @@ func New(cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Host{
-		log:         cfg.Logger,
-		store:       st,
-		cfg:         cfg,
-		sessions:    make(map[string]*Session),
-		threads:     make(map[string]*Session),
-		fileChanges: make(map[string][]codex.FileChange),
-		queues:      make(map[*eventQueue]struct{}),
-		closing:     make(chan struct{}),
-	}, nil
+	h := &Host{
+		log:      cfg.Logger,
+		store:    st,
+		sessions: make(map[string]*Session),
+		threads:  make(map[string]*Session),
+		closing:  make(chan struct{}),
+	}
+	h.closed, h.markClose = context.WithCancel(context.Background())
+	h.cfg.Store(&cfg)
+	return h, nil
 }
 
 // StateDir is the folder the host keeps its state and transcripts in: the one it was created with (a
 // change applies after a restart).
 func (h *Host) StateDir() string { return h.config().StateDir }
 
-func (h *Host) config() Config {
-	h.cfgMu.RLock()
-	defer h.cfgMu.RUnlock()
-	return h.cfg
-}
+func (h *Host) config() Config { return *h.cfg.Load() }
 
 // Reconfigure applies a new configuration. Approval settings apply from the next request on; settings
 // of the codex process or its threads apply from the next turn, once no turn is running (codex is
@@ -113,9 +105,7 @@ func (h *Host) Reconfigure(cfg Config) error {
 		h.log.Warn("stateDir changes apply after a restart", "stateDir", cfg.StateDir)
 		cfg.StateDir = old.StateDir
 	}
-	h.cfgMu.Lock()
-	h.cfg = cfg
-	h.cfgMu.Unlock()
+	h.cfg.Store(&cfg)
 	if processChanged(old, cfg) {
 		h.codexMu.Lock()
 		h.stale = true
@@ -172,8 +162,13 @@ func (h *Host) RemoveSession(ctx context.Context, folder string) {
 	h.mu.Lock()
 	s, ok := h.sessions[folder]
 	delete(h.sessions, folder)
+	h.removed = slices.DeleteFunc(h.removed, func(r *Session) bool { return closed(r.exited) })
+	if ok {
+		h.removed = append(h.removed, s)
+	}
 	h.mu.Unlock()
 	if ok {
+		s.end()
 		_ = s.Interrupt(ctx)
 	}
 }
@@ -231,7 +226,7 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 		old := h.client
 		h.client, h.stale = nil, false
 		h.log.Info("restarting codex for the new configuration")
-		_ = old.Close()
+		h.wg.Go(func() { _ = old.Close() })
 	}
 	if h.client != nil {
 		select {
@@ -279,7 +274,9 @@ func (h *Host) retire(client *codex.Client, reason string) bool {
 	if current {
 		h.log.Info("retiring codex", "reason", reason)
 	}
-	_ = client.Close()
+	// Closing waits for codex's request handlers, which may be waiting on the session that asked
+	// for the retirement: close on a goroutine of the host's, never inline.
+	h.wg.Go(func() { _ = client.Close() })
 	return current
 }
 
@@ -333,21 +330,15 @@ func (h *Host) codexOptions(cfg Config) codex.Options {
 	}
 }
 
-// startPump starts delivering a turn's events on a goroutine the host owns.
-func (h *Host) startPump(q *eventQueue) {
-	h.queueMu.Lock()
-	h.queues[q] = struct{}{}
-	h.queueMu.Unlock()
-	select {
-	case <-h.closing:
-		q.abandon()
-	default:
+// startPump starts delivering a turn's events on a goroutine of the session's, once. Loop only.
+func (s *Session) startPump(st *sessionState, q *eventQueue) {
+	if _, ok := st.pumps[q]; ok {
+		return
 	}
-	h.wg.Go(func() {
+	st.pumps[q] = struct{}{}
+	s.wg.Go(func() {
 		q.pump()
-		h.queueMu.Lock()
-		delete(h.queues, q)
-		h.queueMu.Unlock()
+		s.pumpEnded <- q // the loop reads these until every pump has ended
 	})
 }
 
@@ -369,16 +360,15 @@ func (h *Host) Close() error {
 	var err error
 	h.closeOnce.Do(func() {
 		close(h.closing)
-		// Turn runners see closing, interrupt their turns and finish; wait for them before codex goes.
-		for _, s := range h.Sessions() {
-			s.waitIdle()
+		h.markClose()
+		// Turn runners see closing, interrupt their turns and finish; each session's goroutine ends
+		// once its turn has. Wait for them before codex goes.
+		h.mu.Lock()
+		sessions := append(slices.Collect(maps.Values(h.sessions)), h.removed...)
+		h.mu.Unlock()
+		for _, s := range sessions {
+			<-s.exited
 		}
-		// Nobody may be reading the events of finished turns any more.
-		h.queueMu.Lock()
-		for q := range h.queues {
-			q.abandon()
-		}
-		h.queueMu.Unlock()
 		h.codexMu.Lock()
 		client := h.client
 		h.client = nil

@@ -75,31 +75,33 @@ type TurnStatus struct {
 // Status returns a snapshot of the session.
 func (s *Session) Status() Status {
 	cfg := s.h.config()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := Status{
-		Folder: s.folder, SessionID: s.id, ThreadID: s.threadID,
-		Usage: s.totals, Turns: s.turns, ToolIterations: s.toolIters, Compactions: s.compactions,
-		Yolo: s.yolo, AutoApprove: autoApprove(cfg, s.yolo), PendingApprovals: []Approval{},
-	}
-	if s.fallback != nil {
-		st.Fallback = s.fallback.Name
-	}
-	switch {
-	case s.current != nil:
-		st.Turn = &TurnStatus{ID: s.current.currentTurnID(), State: StatusRunning}
-		if u := s.current.liveUsage(); u.ContextWindow != 0 {
-			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
-		}
-	case s.last != nil:
-		st.Turn = &TurnStatus{ID: s.last.TurnID, State: s.last.Status}
-	}
+	st := Status{Folder: s.folder, SessionID: s.id, PendingApprovals: []Approval{}}
+	_ = s.call(func(ss *sessionState) { s.status(ss, cfg, &st) })
 	st.ContextPercent = st.Usage.ContextPercent()
-	for _, p := range s.pending {
-		st.PendingApprovals = append(st.PendingApprovals, p.approval)
-	}
 	slices.SortFunc(st.PendingApprovals, func(a, b Approval) int { return a.Asked.Compare(b.Asked) })
 	return st
+}
+
+// status fills st from the session's state. Loop only.
+func (s *Session) status(ss *sessionState, cfg Config, st *Status) {
+	st.ThreadID = ss.threadID
+	st.Usage, st.Turns, st.ToolIterations, st.Compactions = ss.totals, ss.turns, ss.toolIters, ss.compactions
+	st.Yolo, st.AutoApprove = ss.yolo, autoApprove(cfg, ss.yolo)
+	if ss.fallback != nil {
+		st.Fallback = ss.fallback.Name
+	}
+	switch {
+	case ss.current != nil:
+		st.Turn = &TurnStatus{ID: ss.current.shared.attempt.turnID, State: StatusRunning}
+		if u := ss.current.shared.usage; u.ContextWindow != 0 {
+			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
+		}
+	case ss.last != nil:
+		st.Turn = &TurnStatus{ID: ss.last.TurnID, State: ss.last.Status}
+	}
+	for _, p := range ss.pending {
+		st.PendingApprovals = append(st.PendingApprovals, p.approval)
+	}
 }
 
 // Pending returns the approvals waiting for an answer, oldest first.

@@ -133,10 +133,22 @@ func (st *store) folder(folder string) folderState {
 	return st.known[folder]
 }
 
-func (st *store) setFolder(folder string, saved folderState) {
+// stage records a folder's state in memory, to be written by the next flush. It does no I/O, so a
+// session's goroutine can stage its changes in the order they happen.
+func (st *store) stage(folder string, saved folderState) {
 	st.mu.Lock()
 	st.dirty[folder] = saved
 	st.mu.Unlock()
+}
+
+// setFolder stages a folder's state and writes it.
+func (st *store) setFolder(folder string, saved folderState) {
+	st.stage(folder, saved)
+	st.flushLogged()
+}
+
+// flushLogged flushes, logging a failure: the folders stay dirty for the next flush.
+func (st *store) flushLogged() {
 	if err := st.flush(); err != nil {
 		st.log.Warn("could not save state", "err", err)
 	}

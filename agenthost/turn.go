@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -17,11 +16,21 @@ type Turn struct {
 	steered bool
 }
 
+// where returns the thread and turn the turn runs on, as its session knows them.
+func (t *Turn) where() attempt {
+	var a attempt
+	_ = t.state.s.call(func(*sessionState) { a = t.state.shared.attempt })
+	if a.threadID == "" && closed(t.state.done) {
+		a = t.state.cur // the session's goroutine has ended; the runner wrote cur last
+	}
+	return a
+}
+
 // ThreadID is the codex thread the turn runs on.
-func (t *Turn) ThreadID() string { return t.state.currentThreadID() }
+func (t *Turn) ThreadID() string { return t.where().threadID }
 
 // TurnID is the codex turn id (it changes if a fallback provider retries the turn).
-func (t *Turn) TurnID() string { return t.state.currentTurnID() }
+func (t *Turn) TurnID() string { return t.where().turnID }
 
 // Steered reports that the input steered a turn that was already running rather than starting one.
 func (t *Turn) Steered() bool { return t.steered }
@@ -33,7 +42,11 @@ func (t *Turn) Folder() string { return t.state.s.folder }
 // Events are kept until read: a caller that asks for them must drain them.
 func (t *Turn) Events() <-chan Event {
 	ts := t.state
-	ts.pumpOnce.Do(func() { ts.s.h.startPump(ts.queue) })
+	if err := ts.s.call(func(st *sessionState) { ts.s.startPump(st, ts.queue) }); err != nil {
+		ch := make(chan Event)
+		close(ch) // the host has shut down: nothing will be delivered
+		return ch
+	}
 	return ts.queue.out
 }
 
@@ -64,33 +77,46 @@ type openItem struct {
 	started time.Time
 }
 
-// turnState is one turn as it runs: what codex reported and what the result will say. Its runner
-// goroutine owns the accumulators; mu guards what other goroutines read or change.
+// attempt is where a turn runs in codex: the client, thread, turn and the turn's subscription. A
+// fallback retries the turn as a new attempt.
+type attempt struct {
+	client   *codex.Client
+	threadID string
+	turnID   string
+	sub      *codex.Subscription
+}
+
+// stamp sets ev's thread and turn ids and time.
+func (a attempt) stamp(ev Event) Event {
+	ev.ThreadID, ev.TurnID = a.threadID, a.turnID
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	return ev
+}
+
+// turnState is one turn as it runs: what codex reported and what the result will say. Its fields
+// have three owners: set at creation and never changed; the session's (shared), touched only on the
+// session's goroutine; and the runner's, touched only by the goroutine that runs the turn (run, or
+// runChatOnly), and before it starts by whoever starts the turn.
 type turnState struct {
-	s          *Session
-	input      Input
-	compaction bool // a compaction turn (Session.Compact), not a prompt
-	started    time.Time
-	queue      *eventQueue
-	pumpOnce   sync.Once
-	done       chan struct{}
-	startedCh  chan struct{} // closed once the turn has started in codex, or failed to
-	result     *Result
+	s           *Session
+	input       Input
+	compaction  bool // a compaction turn (Session.Compact), not a prompt
+	started     time.Time
+	queue       *eventQueue
+	done        chan struct{} // closed when the result is ready
+	startedCh   chan struct{} // closed once the turn has started in codex, or failed to
+	interrupted chan struct{} // closed when an interrupt was asked
+	result      *Result       // written before done is closed
 
-	mu              sync.Mutex
-	client          *codex.Client
-	sub             *codex.Subscription
-	threadID        string
-	turnID          string
-	interruptReason string
-	interrupted     chan struct{} // closed when an interrupt was asked
-	newThread       bool
-	approvals       []Approval
-	usage           *codex.ThreadTokenUsage
-	steeredIn       []string // input codex took into the turn, not yet in messages
-	chatUsage       bool     // usage is a chat fallback's, not codex's thread
+	shared turnShared
 
-	// Owned by the runner.
+	// The runner's.
+	cur        attempt // where the turn runs now
+	stopReason string  // the runner stopped the turn (deadline, shutdown): the result's reason
+	usage      *codex.ThreadTokenUsage
+	chatUsage  bool // usage is a chat fallback's, not codex's thread
 	messages   []Message
 	reasoning  strings.Builder // reasoning to attach to the next assistant row
 	finalText  string
@@ -105,6 +131,18 @@ type turnState struct {
 	failure              error // the run broke: codex died or a call failed
 	fallback             string
 	apiCalls             int
+}
+
+// turnShared is the part of a turn its session's goroutine owns: what requests from outside the
+// runner (steers, interrupts, approvals, status) read and change.
+type turnShared struct {
+	attempt         attempt // where the turn runs, as the runner last said
+	interruptReason string
+	newThread       bool
+	approvals       []Approval
+	usage           Usage    // the latest usage, for Status
+	steeredIn       []string // input codex took into the turn, not yet in messages
+	pumping         bool     // Events was asked for: the queue is being delivered
 }
 
 func (s *Session) newTurnState(in Input, compaction bool) *turnState {
@@ -124,31 +162,11 @@ func (s *Session) newTurnState(in Input, compaction bool) *turnState {
 	return ts
 }
 
-func (ts *turnState) attach(client *codex.Client, threadID, turnID string, sub *codex.Subscription) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.client, ts.threadID, ts.turnID, ts.sub = client, threadID, turnID, sub
-}
-
-func (ts *turnState) currentTurnID() string {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.turnID
-}
-
-func (ts *turnState) currentThreadID() string {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.threadID
-}
-
-func (ts *turnState) liveUsage() Usage {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if ts.usage == nil {
-		return Usage{}
-	}
-	return usageOf(ts.usage)
+// moved tells the session where the turn runs now (a fallback attempt, or a compaction turn's id).
+// Runner only.
+func (ts *turnState) moved(a attempt) {
+	ts.cur = a
+	_ = ts.s.call(func(*sessionState) { ts.shared.attempt = a })
 }
 
 func usageOf(u *codex.ThreadTokenUsage) Usage {
@@ -159,60 +177,49 @@ func usageOf(u *codex.ThreadTokenUsage) Usage {
 	return UsageFrom(u.Last, window)
 }
 
-// emit stamps an event with the turn's ids and queues it.
-func (ts *turnState) emit(ev Event) {
-	ts.mu.Lock()
-	ev.ThreadID, ev.TurnID = ts.threadID, ts.turnID
-	ts.mu.Unlock()
-	if ev.Time.IsZero() {
-		ev.Time = time.Now()
-	}
-	ts.queue.push(ev)
-}
+// emit queues an event of the runner, stamped with where the turn runs. Runner only.
+func (ts *turnState) emit(ev Event) { ts.queue.push(ts.cur.stamp(ev)) }
 
-func (ts *turnState) recordApproval(a Approval) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.approvals = append(ts.approvals, a)
-}
+// emitShared queues an event from the session's goroutine. Loop only.
+func (ts *turnState) emitShared(ev Event) { ts.queue.push(ts.shared.attempt.stamp(ev)) }
 
-// steer adds input to the running turn. It returns errTurnOver when the turn had ended before
+// steer adds input to the turn running at a. It returns errTurnOver when the turn had ended before
 // codex took the input; a refusal of a turn that still runs is an error for the caller.
-func (ts *turnState) steer(ctx context.Context, in Input) error {
-	for attempt := 0; ; attempt++ {
-		ts.mu.Lock()
-		client, threadID, turnID, sub := ts.client, ts.threadID, ts.turnID, ts.sub
-		ts.mu.Unlock()
-		if ts.over(sub) {
+func (ts *turnState) steer(ctx context.Context, a attempt, in Input) error {
+	for retried := false; ; retried = true {
+		if ts.over(a.sub) {
 			return errTurnOver
 		}
-		if turnID == "" {
+		if a.turnID == "" {
 			return fmt.Errorf("%w: the turn has not started yet", ErrBusy)
 		}
-		if client == nil {
+		if a.client == nil {
 			return fmt.Errorf("%w: the turn runs on a chat fallback, which takes no input while it answers", ErrBusy)
 		}
-		_, err := client.SteerTurn(ctx, codex.TurnSteerParams{
-			ThreadID: threadID, ExpectedTurnID: turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
+		_, err := a.client.SteerTurn(ctx, codex.TurnSteerParams{
+			ThreadID: a.threadID, ExpectedTurnID: a.turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
 		})
 		if err == nil {
-			ts.mu.Lock()
-			ts.steeredIn = append(ts.steeredIn, in.Prompt)
-			ts.mu.Unlock()
-			ts.emit(Event{Kind: EventSteered, Text: in.Prompt})
+			_ = ts.s.call(func(*sessionState) {
+				ts.shared.steeredIn = append(ts.shared.steeredIn, in.Prompt)
+				ts.emitShared(Event{Kind: EventSteered, Text: in.Prompt})
+			})
 			return nil
 		}
 		var rpcErr *codex.Error
 		if !errors.As(err, &rpcErr) {
-			ts.s.retireIfSilent(ctx, client)
+			ts.s.retireIfSilent(ctx, a.client)
 			return fmt.Errorf("steer: %w", err)
 		}
 		// Whether the turn is over is the turn's to say, not the error's: codex announces a turn's
 		// end before it answers a later request, so the turn's subscription knows by now.
-		if ts.over(sub) {
+		if ts.over(a.sub) {
 			return errTurnOver
 		}
-		if attempt == 0 && ts.currentTurnID() != turnID {
+		var now attempt
+		_ = ts.s.call(func(*sessionState) { now = ts.shared.attempt })
+		if !retried && now.turnID != a.turnID {
+			a = now
 			continue // the turn moved on (a fallback retries it under a new id): steer that one
 		}
 		return fmt.Errorf("codex did not take the input into the running turn (%s): ask again when it ends, or stop it first", rpcErr.Message)
@@ -222,10 +229,8 @@ func (ts *turnState) steer(ctx context.Context, in Input) error {
 // takeSteered adds the input steered into the turn since the last event to the turn's messages, as
 // the user's, where it came in: the transcript and a fallback's history then have it. Runner only.
 func (ts *turnState) takeSteered() {
-	ts.mu.Lock()
-	in := ts.steeredIn
-	ts.steeredIn = nil
-	ts.mu.Unlock()
+	var in []string
+	_ = ts.s.call(func(*sessionState) { in, ts.shared.steeredIn = ts.shared.steeredIn, nil })
 	for _, text := range in {
 		ts.messages = append(ts.messages, Message{Role: "user", Content: text})
 	}
@@ -233,42 +238,26 @@ func (ts *turnState) takeSteered() {
 
 // over reports whether the turn has ended, or codex has announced its end on sub.
 func (ts *turnState) over(sub *codex.Subscription) bool {
-	select {
-	case <-ts.done:
-		return true
-	default:
-	}
-	return sub != nil && sub.TurnCompleted()
-}
-
-// waitStarted waits until the turn has started (or failed to): approvals codex asks for as soon as
-// the turn runs are recorded on it then.
-func (ts *turnState) waitStarted(ctx context.Context) {
-	select {
-	case <-ts.startedCh:
-	case <-ctx.Done():
-	}
+	return closed(ts.done) || (sub != nil && sub.TurnCompleted())
 }
 
 // interrupt asks codex to stop the turn; the runner finishes it when codex confirms.
 func (ts *turnState) interrupt(ctx context.Context, reason string) error {
-	ts.mu.Lock()
-	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
-	first := ts.interruptReason == ""
-	if first {
-		ts.interruptReason = reason
-		close(ts.interrupted)
-	}
-	ts.mu.Unlock()
-	select {
-	case <-ts.done:
+	var a attempt
+	_ = ts.s.call(func(*sessionState) {
+		if ts.shared.interruptReason == "" {
+			ts.shared.interruptReason = reason
+			close(ts.interrupted)
+		}
+		a = ts.shared.attempt
+	})
+	if closed(ts.done) {
 		return nil
-	default:
 	}
-	if turnID == "" || client == nil {
+	if a.turnID == "" || a.client == nil {
 		return nil // not started in codex yet, or a chat fallback's turn: the runner sees interrupted
 	}
-	if err := client.InterruptTurn(ctx, threadID, turnID); err != nil {
+	if err := a.client.InterruptTurn(ctx, a.threadID, a.turnID); err != nil {
 		var rpcErr *codex.Error
 		if errors.As(err, &rpcErr) {
 			return nil // already over
@@ -276,4 +265,15 @@ func (ts *turnState) interrupt(ctx context.Context, reason string) error {
 		return fmt.Errorf("interrupt: %w", err)
 	}
 	return nil
+}
+
+// interruptReason is why the turn was stopped: the runner's own reason (deadline, shutdown), else
+// the one an interrupt gave, else "". Runner only.
+func (ts *turnState) interruptReason() string {
+	if ts.stopReason != "" {
+		return ts.stopReason
+	}
+	var reason string
+	_ = ts.s.call(func(*sessionState) { reason = ts.shared.interruptReason })
+	return reason
 }

@@ -11,9 +11,7 @@ import (
 
 // assess classifies how the turn ended and whether codex must be retired for it.
 func (ts *turnState) assess() (retire bool, why string) {
-	ts.mu.Lock()
-	reason := ts.interruptReason
-	ts.mu.Unlock()
+	reason := ts.interruptReason()
 	switch {
 	case ts.failure != nil:
 		return true, "the turn broke: " + ts.failure.Error()

@@ -17,16 +17,13 @@ func (ts *turnState) apply(ev codex.Event) bool {
 	if ev.Err != nil {
 		return false // malformed: logged by the client, never a tool event
 	}
-	ts.mu.Lock()
-	turnID := ts.turnID
-	ts.mu.Unlock()
+	turnID := ts.cur.turnID
 	if turnID == "" {
 		// A compaction turn learns its id from its turn/started.
 		if v, ok := ev.Value.(*codex.TurnStartedParams); ok {
-			ts.mu.Lock()
-			ts.turnID = v.Turn.ID
-			ts.mu.Unlock()
-			turnID = v.Turn.ID
+			a := ts.cur
+			a.turnID = v.Turn.ID
+			ts.moved(a)
 		}
 		return false
 	}
@@ -59,12 +56,8 @@ func (ts *turnState) apply(ev codex.Event) bool {
 		ts.emit(Event{Kind: EventDiff, Diff: v.Diff})
 	case *codex.TokenUsageParams:
 		u := v.TokenUsage
-		ts.mu.Lock()
-		ts.usage = &u
-		ts.mu.Unlock()
+		ts.setUsage(&u, false)
 		ts.usageAfterCompaction = true
-		usage := usageOf(&u)
-		ts.emit(Event{Kind: EventUsage, Usage: &usage})
 	case *codex.ErrorParams:
 		if !v.WillRetry {
 			e := v.Error
@@ -171,16 +164,13 @@ func (ts *turnState) compactedItem(itemID string) {
 	if len(ts.compacted) > 1 {
 		return
 	}
-	s := ts.s
-	s.mu.Lock()
-	s.compactions++
-	count := s.compactions
-	s.mu.Unlock()
-	ts.mu.Lock()
-	threadID, turnID := ts.threadID, ts.turnID
-	ts.mu.Unlock()
+	var count int
+	_ = ts.s.call(func(st *sessionState) {
+		st.compactions++
+		count = st.compactions
+	})
 	ts.emit(Event{Kind: EventCompaction, Compaction: &Compaction{
-		SessionID: s.id, Count: count, Runtime: "codex_app_server", ThreadID: threadID, TurnID: turnID,
+		SessionID: ts.s.id, Count: count, Runtime: "codex_app_server", ThreadID: ts.cur.threadID, TurnID: ts.cur.turnID,
 	}})
 }
 
@@ -190,4 +180,13 @@ func (ts *turnState) closeOpen(why string) {
 		delete(ts.open, id)
 		ts.toolDone(&o.item, time.Since(o.started), "[did not complete: "+why+"]")
 	}
+}
+
+// setUsage takes a token usage update (chat says it is a chat fallback's, not the thread's), tells
+// the session for its status, and reports it. Runner only.
+func (ts *turnState) setUsage(u *codex.ThreadTokenUsage, chat bool) {
+	ts.usage, ts.chatUsage = u, chat
+	usage := usageOf(u)
+	_ = ts.s.call(func(*sessionState) { ts.shared.usage = usage })
+	ts.emit(Event{Kind: EventUsage, Usage: &usage})
 }

@@ -12,8 +12,16 @@ import (
 func (ts *turnState) finish(retired bool) {
 	s := ts.s
 	ts.takeSteered()
-	ts.mu.Lock()
-	threadID, turnID, reason := ts.threadID, ts.turnID, ts.interruptReason
+	reason := ts.interruptReason()
+	var (
+		approvals []Approval
+		newThread bool
+	)
+	_ = s.call(func(*sessionState) {
+		approvals = append([]Approval(nil), ts.shared.approvals...)
+		newThread = ts.shared.newThread
+	})
+	threadID, turnID := ts.cur.threadID, ts.cur.turnID
 	var usage Usage
 	var total *codex.TokenUsage
 	if ts.usage != nil {
@@ -22,13 +30,6 @@ func (ts *turnState) finish(retired bool) {
 			t := ts.usage.Total
 			total = &t
 		}
-	}
-	approvals := append([]Approval(nil), ts.approvals...)
-	newThread := ts.newThread
-	ts.mu.Unlock()
-	added := usage // a chat fallback's usage is the turn's own: no thread total
-	if total != nil {
-		added = s.turnTotal(*total, usage)
 	}
 
 	res := &Result{
@@ -76,8 +77,13 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
-	s.end(ts, res, added, ts.iterations, len(ts.compacted) > 0 && !ts.usageAfterCompaction)
-	s.save()
+	_ = s.call(func(st *sessionState) {
+		s.endTurn(st, ts, turnEnd{
+			res: res, usage: usage, total: total, iterations: ts.iterations,
+			awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
+		})
+	})
+	s.flush()
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
 	ts.queue.close()
@@ -90,11 +96,9 @@ func (ts *turnState) finish(retired bool) {
 // from before it was kept) the turn's last usage counts; a total that went down means codex's counter
 // started again (a new process for the thread), so all of it counts. The context window and last
 // prompt are the turn's.
-func (s *Session) turnTotal(total codex.TokenUsage, last Usage) Usage {
-	s.mu.Lock()
-	base := s.threadTotal
-	s.threadTotal = &total
-	s.mu.Unlock()
+func (st *sessionState) turnTotal(total codex.TokenUsage, last Usage) Usage {
+	base := st.threadTotal
+	st.threadTotal = &total
 	var add Usage
 	switch {
 	case base == nil:

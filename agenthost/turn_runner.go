@@ -22,10 +22,7 @@ func (ts *turnState) run() {
 
 	ts.drive(deadline.C)
 	retire, why := ts.assess()
-	ts.mu.Lock()
-	client := ts.client
-	ts.mu.Unlock()
-	if retire && client != nil {
+	if client := ts.cur.client; retire && client != nil {
 		h.retire(client, why) // a no-op when the watcher already retired a dead codex
 	}
 	retired := retire
@@ -42,9 +39,7 @@ func (ts *turnState) run() {
 // drive applies notifications until the turn completes, codex goes away, the deadline passes, or
 // the host closes.
 func (ts *turnState) drive(deadline <-chan time.Time) {
-	ts.mu.Lock()
-	sub := ts.sub
-	ts.mu.Unlock()
+	sub := ts.cur.sub
 	defer sub.Close()
 	closing := ts.s.h.closing
 	// Codex acknowledges an interrupt that arrives before the turn's first model request and then
@@ -93,23 +88,19 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 const interruptResend = 500 * time.Millisecond
 
 func (ts *turnState) resendInterrupt() {
-	ts.mu.Lock()
-	client, threadID, turnID := ts.client, ts.threadID, ts.turnID
-	ts.mu.Unlock()
-	if client == nil || turnID == "" {
+	a := ts.cur
+	if a.client == nil || a.turnID == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = client.InterruptTurn(ctx, threadID, turnID) // an error means it is over: the events will say
+	_ = a.client.InterruptTurn(ctx, a.threadID, a.turnID) // an error means it is over: the events will say
 }
 
 // withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex
 // went away, unless err carries them already (an *codex.ExitError does).
 func (ts *turnState) withStderr(err error) error {
-	ts.mu.Lock()
-	client := ts.client
-	ts.mu.Unlock()
+	client := ts.cur.client
 	var exit *codex.ExitError
 	if client == nil || errors.As(err, &exit) {
 		return err
@@ -126,9 +117,7 @@ func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_ = ts.interrupt(ctx, reason)
-	ts.mu.Lock()
-	ts.interruptReason = reason // the deadline or shutdown is the reason, even after a user's stop
-	ts.mu.Unlock()
+	ts.stopReason = reason // the deadline or shutdown is the reason, even after a user's stop
 	for {
 		select {
 		case ev, ok := <-sub.Events():

@@ -1,0 +1,119 @@
+package agenthost
+
+// This file holds the session's commands on a running or finished turn: interrupt, new thread,
+// resolving approvals, and taking a finished turn's accounting.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Interrupt stops the running turn. Its result is partial.
+func (s *Session) Interrupt(ctx context.Context) error {
+	var cur *turnState
+	if err := s.call(func(st *sessionState) { cur = st.current }); err != nil {
+		return err
+	}
+	if cur == nil {
+		return ErrNoTurn
+	}
+	return cur.interrupt(ctx, "interrupted by the user")
+}
+
+// NewThread makes the next turn start a new thread (the current one stays in codex's history).
+func (s *Session) NewThread() error {
+	var err error
+	if cerr := s.call(func(st *sessionState) {
+		if st.current != nil {
+			err = ErrBusy
+			return
+		}
+		st.threadID, st.loadedGen, st.fallback = "", 0, nil
+		st.history = nil
+		s.save(st)
+	}); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return err
+	}
+	s.flush()
+	return nil
+}
+
+// Resolve answers a pending approval (from a code action or a command, for example), whichever way
+// it is also being asked.
+func (s *Session) Resolve(approvalID string, d Decision) error {
+	err := fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
+	_ = s.call(func(st *sessionState) {
+		p, ok := st.pending[approvalID]
+		if !ok {
+			return
+		}
+		select {
+		case p.answer <- d:
+			err = nil
+		default:
+			err = fmt.Errorf("%w: %s was already answered", ErrNoApproval, approvalID)
+		}
+	})
+	return err
+}
+
+// Resolve answers a pending approval of any session.
+func (h *Host) Resolve(approvalID string, d Decision) error {
+	for _, s := range h.Sessions() {
+		if err := s.Resolve(approvalID, d); !errors.Is(err, ErrNoApproval) {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
+}
+
+// turnFor returns the running turn if it is codex turn turnID (or turnID is empty). Loop only.
+func (st *sessionState) turnFor(turnID string) *turnState {
+	if st.current == nil || (turnID != "" && st.current.shared.attempt.turnID != turnID) {
+		return nil
+	}
+	return st.current
+}
+
+// turnEnd is what a finished turn adds to its session.
+type turnEnd struct {
+	res        *Result
+	usage      Usage
+	total      *codex.TokenUsage // codex's running total of the thread at the turn's end; nil: none
+	iterations int
+	// awaitingUsage says the turn compacted the context and no usage came after: the last prompt is
+	// unknown (context % 0) until the next update.
+	awaitingUsage bool
+}
+
+// endTurn clears the running turn once ts has finished and accounts for it; it returns what the
+// turn added to the session's totals. Loop only.
+func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) Usage {
+	if st.current == ts {
+		st.current = nil
+	}
+	added := e.usage // a chat fallback's usage is the turn's own: no thread total
+	if e.total != nil {
+		added = st.turnTotal(*e.total, e.usage)
+	}
+	st.last = e.res
+	st.turns++
+	st.toolIters += e.iterations
+	st.totals = st.totals.Add(added)
+	if e.awaitingUsage {
+		st.totals.LastPrompt = 0
+	}
+	st.history = append(st.history, e.res.Messages...)
+	if len(st.history) > 400 {
+		st.history = slices.Clone(st.history[len(st.history)-400:])
+	}
+	s.save(st)
+	return added
+}

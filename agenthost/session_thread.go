@@ -1,0 +1,107 @@
+package agenthost
+
+// This file loads the session's thread in codex: resumed when the folder had one, else started.
+// It runs on the caller's goroutine; the session's goroutine hands out and takes back the state.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// prepare makes sure codex runs and the session's thread is loaded in it.
+func (s *Session) prepare(ctx context.Context, ts *turnState) (*codex.Client, string, error) {
+	client, gen, err := s.h.codexClient(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	threadID, fresh, err := s.ensureThread(ctx, client, gen)
+	if err != nil {
+		s.retireIfSilent(ctx, client)
+		return nil, "", err
+	}
+	if fresh {
+		_ = s.call(func(*sessionState) { ts.shared.newThread = true })
+	}
+	return client, threadID, nil
+}
+
+// startCodexTurn starts ts's input as a codex turn on the session's thread; ts.cur then says where
+// it runs.
+func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
+	client, threadID, err := s.prepare(ctx, ts)
+	if err != nil {
+		return err
+	}
+	turn, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
+		ThreadID: threadID,
+		Input:    []codex.UserInput{codex.TextInput(ts.input.Prompt)},
+	})
+	if err != nil {
+		s.retireIfSilent(ctx, client)
+		return fmt.Errorf("start turn: %w", err)
+	}
+	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
+	return nil
+}
+
+// ensureThread returns the session's thread loaded in this codex generation: resumed when the
+// session had one (fresh false), else started (fresh true, also when resuming failed).
+func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int) (threadID string, fresh bool, err error) {
+	var (
+		loaded int
+		fb     *FallbackProvider
+	)
+	if err := s.call(func(st *sessionState) { threadID, loaded, fb = st.threadID, st.loadedGen, st.fallback }); err != nil {
+		return "", false, err
+	}
+	if threadID != "" && loaded == gen {
+		return threadID, false, nil
+	}
+	cfg := s.h.config()
+	model, provider := cfg.Model, ""
+	if fb != nil && fb.Kind == FallbackResponses {
+		model, provider = fb.Model, providerID(*fb)
+	}
+	if threadID != "" {
+		res, rerr := client.ResumeThread(ctx, codex.ThreadResumeParams{
+			ThreadID: threadID, Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+			Model: model, ModelProvider: provider, ExcludeTurns: true,
+		})
+		if rerr == nil {
+			s.loaded(res.Thread.ID, gen)
+			return res.Thread.ID, false, nil
+		}
+		if ctx.Err() != nil || client.Err() != nil {
+			return "", false, fmt.Errorf("resume thread %s: %w", threadID, rerr)
+		}
+		s.h.log.Warn("could not resume the thread; starting a new one", "folder", s.folder, "thread", threadID, "err", rerr)
+	}
+	res, err := client.StartThread(ctx, codex.ThreadStartParams{
+		Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+		Model: model, ModelProvider: provider,
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("start thread in %s: %w", s.folder, err)
+	}
+	s.loaded(res.Thread.ID, gen)
+	return res.Thread.ID, threadID != "", nil
+}
+
+// loaded records that threadID is loaded in codex generation gen, and saves a new thread.
+func (s *Session) loaded(threadID string, gen int) {
+	var changed bool
+	_ = s.call(func(st *sessionState) {
+		changed = st.threadID != threadID
+		st.threadID, st.loadedGen = threadID, gen
+		if changed {
+			st.threadTotal = &codex.TokenUsage{} // a new thread counts from zero
+			s.save(st)
+		}
+	})
+	s.h.bindThread(threadID, s)
+	if changed {
+		s.flush()
+	}
+}
