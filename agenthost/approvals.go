@@ -91,7 +91,7 @@ func declineFor(method string) any {
 
 // patchSummary says what a patch does in one line: "add a.go, update b.go, +2 more".
 // Paths inside folder are shown relative to it.
-func patchSummary(changes []codex.FileChange, grantRoot, folder string) string {
+func patchSummary(changes []FileChange, grantRoot, folder string) string {
 	var parts []string
 	for i, c := range changes {
 		if i == 3 {
@@ -246,7 +246,7 @@ func (h *Host) rememberFileChange(ev codex.Event) {
 		if len(st.fileChanges) > 256 {
 			clear(st.fileChanges) // approvals come right after their item: old entries are dead
 		}
-		st.fileChanges[v.Item.ID] = v.Item.Changes
+		st.fileChanges[v.Item.ID] = fileChangesOf(v.Item.Changes)
 	})
 }
 

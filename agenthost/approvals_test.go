@@ -659,8 +659,12 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 			if a.Kind != agenthost.ApprovalPatch || a.Summary != tc.summary || a.GrantRoot != tc.grantRoot || a.Reason != "write the files" {
 				t.Errorf("patch approval: kind %q summary %q grantRoot %q reason %q", a.Kind, a.Summary, a.GrantRoot, a.Reason)
 			}
-			if !reflect.DeepEqual(a.Changes, tc.changes) {
-				t.Errorf("changes %+v, want %+v", a.Changes, tc.changes)
+			var want []agenthost.FileChange
+			for _, c := range tc.changes {
+				want = append(want, agenthost.FileChange{Path: c.Path, Kind: agenthost.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff})
+			}
+			if !reflect.DeepEqual(a.Changes, want) {
+				t.Errorf("changes %+v, want %+v", a.Changes, want)
 			}
 			diff := a.Diff()
 			for _, c := range tc.changes {

@@ -50,7 +50,7 @@ type sessionState struct {
 	compactions int
 	history     []Message // projected transcript of this process's turns, for chat fallbacks
 	pending     map[string]*pendingApproval
-	fileChanges map[string][]codex.FileChange // fileChange item id -> its changes, for its approval
+	fileChanges map[string][]FileChange // fileChange item id -> its changes, for its approval
 	last        *Result
 	pumps       map[*eventQueue]struct{} // event queues being delivered, abandoned when the loop ends
 	ending      bool                     // the host closes or the session was removed: no new turns
@@ -72,7 +72,7 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			turns:       saved.Turns,
 			compactions: saved.Compactions,
 			pending:     make(map[string]*pendingApproval),
-			fileChanges: make(map[string][]codex.FileChange),
+			fileChanges: make(map[string][]FileChange),
 			pumps:       make(map[*eventQueue]struct{}),
 		},
 	}

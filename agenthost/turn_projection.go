@@ -51,7 +51,7 @@ func (ts *turnState) apply(ev codex.Event) bool {
 			ts.emit(Event{Kind: EventToolOutput, Text: v.Delta, Tool: &ToolEvent{ItemID: v.ItemID, Name: "exec_command"}})
 		}
 	case *codex.TurnPlanParams:
-		ts.emit(Event{Kind: EventPlan, Plan: v.Plan, Text: v.Explanation})
+		ts.emit(Event{Kind: EventPlan, Plan: planOf(v.Plan), Text: v.Explanation})
 	case *codex.TurnDiffParams:
 		ts.emit(Event{Kind: EventDiff, Diff: v.Diff})
 	case *codex.TokenUsageParams:

@@ -175,14 +175,14 @@ type Event struct {
 	Time     time.Time `json:"time"`
 	// Text is the delta of answer, reasoning and tool output events, the message of error and
 	// fallback events, and the steering input of a steered event.
-	Text       string           `json:"text,omitempty"`
-	Tool       *ToolEvent       `json:"tool,omitempty"`
-	Plan       []codex.PlanStep `json:"plan,omitempty"`
-	Diff       string           `json:"diff,omitempty"`
-	Usage      *Usage           `json:"usage,omitempty"`
-	Compaction *Compaction      `json:"compaction,omitempty"`
-	Approval   *Approval        `json:"approval,omitempty"`
-	Result     *Result          `json:"result,omitempty"`
+	Text       string      `json:"text,omitempty"`
+	Tool       *ToolEvent  `json:"tool,omitempty"`
+	Plan       []PlanStep  `json:"plan,omitempty"`
+	Diff       string      `json:"diff,omitempty"`
+	Usage      *Usage      `json:"usage,omitempty"`
+	Compaction *Compaction `json:"compaction,omitempty"`
+	Approval   *Approval   `json:"approval,omitempty"`
+	Result     *Result     `json:"result,omitempty"`
 }
 
 // ToolEvent describes a tool call starting or finishing.
@@ -251,9 +251,9 @@ type Approval struct {
 	Cwd     string `json:"cwd,omitempty"`
 	// Changes and Diff are set for patch approvals (from the fileChange item), GrantRoot when codex
 	// asks for write access under a root.
-	Changes   []codex.FileChange `json:"changes,omitempty"`
-	GrantRoot string             `json:"grantRoot,omitempty"`
-	Reason    string             `json:"reason,omitempty"`
+	Changes   []FileChange `json:"changes,omitempty"`
+	GrantRoot string       `json:"grantRoot,omitempty"`
+	Reason    string       `json:"reason,omitempty"`
 	// Decision and DecidedBy are set once it is resolved: DecidedBy is "user", "policy" (auto-approved),
 	// "timeout", "error", "dismissed", "withdrawn", "shutdown" or "no approver".
 	Decision  Decision `json:"decision,omitempty"`
@@ -279,3 +279,40 @@ const (
 	FallbackResponses = "responses"
 	FallbackChat      = "chat"
 )
+
+// PlanStep is one step of the agent's plan.
+type PlanStep struct {
+	Step   string `json:"step"`
+	Status string `json:"status"` // pending, inProgress, completed
+}
+
+// FileChange is one file a patch changes.
+type FileChange struct {
+	Path string         `json:"path"`
+	Kind FileChangeKind `json:"kind"`
+	// Diff is a unified diff for an update; the whole content for an add or a delete.
+	Diff string `json:"diff"`
+}
+
+// FileChangeKind says what a FileChange does: Type is add, delete or update; MovePath is where an
+// update moves the file, if it does.
+type FileChangeKind struct {
+	Type     string `json:"type"`
+	MovePath string `json:"move_path,omitempty"`
+}
+
+func planOf(steps []codex.PlanStep) []PlanStep {
+	out := make([]PlanStep, len(steps))
+	for i, p := range steps {
+		out[i] = PlanStep{Step: p.Step, Status: p.Status}
+	}
+	return out
+}
+
+func fileChangesOf(changes []codex.FileChange) []FileChange {
+	out := make([]FileChange, len(changes))
+	for i, c := range changes {
+		out[i] = FileChange{Path: c.Path, Kind: FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff}
+	}
+	return out
+}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
@@ -21,7 +20,7 @@ func TestWireEventMirrorsHost(t *testing.T) {
 	full := agenthost.Event{}
 	fill(reflect.ValueOf(&full).Elem(), 1)
 	emptyLists := agenthost.Event{
-		Kind: agenthost.EventTurnCompleted, Plan: []codex.PlanStep{}, Approval: &agenthost.Approval{Changes: []codex.FileChange{}},
+		Kind: agenthost.EventTurnCompleted, Plan: []agenthost.PlanStep{}, Approval: &agenthost.Approval{Changes: []agenthost.FileChange{}},
 		Result: &agenthost.Result{Messages: []agenthost.Message{{ToolCalls: []agenthost.ToolCall{}}}},
 	}
 	for name, ev := range map[string]agenthost.Event{"full": full, "zero": {}, "empty lists": emptyLists} {
