@@ -1,0 +1,144 @@
+package agenthost_test
+
+// Tests of codex requests other than plain exec approvals: permissions, elicitations, patches.
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+)
+
+// TestOtherServerRequests checks the answers to requests the host never asks a person about, in
+// manual mode and in yolo mode alike.
+func TestOtherServerRequests(t *testing.T) {
+	type reply struct {
+		raw    json.RawMessage
+		rpcErr *codex.Error
+		err    error
+	}
+	for _, yolo := range []bool{false, true} {
+		name := "manual"
+		if yolo {
+			name = "yolo"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			approver := newApprover(agenthost.DecisionOnce)
+			fh := newFakeHost(t, func(c *agenthost.Config) {
+				c.Approver = approver
+				c.Yolo = yolo
+			})
+			replies := make(chan reply, 8)
+			fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+				for _, r := range []struct {
+					method string
+					params map[string]any
+				}{
+					{codex.RequestPermissionsApproval, map[string]any{"itemId": "perm_1", "cwd": ft.Cwd, "reason": "needs the network",
+						"permissions": map[string]any{"network": map[string]any{"enabled": true}}}},
+					{codex.RequestMcpElicitation, map[string]any{"serverName": "github", "message": "Pick a repository", "mode": "form",
+						"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}},
+					{"item/tool/requestUserInput", map[string]any{"itemId": "ask_1", "questions": []any{}}},
+					// Malformed params: declined, never an accept.
+					{codex.RequestCommandApproval, map[string]any{"itemId": 7, "command": []string{"rm"}}},
+					// A thread no session owns.
+					{codex.RequestCommandApproval, map[string]any{"threadId": "thread-999", "itemId": "call_x", "command": "ls", "cwd": "/"}},
+				} {
+					raw, rpcErr, err := ft.Request(r.method, r.params)
+					replies <- reply{raw, rpcErr, err}
+				}
+				ft.AgentMessage("done")
+			})
+			res, events := run(t, fh.session(t), "ask for odd things")
+			if !res.Completed {
+				t.Fatalf("result: %+v", res)
+			}
+			want := []map[string]any{
+				{"permissions": map[string]any{}, "scope": "turn"},
+				{"action": "decline"},
+				nil, // an error
+				{"decision": "decline"},
+				{"decision": "decline"},
+			}
+			for i, w := range want {
+				r := <-replies
+				if r.err != nil {
+					t.Fatalf("request %d: %v", i, r.err)
+				}
+				if w == nil {
+					if r.rpcErr == nil || r.rpcErr.Code != codex.CodeMethodNotFound || !strings.Contains(r.rpcErr.Message, "item/tool/requestUserInput") {
+						t.Errorf("request %d: want a method-not-found error, got result %s error %+v", i, r.raw, r.rpcErr)
+					}
+					continue
+				}
+				var got map[string]any
+				if r.rpcErr != nil || json.Unmarshal(r.raw, &got) != nil || !reflect.DeepEqual(got, w) {
+					t.Errorf("request %d: answer %s (error %+v), want %v", i, r.raw, r.rpcErr, w)
+				}
+			}
+			noneAsked(t, approver)
+			if n := len(ofKind(events, agenthost.EventApprovalWaiting)); n != 0 {
+				t.Errorf("%d approvalWaiting events", n)
+			}
+		})
+	}
+}
+
+func TestPatchApprovalCarriesChanges(t *testing.T) {
+	cases := []struct {
+		name      string
+		changes   []codex.FileChange
+		grantRoot string
+		summary   string
+	}{
+		{"two files", fileChanges("add a.go", "update b.go"), "", "add a.go, update b.go"},
+		{"many files", fileChanges("add a.go", "update b.go", "delete c.go", "add d.go", "add e.go"), "", "add a.go, update b.go, delete c.go, +2 more"},
+		{"grant root", fileChanges("add /srv/x.txt"), "/srv", "add /srv/x.txt (write access under /srv)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			approver := newApprover(agenthost.DecisionOnce)
+			fh := newFakeHost(t, func(c *agenthost.Config) { c.Approver = approver })
+			got := make(chan string, 1)
+			fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
+				d, err := ft.RequestPatchApproval(tc.changes, "write the files", tc.grantRoot)
+				if err != nil {
+					d = "error: " + err.Error()
+				}
+				got <- d
+				ft.AgentMessage("patched")
+			})
+			res, _ := run(t, fh.session(t), "patch")
+			if d := <-got; d != codex.DecisionAccept {
+				t.Fatalf("codex got %q", d)
+			}
+			a := <-approver.asked
+			if a.Kind != agenthost.ApprovalPatch || a.Summary != tc.summary || a.GrantRoot != tc.grantRoot || a.Reason != "write the files" {
+				t.Errorf("patch approval: kind %q summary %q grantRoot %q reason %q", a.Kind, a.Summary, a.GrantRoot, a.Reason)
+			}
+			var want []agenthost.FileChange
+			for _, c := range tc.changes {
+				want = append(want, agenthost.FileChange{Path: c.Path, Kind: agenthost.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff})
+			}
+			if !reflect.DeepEqual(a.Changes, want) {
+				t.Errorf("changes %+v, want %+v", a.Changes, want)
+			}
+			diff := a.Diff()
+			for _, c := range tc.changes {
+				if !strings.Contains(diff, "+++ "+c.Path+" ("+c.Kind.Type+")") {
+					t.Errorf("diff lacks %s:\n%s", c.Path, diff)
+				}
+			}
+			md := readFile(t, res.TranscriptPath)
+			if !strings.Contains(md, "**Tool `apply_patch`**") || !strings.Contains(md, "(patch): "+tc.summary+" — **once** (user)") {
+				t.Errorf("markdown:\n%s", md)
+			}
+		})
+	}
+}
