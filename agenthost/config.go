@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,27 +90,14 @@ func (c Config) withDefaults() (Config, error) {
 	if c.CodexPath == "" {
 		c.CodexPath = "codex"
 	}
-	if c.ApprovalPolicy == "" {
-		c.ApprovalPolicy = codex.ApprovalUntrusted
+	if err := oneOf("codex.approvalPolicy", &c.ApprovalPolicy, codex.ApprovalUntrusted, codex.ApprovalOnRequest, codex.ApprovalNever); err != nil {
+		return c, err
 	}
-	switch c.ApprovalPolicy {
-	case codex.ApprovalUntrusted, codex.ApprovalOnRequest, codex.ApprovalNever:
-	default:
-		return c, fmt.Errorf("codex.approvalPolicy %q: want untrusted, on-request or never", c.ApprovalPolicy)
+	if err := oneOf("codex.sandbox", &c.Sandbox, codex.SandboxWorkspaceWrite, codex.SandboxReadOnly, codex.SandboxFullAccess); err != nil {
+		return c, err
 	}
-	if c.Sandbox == "" {
-		c.Sandbox = codex.SandboxWorkspaceWrite
-	}
-	switch c.Sandbox {
-	case codex.SandboxWorkspaceWrite, codex.SandboxReadOnly, codex.SandboxFullAccess:
-	default:
-		return c, fmt.Errorf("codex.sandbox %q: want workspace-write, read-only or danger-full-access", c.Sandbox)
-	}
-	if c.ApprovalsMode == "" {
-		c.ApprovalsMode = ApprovalsManual
-	}
-	if c.ApprovalsMode != ApprovalsManual && c.ApprovalsMode != ApprovalsOff {
-		return c, fmt.Errorf("approvals.mode %q: want manual or off", c.ApprovalsMode)
+	if err := oneOf("approvals.mode", &c.ApprovalsMode, ApprovalsManual, ApprovalsOff); err != nil {
+		return c, err
 	}
 	if c.ApprovalTimeout <= 0 {
 		c.ApprovalTimeout = DefaultApprovalTimeout
@@ -200,4 +188,17 @@ func parseYolo(raw string) (bool, string) {
 		return false, ""
 	}
 	return false, fmt.Sprintf("HERMES_YOLO_MODE=%q is not 1, true, yes or on: auto-approval stays off", raw)
+}
+
+// oneOf sets *v to allowed[0] when empty and refuses a value not in allowed: a setting this host
+// does not understand fails closed.
+func oneOf(key string, v *string, allowed ...string) error {
+	if *v == "" {
+		*v = allowed[0]
+	}
+	if slices.Contains(allowed, *v) {
+		return nil
+	}
+	last := len(allowed) - 1
+	return fmt.Errorf("%s %q: want %s or %s", key, *v, strings.Join(allowed[:last], ", "), allowed[last])
 }
