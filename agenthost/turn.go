@@ -140,9 +140,10 @@ type turnShared struct {
 	interruptReason string
 	newThread       bool
 	approvals       []Approval
-	usage           Usage    // the latest usage, for Status
-	steeredIn       []string // input codex took into the turn, not yet in messages
-	pumping         bool     // Events was asked for: the queue is being delivered
+	usage           Usage                  // the latest usage, for Status
+	steeredIn       []string               // input codex took into the turn, not yet in messages
+	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
+	pumping         bool                   // Events was asked for: the queue is being delivered
 }
 
 func (s *Session) newTurnState(in Input, compaction bool) *turnState {
@@ -196,14 +197,8 @@ func (ts *turnState) steer(ctx context.Context, a attempt, in Input) error {
 		if a.client == nil {
 			return fmt.Errorf("%w: the turn runs on a chat fallback, which takes no input while it answers", ErrBusy)
 		}
-		_, err := a.client.SteerTurn(ctx, codex.TurnSteerParams{
-			ThreadID: a.threadID, ExpectedTurnID: a.turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
-		})
+		err := ts.steerOnce(ctx, a, in)
 		if err == nil {
-			_ = ts.s.call(func(*sessionState) {
-				ts.shared.steeredIn = append(ts.shared.steeredIn, in.Prompt)
-				ts.emitShared(Event{Kind: EventSteered, Text: in.Prompt})
-			})
 			return nil
 		}
 		var rpcErr *codex.Error
@@ -226,9 +221,63 @@ func (ts *turnState) steer(ctx context.Context, a attempt, in Input) error {
 	}
 }
 
+// steerOnce sends one steer. While codex has not answered, the turn's runner knows a steer is under
+// way: codex may run the input (and end the turn) before its answer arrives, and the input must
+// still be in the turn's messages.
+func (ts *turnState) steerOnce(ctx context.Context, a attempt, in Input) error {
+	answered := make(chan struct{})
+	defer close(answered)
+	_ = ts.s.call(func(*sessionState) {
+		if ts.shared.steering == nil {
+			ts.shared.steering = make(map[chan struct{}]bool)
+		}
+		ts.shared.steering[answered] = true
+	})
+	_, err := a.client.SteerTurn(ctx, codex.TurnSteerParams{
+		ThreadID: a.threadID, ExpectedTurnID: a.turnID, Input: []codex.UserInput{codex.TextInput(in.Prompt)},
+	})
+	_ = ts.s.call(func(*sessionState) {
+		delete(ts.shared.steering, answered)
+		if err == nil {
+			ts.shared.steeredIn = append(ts.shared.steeredIn, in.Prompt)
+			ts.emitShared(Event{Kind: EventSteered, Text: in.Prompt})
+		}
+	})
+	return err
+}
+
+// awaitSteers waits (briefly) for the steers codex has not answered yet, so that input codex took
+// into the turn comes before what codex made of it. Runner only.
+func (ts *turnState) awaitSteers() {
+	var pending []chan struct{}
+	_ = ts.s.call(func(*sessionState) {
+		for ch := range ts.shared.steering {
+			pending = append(pending, ch)
+		}
+	})
+	if len(pending) == 0 {
+		return
+	}
+	timer := time.NewTimer(steerAnswerWait)
+	defer timer.Stop()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-timer.C:
+			return
+		case <-ts.s.h.closing:
+			return
+		}
+	}
+}
+
+// steerAnswerWait bounds how long a finished turn waits for codex to answer a steer.
+const steerAnswerWait = 2 * time.Second
+
 // takeSteered adds the input steered into the turn since the last event to the turn's messages, as
 // the user's, where it came in: the transcript and a fallback's history then have it. Runner only.
 func (ts *turnState) takeSteered() {
+	ts.awaitSteers() // what codex sends now may be its answer to them
 	var in []string
 	_ = ts.s.call(func(*sessionState) { in, ts.shared.steeredIn = ts.shared.steeredIn, nil })
 	for _, text := range in {
