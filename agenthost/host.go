@@ -337,7 +337,7 @@ func (s *Session) startPump(st *sessionState, q *eventQueue) {
 	}
 	st.pumps[q] = struct{}{}
 	s.wg.Go(func() {
-		q.pump()
+		q.Run()
 		s.pumpEnded <- q // the loop reads these until every pump has ended
 	})
 }

@@ -98,7 +98,7 @@ func (s *Session) loop() {
 	abandon := func() {
 		closing = nil
 		for q := range s.st.pumps {
-			q.abandon()
+			q.Abandon()
 		}
 	}
 	for !s.st.ending || s.st.current != nil {

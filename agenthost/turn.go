@@ -47,7 +47,7 @@ func (t *Turn) Events() <-chan Event {
 		close(ch) // the host has shut down: nothing will be delivered
 		return ch
 	}
-	return ts.queue.out
+	return ts.queue.Out()
 }
 
 // Done is closed when the turn has ended and its result is ready.
@@ -179,10 +179,10 @@ func usageOf(u *codex.ThreadTokenUsage) Usage {
 }
 
 // emit queues an event of the runner, stamped with where the turn runs. Runner only.
-func (ts *turnState) emit(ev Event) { ts.queue.push(ts.cur.stamp(ev)) }
+func (ts *turnState) emit(ev Event) { ts.queue.Push(ts.cur.stamp(ev)) }
 
 // emitShared queues an event from the session's goroutine. Loop only.
-func (ts *turnState) emitShared(ev Event) { ts.queue.push(ts.shared.attempt.stamp(ev)) }
+func (ts *turnState) emitShared(ev Event) { ts.queue.Push(ts.shared.attempt.stamp(ev)) }
 
 // steer adds input to the turn running at a. It returns errTurnOver when the turn had ended before
 // codex took the input; a refusal of a turn that still runs is an error for the caller.

@@ -86,7 +86,7 @@ func (ts *turnState) finish(retired bool) {
 	s.flush()
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
-	ts.queue.close()
+	ts.queue.Close()
 	close(ts.done)
 }
 

@@ -3,6 +3,8 @@ package codex
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/queue"
 )
 
 // Event is one notification as a subscriber sees it.
@@ -27,34 +29,25 @@ type Event struct {
 // ends; Err then says why.
 type Subscription struct {
 	threadID string // "" means every notification
-	events   chan Event
+	queue    *queue.Unbounded[Event]
+	once     sync.Once
+	onStop   func(*Subscription)
 
 	mu     sync.Mutex
-	queue  []Event
-	turnID string // once armed, events of other turns are dropped ("" keeps all)
-	armed  bool   // false holds delivery until the turn id is known
-	ended  bool   // no more events will be queued
-	over   bool   // turn/completed of the subscription's turn was queued
+	held   []Event // events that came before the turn id was known
+	turnID string  // once armed, events of other turns are dropped ("" keeps all)
+	armed  bool    // false holds delivery until the turn id is known
+	ended  bool    // no more events will be queued
+	over   bool    // turn/completed of the subscription's turn was queued
 	err    error
-	wake   chan struct{} // signalled when queue, armed or ended change
-	stop   chan struct{} // closed by Close
-	once   sync.Once
-	onStop func(*Subscription)
 }
 
 func newSubscription(threadID string, armed bool, onStop func(*Subscription)) *Subscription {
-	return &Subscription{
-		threadID: threadID,
-		events:   make(chan Event),
-		armed:    armed,
-		wake:     make(chan struct{}, 1),
-		stop:     make(chan struct{}),
-		onStop:   onStop,
-	}
+	return &Subscription{threadID: threadID, queue: queue.New[Event](), armed: armed, onStop: onStop}
 }
 
 // Events is the stream of events.
-func (s *Subscription) Events() <-chan Event { return s.events }
+func (s *Subscription) Events() <-chan Event { return s.queue.Out() }
 
 // Err says why Events was closed: nil after Close or a completed turn, else the client's end.
 func (s *Subscription) Err() error {
@@ -66,31 +59,51 @@ func (s *Subscription) Err() error {
 // Close stops the subscription. Events queued and not yet received are dropped.
 func (s *Subscription) Close() {
 	s.once.Do(func() {
-		close(s.stop)
+		s.queue.Abandon()
 		if s.onStop != nil {
 			s.onStop(s)
 		}
 	})
 }
 
-// arm sets the turn filter and starts delivery.
+// arm sets the turn filter and starts delivery, with the events held until now that belong to it.
 func (s *Subscription) arm(turnID string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.turnID, s.armed = turnID, true
-	s.mu.Unlock()
-	s.signal()
+	held := s.held
+	s.held = nil
+	for _, ev := range held {
+		s.queueLocked(ev)
+	}
 }
 
 func (s *Subscription) push(ev Event) {
 	s.mu.Lock()
-	if !s.ended {
-		s.queue = append(s.queue, ev)
-	}
+	defer s.mu.Unlock()
 	if ev.Method == NotifyTurnCompleted && (s.turnID == "" || ev.TurnID == "" || ev.TurnID == s.turnID) {
 		s.over = true
 	}
-	s.mu.Unlock()
-	s.signal()
+	switch {
+	case s.ended:
+	case !s.armed:
+		s.held = append(s.held, ev)
+	default:
+		s.queueLocked(ev)
+	}
+}
+
+// queueLocked queues ev if it belongs to the subscription's turn; the turn's turn/completed is the
+// last event queued. s.mu is held and the subscription armed.
+func (s *Subscription) queueLocked(ev Event) {
+	if s.ended || (s.turnID != "" && ev.TurnID != "" && ev.TurnID != s.turnID) {
+		return
+	}
+	s.queue.Push(ev)
+	if s.turnID != "" && ev.Method == NotifyTurnCompleted && ev.TurnID == s.turnID {
+		s.ended = true
+		s.queue.Close()
+	}
 }
 
 // TurnCompleted reports whether codex has announced the end of the subscription's turn
@@ -103,71 +116,19 @@ func (s *Subscription) TurnCompleted() bool {
 	return s.over
 }
 
-// end says no more events will come; err is why (nil for a normal end).
+// end says no more events will come; err is why (nil for a normal end). What is queued is still
+// delivered; events held for a turn id that never came are dropped.
 func (s *Subscription) end(err error) {
 	s.mu.Lock()
-	if !s.ended {
-		s.ended, s.err = true, err
-	}
-	s.mu.Unlock()
-	s.signal()
-}
-
-func (s *Subscription) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// pump moves queued events to the Events channel until the subscription ends. It runs on a goroutine
-// owned by the client.
-func (s *Subscription) pump() {
-	defer close(s.events)
-	for {
-		s.mu.Lock()
-		var (
-			ev    Event
-			have  bool
-			ended = s.ended
-		)
-		if s.armed {
-			for len(s.queue) > 0 && !have {
-				ev, s.queue = s.queue[0], s.queue[1:]
-				have = s.turnID == "" || ev.TurnID == "" || ev.TurnID == s.turnID
-			}
-			if len(s.queue) == 0 {
-				s.queue = nil // let the backing array go
-			}
-		}
-		s.mu.Unlock()
-
-		if !have {
-			if ended && s.drained() {
-				return
-			}
-			select {
-			case <-s.wake:
-				continue
-			case <-s.stop:
-				return
-			}
-		}
-		select {
-		case s.events <- ev:
-			if s.turnID != "" && ev.Method == NotifyTurnCompleted && ev.TurnID == s.turnID {
-				s.end(nil)
-				return
-			}
-		case <-s.stop:
-			return
-		}
-	}
-}
-
-// drained reports whether nothing deliverable is left: the queue is empty, or delivery never armed.
-func (s *Subscription) drained() bool {
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.queue) == 0 || !s.armed
+	if s.ended {
+		return
+	}
+	s.ended, s.err = true, err
+	s.held = nil
+	s.queue.Close()
 }
+
+// pump delivers queued events to the Events channel until the subscription ends. It runs on a
+// goroutine owned by the client.
+func (s *Subscription) pump() { s.queue.Run() }

@@ -1,0 +1,76 @@
+package queue_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/queue"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// run starts q's delivery and returns a channel closed when Run has returned.
+func run[T any](q *queue.Unbounded[T]) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		q.Run()
+	}()
+	return done
+}
+
+func TestOrderAndCloseDrains(t *testing.T) {
+	q := queue.New[int]()
+	const n = 10000
+	for i := range n { // far more than any channel buffer: pushing never blocks
+		if !q.Push(i) {
+			t.Fatalf("push %d refused before Close", i)
+		}
+	}
+	q.Close()
+	if q.Push(-1) {
+		t.Error("push after Close accepted")
+	}
+	done := run(q)
+	want := 0
+	for v := range q.Out() {
+		if v != want {
+			t.Fatalf("got %d, want %d", v, want)
+		}
+		want++
+	}
+	if want != n {
+		t.Errorf("received %d items, want %d", want, n)
+	}
+	<-done
+}
+
+func TestPushWhileReceiving(t *testing.T) {
+	q := queue.New[string]()
+	done := run(q)
+	for _, s := range []string{"a", "b", "c"} {
+		q.Push(s)
+		if got := <-q.Out(); got != s {
+			t.Fatalf("got %q, want %q", got, s)
+		}
+	}
+	q.Close()
+	if _, ok := <-q.Out(); ok {
+		t.Error("Out not closed after Close with nothing queued")
+	}
+	<-done
+}
+
+func TestAbandonDropsAndCloses(t *testing.T) {
+	q := queue.New[int]()
+	done := run(q)
+	q.Push(1)
+	q.Push(2)
+	q.Abandon() // nobody reads: Run must end anyway
+	<-done
+	for v := range q.Out() {
+		t.Errorf("delivered %d after Abandon", v) // Out is closed; nothing may be left
+	}
+	q.Abandon() // twice is fine
+}
