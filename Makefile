@@ -19,6 +19,7 @@ all: build
 
 build:
 	$(GO) build -o bin/hermes-lsp ./cmd/hermes-lsp
+	$(GO) build -o bin/hermes-demo ./cmd/hermes-demo
 
 ## tools: install the pinned codex from npm into tools/codex/node_modules, and the Node LSP client
 ## libraries into tools/nodeclient/node_modules, when missing or older than their lock files.
@@ -63,14 +64,14 @@ cross:
 clean:
 	rm -rf bin $(CODEX_DIR)/node_modules
 
-## demo: one agent turn in the terminal (`hermes-lsp demo`): a real hermes-lsp server, driven over LSP by
+## demo: one agent turn in the terminal (`bin/hermes-demo`): a real hermes-lsp server, driven over LSP by
 ## the binary's own terminal client, on the pinned codex, in a temporary copy of examples/calc. It uses an
 ## offline scripted model on loopback unless there are OpenAI credentials (`codex login` or OPENAI_API_KEY)
 ## and a prompt: `make demo PROMPT="..."`. With no terminal on stdin (CI) every approval is answered
-## "Allow once". More flags in DEMO_FLAGS (see `bin/hermes-lsp demo -h`), e.g. DEMO_FLAGS=--keep.
+## "Allow once". More flags in DEMO_FLAGS (see `bin/hermes-demo -h`), e.g. DEMO_FLAGS=--keep.
 .PHONY: demo
 demo: build $(CODEX_BIN)
-	bin/hermes-lsp demo $(DEMO_FLAGS)
+	bin/hermes-demo $(DEMO_FLAGS)
 
 # --- editors/vscode: the VS Code extension (see editors/vscode/README.md) ----------------------------
 ## vscode: the extension's npm packages (editors/vscode/package-lock.json), its unit tests (node --test)

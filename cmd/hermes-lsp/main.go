@@ -29,7 +29,9 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "demo" {
-		return runDemo(args[1:], stdin, stdout, stderr)
+		// The demo is a program of its own, so that this one links neither it nor its scripted model.
+		fmt.Fprintln(stderr, "hermes-lsp: the demo is its own program now: run hermes-demo (make demo builds and runs it)")
+		return 2
 	}
 	fs := flag.NewFlagSet("hermes-lsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -46,7 +48,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		showVer   = fs.Bool("version", false, "print the version and exit")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp demo [flags]   (one turn in a terminal: see hermes-lsp demo -h)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -1,4 +1,4 @@
-// Package calc is the example workspace of `hermes-lsp demo`: a tiny package with one bug for the
+// Package calc is the example workspace of `hermes-demo`: a tiny package with one bug for the
 // agent to find and fix.
 package calc
 

@@ -325,7 +325,7 @@ func (c *client) initialize(ctx context.Context, folder, version string, setting
 	u := uri.File(folder)
 	params := map[string]any{
 		"processId":  os.Getpid(),
-		"clientInfo": map[string]any{"name": "hermes-lsp demo", "version": version},
+		"clientInfo": map[string]any{"name": "hermes-demo", "version": version},
 		"rootUri":    u,
 		"rootPath":   folder,
 		"capabilities": map[string]any{

@@ -1,4 +1,4 @@
-// Package demo is `hermes-lsp demo`: one agent turn run by a real hermes-lsp server on the real
+// Package demo is hermes-demo (cmd/hermes-demo): one agent turn run by a real hermes-lsp server on the real
 // codex, driven over a real LSP connection by a small terminal client, in a temporary copy of the
 // example workspace (examples/calc).
 //
@@ -50,8 +50,11 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Version is the client's and the in-process server's version.
 	Version string
-	// Server starts the language server; nil runs it in this process.
+	// Server starts the language server; nil runs DefaultServer (or the --server flag's) as a
+	// process, or, when there is none, the server in this process.
 	Server StartServer
+	// DefaultServer is the hermes-lsp binary --server defaults to.
+	DefaultServer string
 	// Getenv reads the environment (nil: os.Getenv).
 	Getenv func(string) string
 	// Interactive asks approvals on Stdin even when it is not a terminal (tests).
@@ -67,6 +70,7 @@ type options struct {
 	prompt    string
 	keep      bool
 	timeout   time.Duration
+	server    string
 }
 
 // Run runs the demo with the arguments after "demo" and returns the exit code. Cancelling ctx (the
@@ -78,7 +82,7 @@ func Run(ctx context.Context, args []string, cfg Config) int {
 	if cfg.Stdin == nil {
 		cfg.Stdin = os.Stdin
 	}
-	fset := flag.NewFlagSet("hermes-lsp demo", flag.ContinueOnError)
+	fset := flag.NewFlagSet("hermes-demo", flag.ContinueOnError)
 	fset.SetOutput(cfg.Stderr)
 	var o options
 	fset.BoolVar(&o.yes, "yes", false, "answer every approval \"Allow once\" without asking (also when stdin is not a terminal)")
@@ -88,8 +92,9 @@ func Run(ctx context.Context, args []string, cfg Config) int {
 	fset.StringVar(&o.prompt, "prompt", "", "the `prompt` for the real model (default: $PROMPT); without credentials the scripted model runs")
 	fset.BoolVar(&o.keep, "keep", false, "keep the temporary folder (workspace copy, logs, transcript) after the run")
 	fset.DurationVar(&o.timeout, "timeout", 10*time.Minute, "interrupt the turn after this long")
+	fset.StringVar(&o.server, "server", cfg.DefaultServer, "the hermes-lsp `binary` to run as the language server")
 	fset.Usage = func() {
-		fmt.Fprintf(cfg.Stderr, "Usage: hermes-lsp demo [flags]\n\n"+
+		fmt.Fprintf(cfg.Stderr, "Usage: hermes-demo [flags]\n\n"+
 			"Runs one agent turn through a real hermes-lsp server and the real codex, driven over LSP by a\n"+
 			"terminal client, in a temporary copy of %s. Without OpenAI credentials (codex login or\n"+
 			"OPENAI_API_KEY) or without a prompt, the model is an offline scripted one on 127.0.0.1.\n"+
@@ -103,11 +108,14 @@ func Run(ctx context.Context, args []string, cfg Config) int {
 		return ExitUsage
 	}
 	if fset.NArg() > 0 {
-		fmt.Fprintf(cfg.Stderr, "hermes-lsp demo: unexpected argument %q (the prompt goes in --prompt or PROMPT)\n", fset.Arg(0))
+		fmt.Fprintf(cfg.Stderr, "hermes-demo: unexpected argument %q (the prompt goes in --prompt or PROMPT)\n", fset.Arg(0))
 		return ExitUsage
 	}
 	if o.prompt == "" {
 		o.prompt = strings.TrimSpace(cfg.Getenv("PROMPT"))
+	}
+	if cfg.Server == nil && o.server != "" {
+		cfg.Server = Spawn(o.server)
 	}
 	d := &demo{cfg: cfg, opts: o}
 	return d.run(ctx)
@@ -123,7 +131,7 @@ type demo struct {
 
 func (d *demo) fail(format string, args ...any) int {
 	d.term.Done()
-	fmt.Fprintf(d.cfg.Stderr, "hermes-lsp demo: "+format+"\n", args...)
+	fmt.Fprintf(d.cfg.Stderr, "hermes-demo: "+format+"\n", args...)
 	return ExitFailed
 }
 
@@ -235,7 +243,7 @@ func (d *demo) run(ctx context.Context) (code int) {
 		codexSettings["home"] = codexHome
 	}
 
-	t.Println(t.style(styleBold, "hermes-lsp demo") + ": a real hermes-lsp server, driven over LSP by this terminal client")
+	t.Println(t.style(styleBold, "hermes-demo") + ": a real hermes-lsp server, driven over LSP by this terminal client")
 	t.Printf("  model:     %s", modelLine)
 	t.Printf("  codex:     %s%s", codexBin, codexVersion(codexBin))
 	if from != "" {

@@ -18,7 +18,7 @@ import (
 
 // These tests run the whole demo against the real pinned codex, with the server in process: the
 // offline scripted model, the LSP client, the approvals and the example's fix. cmd/hermes-lsp has
-// the end-to-end test of the binary (`hermes-lsp demo`, the server a child process).
+// the end-to-end test of the binary (`hermes-demo`, the server a child process).
 
 // needCodex skips under -short and fails without the pinned codex.
 func needCodex(t *testing.T) {

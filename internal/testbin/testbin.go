@@ -1,6 +1,7 @@
-// Package testbin builds the hermes-lsp binary for the tests that run it as a process: once per
-// test binary (one package's tests), shared by parallel tests, and removed when the package's tests
-// end. A package that uses it calls [Main] from its TestMain.
+// Package testbin builds the module's commands (hermes-lsp, hermes-demo) for the tests that run
+// them as processes: each once per test binary (one package's tests), into one folder (so that
+// hermes-demo finds hermes-lsp beside it, as installed), shared by parallel tests, and removed when
+// the package's tests end. A package that uses it calls [Main] from its TestMain.
 package testbin
 
 import (
@@ -13,15 +14,21 @@ import (
 	"testing"
 )
 
-// pkg is what is built: the module's server command, named by import path so that the build works
-// from any package directory of the module.
-const pkg = "github.com/hermes-lsp/hermes-lsp/cmd/hermes-lsp"
+// cmdPrefix names the module's commands by import path, so that the build works from any package
+// directory of the module.
+const cmdPrefix = "github.com/hermes-lsp/hermes-lsp/cmd/"
 
 var built struct {
 	sync.Mutex
-	managed  bool // Main runs the tests: it removes dir when they end
-	dir, bin string
-	err      error // the build's failure, the same for every test that asks
+	managed bool   // Main runs the tests: it removes dir when they end
+	dir     string // where the commands are built
+	bins    map[string]result
+}
+
+// result is one command's build: its path, or the failure, the same for every test that asks.
+type result struct {
+	bin string
+	err error
 }
 
 // Runner is what TestMain is given: a *testing.M.
@@ -54,7 +61,7 @@ func (r managed) Run() int {
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
 	}
-	built.dir, built.bin, built.err = "", "", nil
+	built.dir, built.bins = "", nil
 	return code
 }
 
@@ -63,34 +70,48 @@ func (r managed) Run() int {
 // when the package's TestMain does not call [Main], since the binary would never be removed.
 func HermesLSP(t testing.TB) string {
 	t.Helper()
+	return Command(t, "hermes-lsp")
+}
+
+// Command returns the path of the module's command cmd/name, built as HermesLSP builds hermes-lsp.
+func Command(t testing.TB, name string) string {
+	t.Helper()
 	built.Lock()
 	defer built.Unlock()
 	if !built.managed {
-		t.Fatal("testbin.HermesLSP needs the package's TestMain to call testbin.Main (or testbin.Managed)")
+		t.Fatal("testbin needs the package's TestMain to call testbin.Main (or testbin.Managed)")
 	}
-	if built.bin == "" && built.err == nil {
-		built.bin, built.err = build()
+	r, ok := built.bins[name]
+	if !ok {
+		r.bin, r.err = build(name)
+		if built.bins == nil {
+			built.bins = make(map[string]result)
+		}
+		built.bins[name] = r
 	}
-	if built.err != nil {
-		t.Fatal(built.err)
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	return built.bin
+	return r.bin
 }
 
-// build runs go build into a new temporary folder, which built.dir records for removal.
-func build() (string, error) {
-	dir, err := os.MkdirTemp("", "hermes-lsp-test-")
-	if err != nil {
-		return "", fmt.Errorf("build hermes-lsp: %w", err)
+// build runs go build of cmd/name into the build folder, made on the first build and recorded in
+// built.dir for removal.
+func build(name string) (string, error) {
+	if built.dir == "" {
+		dir, err := os.MkdirTemp("", "hermes-lsp-test-")
+		if err != nil {
+			return "", fmt.Errorf("build %s: %w", name, err)
+		}
+		built.dir = dir
 	}
-	built.dir = dir
-	name := "hermes-lsp"
+	file := name
 	if runtime.GOOS == "windows" {
-		name += ".exe"
+		file += ".exe"
 	}
-	bin := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	bin := filepath.Join(built.dir, file)
+	if out, err := exec.Command("go", "build", "-o", bin, cmdPrefix+name).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", cmdPrefix+name, err, out)
 	}
 	return bin, nil
 }

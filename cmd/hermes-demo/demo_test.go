@@ -15,8 +15,10 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
-// TestDemoBinary runs `hermes-lsp demo` as `make demo` does: the built binary, stdin not a
-// terminal, no OpenAI credentials. The demo runs the binary again as its language server
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m)) }
+
+// TestDemoBinary runs hermes-demo as `make demo` does: the built binaries side by side, stdin not a
+// terminal, no OpenAI credentials. The demo runs hermes-lsp beside it as its language server
 // (`hermes-lsp --stdio`), on the real pinned codex and the offline scripted model.
 func TestDemoBinary(t *testing.T) {
 	if testing.Short() {
@@ -30,10 +32,11 @@ func TestDemoBinary(t *testing.T) {
 		t.Fatalf("the demo needs the pinned codex: %v", err)
 	}
 	bin := testbin.HermesLSP(t)
+	demoBin := testbin.Command(t, "hermes-demo")
 
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "demo")
+	cmd := exec.CommandContext(ctx, demoBin)
 	cmd.Dir = root
 	// No credentials (an empty CODEX_HOME, no key) and no prompt: the offline model.
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=", "PROMPT=", "CODEX_HOME="+t.TempDir())
@@ -43,9 +46,9 @@ func TestDemoBinary(t *testing.T) {
 	start := time.Now()
 	err = cmd.Run()
 	out := stdout.String()
-	t.Logf("hermes-lsp demo: %v in %v", err, time.Since(start).Round(time.Millisecond))
+	t.Logf("hermes-demo: %v in %v", err, time.Since(start).Round(time.Millisecond))
 	if err != nil {
-		t.Fatalf("hermes-lsp demo: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+		t.Fatalf("hermes-demo: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
 	for _, want := range []string{
 		"[offline scripted model on 127.0.0.1:",
