@@ -1,18 +1,14 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"sync"
 	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
 
@@ -21,29 +17,10 @@ import (
 // session/new, session/prompt with its session/update notifications; a server request is refused
 // (a permission request is answered "cancelled"), which a plain answer never causes.
 type ACP struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	exited chan struct{}
-
-	wmu sync.Mutex
-
-	mu      sync.Mutex
-	next    int
-	pending map[string]chan acpMessage
+	cmd     *exec.Cmd
+	conn    *codex.Conn // the same JSON-lines endpoint as codex's, writing "jsonrpc": "2.0"
+	exited  chan struct{}
 	updates chan acpUpdate
-	readErr error
-}
-
-type acpMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
 }
 
 type acpUpdate struct {
@@ -54,7 +31,7 @@ type acpUpdate struct {
 // StartACP spawns codex-acp with the -c args in home (its own process group, so Close ends what it
 // started too).
 func StartACP(bin string, args []string, home Home) (*ACP, error) {
-	a := &ACP{pending: map[string]chan acpMessage{}, updates: make(chan acpUpdate, 1<<16), exited: make(chan struct{})}
+	a := &ACP{updates: make(chan acpUpdate, 1<<16), exited: make(chan struct{})}
 	a.cmd = exec.Command(bin, args...)
 	a.cmd.Dir = home.Work
 	a.cmd.Env = append(os.Environ(), "CODEX_HOME="+home.CodexHome)
@@ -62,8 +39,8 @@ func StartACP(bin string, args []string, home Home) (*ACP, error) {
 		a.cmd.Env = append(a.cmd.Env, k+"="+v)
 	}
 	proctest.NewGroup(a.cmd)
-	var err error
-	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
+	stdin, err := a.cmd.StdinPipe()
+	if err != nil {
 		return nil, err
 	}
 	stdout, err := a.cmd.StdoutPipe()
@@ -73,7 +50,11 @@ func StartACP(bin string, args []string, home Home) (*ACP, error) {
 	if err := a.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go a.read(stdout)
+	a.conn = codex.NewConn(stdout, stdin, codex.ConnOptions{
+		JSONRPC:        "2.0",
+		OnNotification: a.notified,
+		OnRequest:      a.answer,
+	})
 	go func() {
 		_ = a.cmd.Wait()
 		close(a.exited)
@@ -84,99 +65,34 @@ func StartACP(bin string, args []string, home Home) (*ACP, error) {
 // Pid is codex-acp's process id.
 func (a *ACP) Pid() int { return a.cmd.Process.Pid }
 
-func (a *ACP) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		at := time.Now()
-		var m acpMessage
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			continue
-		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0:
-			go a.answer(m)
-		case m.Method == "session/update":
-			var p struct {
-				Update struct {
-					Kind string `json:"sessionUpdate"`
-				} `json:"update"`
-			}
-			_ = json.Unmarshal(m.Params, &p)
-			select {
-			case a.updates <- acpUpdate{at: at, kind: p.Update.Kind}:
-			default: // nobody measures these: drop
-			}
-		case len(m.ID) > 0:
-			a.mu.Lock()
-			ch := a.pending[string(m.ID)]
-			delete(a.pending, string(m.ID))
-			a.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
+// notified keeps the time and kind of each session/update, as it is read.
+func (a *ACP) notified(n codex.Notification) {
+	if n.Method != "session/update" {
+		return
 	}
-	a.mu.Lock()
-	a.readErr = errors.Join(errors.New("codex-acp closed its output"), sc.Err())
-	for id, ch := range a.pending {
-		close(ch)
-		delete(a.pending, id)
+	var p struct {
+		Update struct {
+			Kind string `json:"sessionUpdate"`
+		} `json:"update"`
 	}
-	a.mu.Unlock()
-}
-
-func (a *ACP) write(m any) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+	_ = json.Unmarshal(n.Params, &p)
+	select {
+	case a.updates <- acpUpdate{at: time.Now(), kind: p.Update.Kind}:
+	default: // nobody measures these: drop
 	}
-	a.wmu.Lock()
-	defer a.wmu.Unlock()
-	_, err = a.stdin.Write(append(b, '\n'))
-	return err
 }
 
 // answer refuses a request of codex-acp's (a permission is cancelled).
-func (a *ACP) answer(m acpMessage) {
-	if m.Method == "session/request_permission" {
-		_ = a.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}})
-		return
+func (a *ACP) answer(_ context.Context, req *codex.Request) (any, error) {
+	if req.Method == "session/request_permission" {
+		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
 	}
-	_ = a.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "not supported by the benchmark client"}})
+	return nil, codex.Errorf(codex.CodeMethodNotFound, "not supported by the benchmark client")
 }
 
 // Call sends a request and decodes its result.
 func (a *ACP) Call(ctx context.Context, method string, params, result any) error {
-	a.mu.Lock()
-	if a.readErr != nil {
-		err := a.readErr
-		a.mu.Unlock()
-		return err
-	}
-	a.next++
-	id := strconv.Itoa(a.next)
-	ch := make(chan acpMessage, 1)
-	a.pending[id] = ch
-	a.mu.Unlock()
-	if err := a.write(map[string]any{"jsonrpc": "2.0", "id": a.next, "method": method, "params": params}); err != nil {
-		return err
-	}
-	select {
-	case m, ok := <-ch:
-		if !ok {
-			return fmt.Errorf("%s: codex-acp closed its output", method)
-		}
-		if m.Error != nil {
-			return fmt.Errorf("%s: error %d: %s", method, m.Error.Code, m.Error.Message)
-		}
-		if result != nil {
-			return json.Unmarshal(m.Result, result)
-		}
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", method, ctx.Err())
-	}
+	return a.conn.Call(ctx, method, params, result)
 }
 
 // Initialize sends initialize (protocol version 1, a client with no file system or terminal) and
@@ -241,7 +157,8 @@ func (a *ACP) Prompt(ctx context.Context, session, text string) (TurnTiming, err
 // Close ends codex-acp: it closes its stdin, waits a moment, then signals its process group (it
 // does not exit at the end of its input).
 func (a *ACP) Close() {
-	_ = a.stdin.Close()
+	_ = a.conn.CloseWrite()
+	defer a.conn.Close()
 	select {
 	case <-a.exited:
 		return

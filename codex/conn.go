@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/panics"
@@ -48,14 +49,17 @@ func Errorf(code int64, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// wireMessage is every JSON-RPC message as codex writes it. Codex omits "jsonrpc"; a peer that sends
-// it is tolerated because unknown members are ignored.
+// wireMessage is every JSON-RPC message as codex writes it. Codex omits "jsonrpc" (a peer that sends
+// it is tolerated because unknown members are ignored) and stamps its notifications with
+// emittedAtMs.
 type wireMessage struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *Error          `json:"error,omitempty"`
+	JSONRPC     string          `json:"jsonrpc,omitempty"`
+	ID          json.RawMessage `json:"id,omitempty"`
+	Method      string          `json:"method,omitempty"`
+	Params      json.RawMessage `json:"params,omitempty"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Error       *Error          `json:"error,omitempty"`
+	EmittedAtMs int64           `json:"emittedAtMs,omitempty"`
 }
 
 // Request is a request the server sent to the client (an approval, an elicitation, a tool call).
@@ -82,14 +86,24 @@ type ConnOptions struct {
 	// OnNotification receives notifications in the order they were read, on the read goroutine:
 	// it must return quickly (queue the work elsewhere), or the connection stalls.
 	OnNotification func(Notification)
-	// OnRequest answers server requests; nil answers every request with "method not found".
+	// OnRequest answers the peer's requests, each on a goroutine of its own; nil answers every
+	// request with "method not found".
 	OnRequest RequestHandler
+	// OnRequestInOrder, when set, takes the peer's requests instead of OnRequest: on the read
+	// goroutine, in the order they were read, so it must return quickly; it answers (now, later, or
+	// never) with Reply. A server that must handle requests in order (the codextest fake) uses it.
+	OnRequestInOrder func(req *Request)
 	// OnBadLine receives lines that are not JSON-RPC messages (codex sometimes prints plain text).
 	OnBadLine func(line string)
 	// Logger receives protocol anomalies at debug and warn levels; nil discards them.
 	Logger *slog.Logger
 	// MaxLine is the longest line accepted, in bytes (default 64 MiB); a longer line is dropped.
 	MaxLine int
+	// JSONRPC is written as every message's "jsonrpc" member ("2.0" for peers that need it, such as
+	// ACP agents); empty omits it, as codex does.
+	JSONRPC string
+	// StampNotifications adds emittedAtMs to the notifications sent, as codex does.
+	StampNotifications bool
 }
 
 // Conn is a JSON-RPC connection in codex's dialect: one JSON object per line, requests carrying
@@ -149,34 +163,51 @@ func (c *Conn) Err() error {
 // Call sends a request and decodes its result into result (which may be nil). It returns when the
 // answer arrives, ctx ends, or the connection ends. A JSON-RPC error answer is returned as *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	id := c.nextID.Add(1)
-	key := strconv.FormatInt(id, 10)
-	ch := make(chan *wireMessage, 1)
+	p, err := c.Send(method, params)
+	if err != nil {
+		return err
+	}
+	return p.Wait(ctx, result)
+}
 
+// Pending is a request sent and not answered yet.
+type Pending struct {
+	// ID is the request's id on the wire.
+	ID     json.RawMessage
+	c      *Conn
+	method string
+	answer chan *wireMessage
+}
+
+// Send sends a request; Wait then waits for its answer. Call does both.
+func (c *Conn) Send(method string, params any) (*Pending, error) {
+	key := strconv.FormatInt(c.nextID.Add(1), 10)
+	p := &Pending{ID: json.RawMessage(key), c: c, method: method, answer: make(chan *wireMessage, 1)}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	c.pending[key] = ch
+	c.pending[key] = p.answer
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, key)
-		c.mu.Unlock()
-	}()
 
 	rawParams, err := marshalParams(params)
+	if err == nil {
+		err = c.write(&wireMessage{ID: p.ID, Method: method, Params: rawParams})
+	}
 	if err != nil {
-		return fmt.Errorf("%s: encode params: %w", method, err)
+		p.forget()
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	if err := c.write(&wireMessage{ID: json.RawMessage(key), Method: method, Params: rawParams}); err != nil {
-		return fmt.Errorf("%s: %w", method, err)
-	}
+	return p, nil
+}
 
+// Wait waits for the answer and decodes its result into result (which may be nil); see Call.
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	defer p.forget()
 	select {
-	case msg := <-ch:
+	case msg := <-p.answer:
 		if msg.Error != nil {
 			return msg.Error
 		}
@@ -184,14 +215,20 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 			return nil
 		}
 		if err := json.Unmarshal(msg.Result, result); err != nil {
-			return fmt.Errorf("%s: decode result: %w", method, err)
+			return fmt.Errorf("%s: decode result: %w", p.method, err)
 		}
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
-	case <-c.done:
-		return fmt.Errorf("%s: %w", method, c.Err())
+		return fmt.Errorf("%s: %w", p.method, context.Cause(ctx))
+	case <-p.c.done:
+		return fmt.Errorf("%s: %w", p.method, p.c.Err())
 	}
+}
+
+func (p *Pending) forget() {
+	p.c.mu.Lock()
+	delete(p.c.pending, string(p.ID))
+	p.c.mu.Unlock()
 }
 
 // Notify sends a notification.
@@ -200,7 +237,11 @@ func (c *Conn) Notify(method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("%s: encode params: %w", method, err)
 	}
-	if err := c.write(&wireMessage{Method: method, Params: rawParams}); err != nil {
+	msg := &wireMessage{Method: method, Params: rawParams}
+	if c.opts.StampNotifications {
+		msg.EmittedAtMs = time.Now().UnixMilli()
+	}
+	if err := c.write(msg); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
@@ -246,6 +287,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 }
 
 func (c *Conn) write(msg *wireMessage) error {
+	msg.JSONRPC = c.opts.JSONRPC
 	line, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
@@ -304,6 +346,10 @@ func (c *Conn) dispatch(line []byte) {
 	switch {
 	case msg.Method != "" && len(msg.ID) > 0 && string(msg.ID) != "null":
 		req := &Request{ID: msg.ID, Method: msg.Method, Params: msg.Params}
+		if c.opts.OnRequestInOrder != nil {
+			c.opts.OnRequestInOrder(req)
+			return
+		}
 		c.handlers.Go(func() { c.answer(req) })
 	case msg.Method != "":
 		if c.opts.OnNotification != nil {
@@ -351,6 +397,14 @@ func (c *Conn) answer(req *Request) {
 			err = Errorf(CodeInternalError, "client failed to handle %s", req.Method)
 		}
 	}
+	if werr := c.Reply(req, result, err); werr != nil {
+		c.log.Debug("could not answer codex request", "method", req.Method, "err", werr)
+	}
+}
+
+// Reply answers req: with err as a JSON-RPC error when it is not nil (an *Error keeps its code,
+// anything else is an internal error), else with result.
+func (c *Conn) Reply(req *Request, result any, err error) error {
 	reply := &wireMessage{ID: req.ID}
 	if err != nil {
 		var rpcErr *Error
@@ -366,7 +420,5 @@ func (c *Conn) answer(req *Request) {
 			reply.Result = raw
 		}
 	}
-	if werr := c.write(reply); werr != nil {
-		c.log.Debug("could not answer codex request", "method", req.Method, "err", werr)
-	}
+	return c.write(reply)
 }

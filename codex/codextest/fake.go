@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"sync"
@@ -106,26 +105,17 @@ func NewFake(t testing.TB) *Fake {
 // becomes codexHome, its Dir the default cwd of new threads).
 func (f *Fake) Start(ctx context.Context, opts codex.Options) (*codex.Client, error) {
 	clientR, clientW, serverR, serverW := Pipes()
-	c := &fakeConn{
-		f:       f,
-		opts:    opts,
-		r:       serverR,
-		w:       serverW,
-		done:    make(chan struct{}),
-		loaded:  make(map[string]bool),
-		running: make(map[string]*FakeTurn),
-		pending: make(map[int64]*pendingRequest),
-	}
 	f.mu.Lock()
 	f.starts = append(f.starts, opts)
-	if f.stallNext {
-		c.stalled.Store(true)
-		f.stallNext = false
-	}
+	c := newFakeConn(f, opts, serverR, serverW, f.stallNext)
+	f.stallNext = false
 	f.conns = append(f.conns, c)
 	f.mu.Unlock()
-
-	f.wg.Go(c.serve)
+	// codex exits when its input ends: so does the fake's connection.
+	f.wg.Go(func() {
+		<-c.done()
+		c.close()
+	})
 	client, err := codex.NewClient(ctx, clientR, clientW, opts)
 	if err != nil {
 		// NewClient closed its pipes: the connection ends on its own.
@@ -226,14 +216,7 @@ func (f *Fake) Kill(stderr ...string) {
 	if c == nil {
 		return
 	}
-	c.wmu.Lock()
-	if !c.dead {
-		for _, line := range stderr {
-			_, _ = io.WriteString(c.w, line+"\n")
-		}
-		c.dead = true
-	}
-	c.wmu.Unlock()
+	c.out.last(stderr)
 	c.close()
 }
 
@@ -242,7 +225,7 @@ func (f *Fake) Kill(stderr ...string) {
 // connection, the next Start's connection stalls from the beginning, so Start itself times out.
 func (f *Fake) Stall() {
 	if c := f.current(); c != nil {
-		c.stalled.Store(true)
+		c.out.stall()
 		return
 	}
 	f.mu.Lock()
@@ -291,7 +274,7 @@ func (f *Fake) current() *fakeConn {
 	defer f.mu.Unlock()
 	for _, c := range slices.Backward(f.conns) {
 		select {
-		case <-c.done:
+		case <-c.done():
 		default:
 			return c
 		}

@@ -3,122 +3,113 @@ package codextest
 // This file is the fake's side of one connection: the JSON-lines transport and codex's methods.
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
-// fakeConn is one "process": the server side of one connection.
+// fakeConn is one "process": the server side of one connection, on codex's own JSON-lines endpoint
+// (codex.Conn) with requests taken in order.
 type fakeConn struct {
 	f    *Fake
 	opts codex.Options
-	r    *io.PipeReader
-	w    *io.PipeWriter
-
-	wmu     sync.Mutex // serialises writes, one line at a time
-	dead    bool       // no more writes; guarded by wmu
-	stalled atomic.Bool
-
-	done      chan struct{}
-	closeOnce sync.Once
+	conn *codex.Conn
+	out  *gate
 
 	mu          sync.Mutex
 	initialized bool
 	loaded      map[string]bool      // threads started or resumed on this connection
 	running     map[string]*FakeTurn // thread id -> its running turn
-	nextReq     int64
-	pending     map[int64]*pendingRequest
 }
 
-type pendingRequest struct {
-	answer chan Message // buffered: one answer
-}
-
-// outMessage is a message the fake writes, shaped as codex writes them (no "jsonrpc" member).
-type outMessage struct {
-	ID          json.RawMessage `json:"id,omitempty"`
-	Method      string          `json:"method,omitempty"`
-	Params      any             `json:"params,omitempty"`
-	Result      any             `json:"result,omitempty"`
-	Error       *codex.Error    `json:"error,omitempty"`
-	EmittedAtMs int64           `json:"emittedAtMs,omitempty"`
-}
-
-// serve reads the client's messages until its input ends, then closes the connection, as codex exits
-// when its stdin closes.
-func (c *fakeConn) serve() {
-	defer c.close()
-	sc := bufio.NewScanner(c.r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		var m Message
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			continue // codex logs and skips a line it cannot parse
-		}
-		c.handle(m)
+func newFakeConn(f *Fake, opts codex.Options, r io.ReadCloser, w io.WriteCloser, stalled bool) *fakeConn {
+	c := &fakeConn{
+		f: f, opts: opts, out: &gate{w: w, stalled: stalled},
+		loaded:  make(map[string]bool),
+		running: make(map[string]*FakeTurn),
 	}
-}
-
-// close ends the connection once: the client sees its output end, handlers see Done.
-func (c *fakeConn) close() {
-	c.closeOnce.Do(func() {
-		// Closing first unblocks a write in progress, so the lock below is free soon.
-		_ = c.w.Close()
-		_ = c.r.Close()
-		c.wmu.Lock()
-		c.dead = true
-		c.wmu.Unlock()
-		close(c.done)
+	c.conn = codex.NewConn(r, c.out, codex.ConnOptions{
+		OnRequestInOrder: func(req *codex.Request) { c.handle(Message{ID: req.ID, Method: req.Method, Params: req.Params}) },
+		OnNotification: func(n codex.Notification) {
+			c.f.record(Message{Method: n.Method, Params: n.Params})
+		},
+		StampNotifications: true,
 	})
+	return c
 }
 
-func (c *fakeConn) send(m outMessage) {
-	line, err := json.Marshal(m)
-	if err != nil {
-		c.f.t.Errorf("codextest: encode %s: %v", m.Method, err)
-		return
+// done is closed when the connection has ended.
+func (c *fakeConn) done() <-chan struct{} { return c.conn.Done() }
+
+// close ends the connection once: the client sees its output end, handlers see done.
+func (c *fakeConn) close() { _ = c.conn.Close() }
+
+// gate is the fake's output: once the fake stalls or is killed it drops every write, as a codex
+// that stopped answering or exited writes nothing more.
+type gate struct {
+	mu      sync.Mutex
+	w       io.WriteCloser
+	stalled bool
+	dead    bool
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stalled || g.dead {
+		return len(p), nil
 	}
-	line = append(line, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dead || c.stalled.Load() {
-		return
+	return g.w.Write(p)
+}
+
+func (g *gate) Close() error { return g.w.Close() }
+
+func (g *gate) stall() {
+	g.mu.Lock()
+	g.stalled = true
+	g.mu.Unlock()
+}
+
+func (g *gate) isStalled() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stalled
+}
+
+// last writes lines as they are (codex's last words on a crash), then nothing more.
+func (g *gate) last(lines []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.dead {
+		for _, line := range lines {
+			_, _ = io.WriteString(g.w, line+"\n")
+		}
+		g.dead = true
 	}
-	_, _ = c.w.Write(line) // fails only when the client has gone
 }
 
 func (c *fakeConn) notify(method string, params any) {
-	c.send(outMessage{Method: method, Params: params, EmittedAtMs: time.Now().UnixMilli()})
+	_ = c.conn.Notify(method, params) // fails only when the client has gone
 }
 
 func (c *fakeConn) reply(id json.RawMessage, result any) {
-	c.send(outMessage{ID: id, Result: result})
+	_ = c.conn.Reply(&codex.Request{ID: id}, result, nil)
 }
 
 func (c *fakeConn) fail(id json.RawMessage, code int64, format string, args ...any) {
-	c.send(outMessage{ID: id, Error: codex.Errorf(code, format, args...)})
+	_ = c.conn.Reply(&codex.Request{ID: id}, nil, codex.Errorf(code, format, args...))
 }
 
-// handle answers one message of the client. It runs on the read loop, so answers and the
+// handle answers one request of the client. It runs on the read loop, so answers and the
 // notifications that follow them go out in order.
 func (c *fakeConn) handle(m Message) {
-	if m.IsResponse() {
-		c.answered(m)
-		return
-	}
-	if m.Method == "" {
-		return
-	}
 	c.f.record(m)
-	if c.stalled.Load() || m.IsNotification() {
+	if c.out.isStalled() {
 		return
 	}
 	c.mu.Lock()
@@ -145,21 +136,6 @@ func (c *fakeConn) handle(m Message) {
 		c.threadCompact(m)
 	default:
 		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
-	}
-}
-
-// answered delivers the client's answer to a request of the fake.
-func (c *fakeConn) answered(m Message) {
-	id, err := strconv.ParseInt(string(m.ID), 10, 64)
-	if err != nil {
-		return
-	}
-	c.mu.Lock()
-	p := c.pending[id]
-	delete(c.pending, id)
-	c.mu.Unlock()
-	if p != nil {
-		p.answer <- m
 	}
 }
 

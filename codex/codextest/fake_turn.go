@@ -3,7 +3,9 @@ package codextest
 // This file is FakeTurn: what a turn handler sends, as codex would, and how the turn ends.
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/sourcegraph/conc"
 )
 
 // FakeTurn is a running turn, as its handler sees it: what the client asked for, and the means to
@@ -61,7 +64,7 @@ func (ft *FakeTurn) run(h func(*FakeTurn)) {
 
 // Done is closed when the turn's connection has ended (Kill, or the client closed): the handler must
 // return.
-func (ft *FakeTurn) Done() <-chan struct{} { return ft.conn.done }
+func (ft *FakeTurn) Done() <-chan struct{} { return ft.conn.done() }
 
 // Interrupted is closed when the client sends turn/interrupt for this turn. The fake has answered it;
 // completing the turn is the handler's business (see CompleteOnInterrupt).
@@ -78,7 +81,7 @@ func (ft *FakeTurn) CompleteOnInterrupt() bool {
 	case <-ft.interrupted:
 		ft.Complete(codex.TurnInterrupted, nil)
 		return true
-	case <-ft.conn.done:
+	case <-ft.conn.done():
 		return false
 	}
 }
@@ -363,42 +366,42 @@ func (ft *FakeTurn) Request(method string, params map[string]any) (json.RawMessa
 }
 
 func (ft *FakeTurn) request(method string, params map[string]any, withdrawable bool) (int64, json.RawMessage, *codex.Error, error) {
-	c := ft.conn
-	p := &pendingRequest{answer: make(chan Message, 1)}
-	c.mu.Lock()
-	id := c.nextReq
-	c.nextReq++
-	c.pending[id] = p
-	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
+	p, err := ft.conn.conn.Send(method, ft.fill(params))
+	if err != nil {
+		return 0, nil, nil, ErrDisconnected
 	}
-
-	c.send(outMessage{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: ft.fill(params)})
-	select {
-	case m := <-p.answer:
-		if len(m.Error) > 0 {
-			var e codex.Error
-			if err := json.Unmarshal(m.Error, &e); err != nil {
-				return id, nil, nil, fmt.Errorf("codextest: %s error answer %s: %w", method, m.Error, err)
-			}
-			return id, nil, &e, nil
+	id, _ := strconv.ParseInt(string(p.ID), 10, 64)
+	// Stop waiting when the client interrupts the turn first.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var wg conc.WaitGroup
+	defer wg.Wait()
+	answered := make(chan struct{})
+	defer close(answered)
+	wg.Go(func() {
+		select {
+		case <-ft.interrupted:
+			cancel(ErrInterrupted)
+		case <-answered:
 		}
-		return id, m.Result, nil, nil
-	case <-ft.interrupted:
-		forget()
+	})
+	var raw json.RawMessage
+	err = p.Wait(ctx, &raw)
+	var rpcErr *codex.Error
+	switch {
+	case err == nil:
+		return id, raw, nil, nil
+	case errors.As(err, &rpcErr):
+		return id, nil, rpcErr, nil
+	case errors.Is(context.Cause(ctx), ErrInterrupted):
 		if withdrawable {
 			ft.mu.Lock()
 			ft.withdraw = append(ft.withdraw, id)
 			ft.mu.Unlock()
 		}
 		return id, nil, nil, ErrInterrupted
-	case <-c.done:
-		forget()
-		return id, nil, nil, ErrDisconnected
 	}
+	return id, nil, nil, ErrDisconnected
 }
 
 // Complete ends the turn with status (completed, interrupted or failed): for a failed turn with an
