@@ -249,33 +249,3 @@ func (h *Host) rememberFileChange(ev codex.Event) {
 		st.fileChanges[v.Item.ID] = fileChangesOf(v.Item.Changes)
 	})
 }
-
-// Diff renders a patch approval's changes as one unified diff, for a person to read.
-func (a Approval) Diff() string {
-	var b strings.Builder
-	for _, c := range a.Changes {
-		fmt.Fprintf(&b, "--- %s\n+++ %s (%s)\n", c.Path, c.Path, c.Kind.Type)
-		diff := c.Diff
-		if c.Kind.Type == "add" && !strings.HasPrefix(diff, "@@") {
-			diff = prefixLines(diff, "+")
-		} else if c.Kind.Type == "delete" && !strings.HasPrefix(diff, "@@") {
-			diff = prefixLines(diff, "-")
-		}
-		b.WriteString(diff)
-		if !strings.HasSuffix(diff, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-func prefixLines(s, prefix string) string {
-	lines := strings.SplitAfter(s, "\n")
-	var b strings.Builder
-	for _, l := range lines {
-		if l != "" {
-			b.WriteString(prefix + l)
-		}
-	}
-	return b.String()
-}

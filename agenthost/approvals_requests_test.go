@@ -129,12 +129,6 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 			if !reflect.DeepEqual(a.Changes, want) {
 				t.Errorf("changes %+v, want %+v", a.Changes, want)
 			}
-			diff := a.Diff()
-			for _, c := range tc.changes {
-				if !strings.Contains(diff, "+++ "+c.Path+" ("+c.Kind.Type+")") {
-					t.Errorf("diff lacks %s:\n%s", c.Path, diff)
-				}
-			}
 			md := readFile(t, res.TranscriptPath)
 			if !strings.Contains(md, "**Tool `apply_patch`**") || !strings.Contains(md, "(patch): "+tc.summary+" — **once** (user)") {
 				t.Errorf("markdown:\n%s", md)

@@ -298,7 +298,7 @@ type FileChange struct {
 // update moves the file, if it does.
 type FileChangeKind struct {
 	Type     string `json:"type"`
-	MovePath string `json:"move_path,omitempty"`
+	MovePath string `json:"move_path"`
 }
 
 func planOf(steps []codex.PlanStep) []PlanStep {

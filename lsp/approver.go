@@ -200,7 +200,7 @@ func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) string {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
 		return ""
 	}
-	path, err := writePrivateFile(dir, ".diff", []byte(a.Diff()))
+	path, err := writePrivateFile(dir, ".diff", []byte(wireApproval(a).Diff()))
 	if err != nil {
 		s.log.Warn("could not write the diff", "err", err)
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())

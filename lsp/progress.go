@@ -26,19 +26,6 @@ type turnView struct {
 // MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
 const MethodTurnEvent = hermesproto.MethodTurnEvent
 
-// TurnEventParams is the hermes/turnEvent notification decoded with agenthost's event type, for Go
-// clients that work with agenthost.Event (internal/demo). The server sends
-// hermesproto.TurnEventParams, whose JSON agenthost.Event's mirrors field for field (the lsp tests
-// check both ways), so either type decodes it.
-//
-// Deprecated: decode hermes/turnEvent into hermesproto.TurnEventParams, the protocol's own type.
-type TurnEventParams struct {
-	Folder   string          `json:"folder"`
-	ThreadID string          `json:"threadId"`
-	TurnID   string          `json:"turnId"`
-	Event    agenthost.Event `json:"event"`
-}
-
 // watchTurn gives a turn its progress and follows it to its end.
 func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) {
 	tv := &turnView{folder: folder, turn: turn}

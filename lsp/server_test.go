@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -190,9 +191,9 @@ func TestAskProgressAndAnswer(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for _, raw := range f.ed.Notifications(lsp.MethodTurnEvent) {
-		var p lsp.TurnEventParams
+		var p hermesproto.TurnEventParams
 		_ = json.Unmarshal(raw, &p)
-		kinds[p.Event.Kind]++
+		kinds[string(p.Event.Kind)]++
 		if p.Folder != f.folder || p.TurnID == "" {
 			t.Errorf("turn event: %s", raw)
 		}

@@ -15,7 +15,7 @@ import (
 // host's type has, for an event with every field set (down to the last nested one), for the empty
 // event, and for empty lists. A field added to agenthost.Event or a type it holds, and not carried
 // over by wireEvent, fails here; so does a tag that differs. The other way round holds too: the
-// wire JSON decodes into agenthost.Event (lsp.TurnEventParams) and encodes back unchanged.
+// wire JSON decodes into agenthost.Event and encodes back unchanged.
 func TestWireEventMirrorsHost(t *testing.T) {
 	full := agenthost.Event{}
 	fill(reflect.ValueOf(&full).Elem(), 1)

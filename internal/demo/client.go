@@ -4,58 +4,81 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
-
-	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 )
 
-// client is the demo's side of the LSP connection: a small editor that shows progress, turn events
-// and approval prompts on the terminal.
+// client is the demo's side of the LSP connection: lsptest's editor (the one the server's tests
+// drive), which shows progress, turn events and approval prompts on the terminal as they come.
 type client struct {
-	conn   jsonrpc2.Conn
+	ed     *lsptest.Editor
 	term   *terminal
 	ask    *asker
 	folder string // the workspace folder: paths under it are shown relative
 
 	mu        sync.Mutex
-	approvals map[string]agenthost.Approval // approvalWaiting events, by approval id
-	arrived   chan struct{}                 // closed and replaced when an approval event arrives
-	reasoning strings.Builder               // reasoning deltas not shown yet
-	diff      string                        // the turn's diff, as the last diff event had it
-	patches   []string                      // the diffs of the patches asked about, in order
-	prompts   int                           // approval prompts answered
-	prompted  map[string]bool               // items whose approval prompt showed them already
-	result    *agenthost.Result
+	approvals map[string]hermesproto.Approval // approvalWaiting events, by approval id
+	arrived   chan struct{}                   // closed and replaced when an approval event arrives
+	reasoning strings.Builder                 // reasoning deltas not shown yet
+	diff      string                          // the turn's diff, as the last diff event had it
+	patches   []string                        // the diffs of the patches asked about, in order
+	prompts   int                             // approval prompts answered
+	prompted  map[string]bool                 // items whose approval prompt showed them already
+	result    *hermesproto.Result
 	done      chan struct{} // closed at turnCompleted
 }
 
-func newClient(conn jsonrpc2.Conn, term *terminal, ask *asker, folder string) *client {
+func newClient(term *terminal, ask *asker, folder string) *client {
 	return &client{
-		conn:      conn,
 		term:      term,
 		ask:       ask,
 		folder:    folder,
 		prompted:  make(map[string]bool),
-		approvals: make(map[string]agenthost.Approval),
+		approvals: make(map[string]hermesproto.Approval),
 		arrived:   make(chan struct{}),
 		done:      make(chan struct{}),
 	}
 }
 
-// handle answers the server. The library calls it on its read goroutine, in order, so it never
-// blocks: an approval prompt waits for the person on a goroutine of its own.
-func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	switch req.Method() {
+// profile is the demo as an editor: it shows progress and message prompts, has one workspace
+// folder, and cannot open documents, answer configuration or apply edits.
+func profile(version string) lsptest.Profile {
+	return lsptest.Profile{
+		Name:       "hermes-demo",
+		ClientInfo: &protocol.ClientInfo{Name: "hermes-demo", Version: version},
+		Capabilities: protocol.ClientCapabilities{
+			Window: &protocol.WindowClientCapabilities{
+				WorkDoneProgress: true,
+				ShowMessage:      &protocol.ShowMessageRequestClientCapabilities{},
+			},
+			Workspace: &protocol.WorkspaceClientCapabilities{WorkspaceFolders: true},
+		},
+	}
+}
+
+// connect starts the LSP connection over rwc, the server's end.
+func (c *client) connect(ctx context.Context, rwc io.ReadWriteCloser, version string) error {
+	ed, err := lsptest.Connect(ctx, rwc, profile(version),
+		lsptest.WithNotificationHook(c.notified),
+		lsptest.WithShowMessageRequestHook(func(_ context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+			return c.prompt(&p), nil
+		}))
+	c.ed = ed
+	return err
+}
+
+// notified shows the server's notifications. The editor calls it on its read goroutine, in order,
+// so it never blocks: an approval prompt waits for the person on a goroutine of its own.
+func (c *client) notified(method string, params json.RawMessage) {
+	switch method {
 	case protocol.MethodProgress:
 		var p struct {
 			Value struct {
@@ -64,7 +87,7 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 				Message string `json:"message"`
 			} `json:"value"`
 		}
-		if json.Unmarshal(req.Params(), &p) == nil {
+		if json.Unmarshal(params, &p) == nil {
 			switch p.Value.Kind {
 			case "begin":
 				c.term.Status(p.Value.Title + ": " + p.Value.Message)
@@ -74,53 +97,35 @@ func (c *client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 				c.term.Status("end: " + p.Value.Message)
 			}
 		}
-		return reply(ctx, nil, nil)
-	case lsp.MethodTurnEvent:
-		var p lsp.TurnEventParams
-		if err := json.Unmarshal(req.Params(), &p); err == nil {
+	case hermesproto.MethodTurnEvent:
+		var p hermesproto.TurnEventParams
+		if err := json.Unmarshal(params, &p); err == nil {
 			c.event(p.Event)
 		}
-		return reply(ctx, nil, nil)
 	case protocol.MethodWindowShowMessage:
 		var p protocol.ShowMessageParams
 		// Errors and warnings only, and not the turn's final message ("Hermes (folder): ..."): the
 		// turn events show all of it.
-		if json.Unmarshal(req.Params(), &p) == nil && (p.Type == protocol.MessageTypeError || p.Type == protocol.MessageTypeWarning) &&
+		if json.Unmarshal(params, &p) == nil && (p.Type == protocol.MessageTypeError || p.Type == protocol.MessageTypeWarning) &&
 			!strings.HasPrefix(p.Message, "Hermes ("+filepath.Base(c.folder)+"):") {
 			c.term.Println(c.term.style(styleRed, "! ") + strings.TrimPrefix(indent(p.Message, "  "), "  "))
 		}
-		return reply(ctx, nil, nil)
-	case protocol.MethodWindowLogMessage:
-		return reply(ctx, nil, nil)
-	case protocol.MethodWorkDoneProgressCreate:
-		return reply(ctx, nil, nil)
-	case protocol.MethodWindowShowMessageRequest:
-		var p protocol.ShowMessageRequestParams
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
-			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err))
-		}
-		go func() { _ = reply(ctx, c.prompt(&p), nil) }()
-		return nil
 	}
-	if _, isCall := req.(*jsonrpc2.Call); isCall {
-		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "the demo client does not implement %s", req.Method()))
-	}
-	return nil
 }
 
 // event shows one hermes/turnEvent.
-func (c *client) event(ev agenthost.Event) {
-	if ev.Kind != agenthost.EventReasoningDelta {
+func (c *client) event(ev hermesproto.Event) {
+	if ev.Kind != hermesproto.EventKindReasoningDelta {
 		c.flushReasoning()
 	}
 	switch ev.Kind {
-	case agenthost.EventAnswerDelta:
+	case hermesproto.EventKindAnswerDelta:
 		c.term.AnswerDelta(ev.Text)
-	case agenthost.EventReasoningDelta:
+	case hermesproto.EventKindReasoningDelta:
 		c.mu.Lock()
 		c.reasoning.WriteString(ev.Text)
 		c.mu.Unlock()
-	case agenthost.EventToolStarted:
+	case hermesproto.EventKindToolStarted:
 		if ev.Tool == nil {
 			return
 		}
@@ -130,13 +135,13 @@ func (c *client) event(ev agenthost.Event) {
 		if !shown { // else its approval prompt showed it
 			c.term.Println(c.term.style(styleBold, "▸ "+toolVerb(ev.Tool.Name)+": ") + c.relative(ev.Tool.Preview))
 		}
-	case agenthost.EventToolCompleted:
+	case hermesproto.EventKindToolCompleted:
 		c.toolCompleted(ev.Tool)
-	case agenthost.EventDiff:
+	case hermesproto.EventKindDiff:
 		c.mu.Lock()
 		c.diff = ev.Diff
 		c.mu.Unlock()
-	case agenthost.EventApprovalWaiting:
+	case hermesproto.EventKindApprovalWaiting:
 		if a := ev.Approval; a != nil {
 			c.mu.Lock()
 			c.approvals[a.ID] = *a
@@ -144,13 +149,13 @@ func (c *client) event(ev agenthost.Event) {
 			c.arrived = make(chan struct{})
 			c.mu.Unlock()
 		}
-	case agenthost.EventApprovalResolved:
+	case hermesproto.EventKindApprovalResolved:
 		if a := ev.Approval; a != nil && a.DecidedBy != "" && a.DecidedBy != "user" {
 			c.term.Printf("  approval %s: %s (%s)", a.ID, a.Decision, a.DecidedBy)
 		}
-	case agenthost.EventError, agenthost.EventFallback:
-		c.term.Println(c.term.style(styleRed, "! ") + ev.Kind + ": " + ev.Text)
-	case agenthost.EventTurnCompleted:
+	case hermesproto.EventKindError, hermesproto.EventKindFallback:
+		c.term.Println(c.term.style(styleRed, "! ") + string(ev.Kind) + ": " + ev.Text)
+	case hermesproto.EventKindTurnCompleted:
 		c.term.EndAnswer()
 		c.mu.Lock()
 		if c.result == nil && ev.Result != nil {
@@ -187,7 +192,7 @@ func toolVerb(name string) string {
 const maxOutputLines = 8
 
 // toolCompleted shows how a tool call ended, with the start of a command's output.
-func (c *client) toolCompleted(t *agenthost.ToolEvent) {
+func (c *client) toolCompleted(t *hermesproto.ToolEvent) {
 	if t == nil {
 		return
 	}
@@ -239,7 +244,7 @@ var approvalIDPattern = regexp.MustCompile(`\(approval ([^)\s]+)\)`)
 // a patch's diff) and asks the person, or answers "Allow once" by itself with --yes or without a
 // terminal.
 func (c *client) prompt(p *protocol.ShowMessageRequestParams) *protocol.MessageActionItem {
-	var a *agenthost.Approval
+	var a *hermesproto.Approval
 	if m := approvalIDPattern.FindStringSubmatch(p.Message); m != nil {
 		a = c.waitApproval(m[1], 2*time.Second)
 	}
@@ -254,7 +259,7 @@ func (c *client) prompt(p *protocol.ShowMessageRequestParams) *protocol.MessageA
 		text += "\n" + indent(lines[1], "    ")
 	}
 	c.term.Println(text)
-	if a != nil && a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
+	if a != nil && a.Kind == hermesproto.ApprovalKindPatch && len(a.Changes) > 0 {
 		diff := relativeDiff(a.Diff(), a.Folder)
 		c.term.Diff(diff)
 		c.mu.Lock()
@@ -277,7 +282,7 @@ func (c *client) prompt(p *protocol.ShowMessageRequestParams) *protocol.MessageA
 
 // waitApproval returns the approval event with this id, waiting a little for it: the server sends
 // the event and the prompt from different goroutines, so the prompt may come first.
-func (c *client) waitApproval(id string, wait time.Duration) *agenthost.Approval {
+func (c *client) waitApproval(id string, wait time.Duration) *hermesproto.Approval {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -319,41 +324,12 @@ func relativeDiff(diff, folder string) string {
 	return strings.ReplaceAll(diff, folder+string(filepath.Separator), "")
 }
 
-// initialize sends initialize and initialized, as an editor that shows progress and message
-// prompts but cannot open documents, with one workspace folder.
-func (c *client) initialize(ctx context.Context, folder, version string, settings map[string]any) (serverInfo string, err error) {
-	u := uri.File(folder)
-	params := map[string]any{
-		"processId":  os.Getpid(),
-		"clientInfo": map[string]any{"name": "hermes-demo", "version": version},
-		"rootUri":    u,
-		"rootPath":   folder,
-		"capabilities": map[string]any{
-			"window": map[string]any{
-				"workDoneProgress": true,
-				"showMessage":      map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}},
-			},
-			"workspace": map[string]any{"workspaceFolders": true, "configuration": false, "applyEdit": false},
-		},
-		"workspaceFolders":      []map[string]any{{"uri": u, "name": baseName(folder)}},
-		"initializationOptions": settings,
-	}
-	var res struct {
-		ServerInfo *struct {
-			Name    string `json:"name"`
-			Version string `json:"version"`
-		} `json:"serverInfo"`
-		Capabilities struct {
-			ExecuteCommandProvider *struct {
-				Commands []string `json:"commands"`
-			} `json:"executeCommandProvider"`
-		} `json:"capabilities"`
-	}
-	if _, err := c.conn.Call(ctx, protocol.MethodInitialize, params, &res); err != nil {
+// initialize sends initialize and initialized, with the workspace folder and the settings as
+// initializationOptions; it says which server answered.
+func (c *client) initialize(ctx context.Context, folder string, settings map[string]any) (serverInfo string, err error) {
+	res, err := c.ed.Initialize(ctx, []string{folder}, settings)
+	if err != nil {
 		return "", fmt.Errorf("initialize: %w", err)
-	}
-	if err := c.conn.Notify(ctx, protocol.MethodInitialized, map[string]any{}); err != nil {
-		return "", fmt.Errorf("initialized: %w", err)
 	}
 	info := "a server without serverInfo"
 	if s := res.ServerInfo; s != nil {
@@ -374,15 +350,20 @@ type askResult struct {
 
 // execute runs a workspace/executeCommand with one argument object.
 func (c *client) execute(ctx context.Context, command string, arg any, result any) error {
-	params := &protocol.ExecuteCommandParams{Command: command, Arguments: []any{arg}}
-	if _, err := c.conn.Call(ctx, protocol.MethodWorkspaceExecuteCommand, params, result); err != nil {
+	raw, err := c.ed.ExecuteCommand(ctx, command, arg)
+	if err != nil {
 		return fmt.Errorf("%s: %w", command, err)
+	}
+	if result != nil {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("%s: decode the result: %w", command, err)
+		}
 	}
 	return nil
 }
 
 // turnResult returns the turn's result, once turnCompleted arrived.
-func (c *client) turnResult() *agenthost.Result {
+func (c *client) turnResult() *hermesproto.Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.result

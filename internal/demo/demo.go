@@ -24,11 +24,9 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
-	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
 // ExampleRel is the example workspace, relative to the repository root.
@@ -283,20 +281,22 @@ func (d *demo) run(ctx context.Context) (code int) {
 		return d.fail("%v", err)
 	}
 	serverStarted = true
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(srv.Conn))
-	c := newClient(conn, t, ask, workspace)
-	conn.Go(context.Background(), c.handle)
+	c := newClient(t, ask, workspace)
+	if err := c.connect(context.Background(), srv.Conn, cfg.Version); err != nil {
+		_ = srv.Wait(5 * time.Second)
+		return d.fail("%v", err)
+	}
 	serverDone := false
 	defer func() {
 		if !serverDone {
-			_ = conn.Close()
+			_ = c.ed.Close()
 			_ = srv.Wait(5 * time.Second)
 		}
 	}()
 	t.Printf("  server:    %s, log %s", srv.Describe, logFile)
 
 	callCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	info, err := c.initialize(callCtx, workspace, cfg.Version, settings)
+	info, err := c.initialize(callCtx, workspace, settings)
 	cancel()
 	if err != nil {
 		return d.fail("%v (server log: %s)", err, logFile)
@@ -317,11 +317,11 @@ func (d *demo) run(ctx context.Context) (code int) {
 		t.Printf("%s hermes.ask → thread %s, turn %s", t.style(styleBold, "lsp"), ask1.ThreadID, ask1.TurnID)
 		select {
 		case <-c.done:
-		case <-conn.Done():
+		case <-c.ed.Done():
 		case <-ctx.Done():
 			interrupted = true
 			close(stop) // a prompt on screen answers "Stop turn"
-			d.interrupt(c, conn)
+			d.interrupt(c)
 		}
 	}
 	t.Done()
@@ -329,18 +329,18 @@ func (d *demo) run(ctx context.Context) (code int) {
 
 	// shutdown, exit, and the server's end.
 	callCtx, cancel = context.WithTimeout(context.Background(), 15*time.Second)
-	_, shutdownErr := conn.Call(callCtx, "shutdown", nil, nil)
+	shutdownErr := c.ed.Shutdown(callCtx)
 	if shutdownErr == nil {
-		shutdownErr = conn.Notify(callCtx, "exit", nil)
+		shutdownErr = c.ed.Exit(callCtx)
 	}
 	cancel()
 	if shutdownErr == nil {
 		select {
-		case <-conn.Done():
+		case <-c.ed.Done():
 		case <-time.After(10 * time.Second):
 		}
 	}
-	_ = conn.Close()
+	_ = c.ed.Close()
 	serverErr := srv.Wait(10 * time.Second)
 	serverDone = true
 
@@ -366,7 +366,7 @@ func (d *demo) run(ctx context.Context) (code int) {
 }
 
 // interrupt stops the running turn with hermes.cancel and waits a little for its end.
-func (d *demo) interrupt(c *client, conn jsonrpc2.Conn) {
+func (d *demo) interrupt(c *client) {
 	t := d.term
 	t.Println(t.style(styleRed, "■ interrupted:") + " stopping the turn (hermes.cancel)…")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -379,14 +379,14 @@ func (d *demo) interrupt(c *client, conn jsonrpc2.Conn) {
 	}
 	select {
 	case <-c.done:
-	case <-conn.Done():
+	case <-c.ed.Done():
 	case <-time.After(15 * time.Second):
 		t.Println("! the turn did not end within 15s of hermes.cancel")
 	}
 }
 
 // summary prints the end of the turn: its error, the diff and the usage.
-func (d *demo) summary(c *client, res *agenthost.Result, workspace string) {
+func (d *demo) summary(c *client, res *hermesproto.Result, workspace string) {
 	t := d.term
 	if res.Error != "" {
 		t.Println(t.style(styleRed, "! ") + "the turn did not complete: " + strings.TrimPrefix(indent(res.Error, "  "), "  "))
@@ -405,7 +405,7 @@ func (d *demo) summary(c *client, res *agenthost.Result, workspace string) {
 }
 
 // statusWord is the turn's status, colored.
-func statusWord(t *terminal, res *agenthost.Result) string {
+func statusWord(t *terminal, res *hermesproto.Result) string {
 	word := "turn " + res.Status
 	if res.Completed {
 		return t.style(styleBold+styleGreen, word)
@@ -415,7 +415,7 @@ func statusWord(t *terminal, res *agenthost.Result) string {
 
 // usageLine says what the turn cost, as hermes-lsp reports it: the tokens of the turn's last model
 // request, and how full that left the context window.
-func usageLine(res *agenthost.Result) string {
+func usageLine(res *hermesproto.Result) string {
 	u := res.Usage
 	line := fmt.Sprintf("%s tokens in the last model request: %s prompt (%s cached) + %s output (%s reasoning)",
 		thousands(u.Total), thousands(u.Prompt), thousands(u.CacheRead), thousands(u.Output), thousands(u.Reasoning))

@@ -44,6 +44,7 @@ type Editor struct {
 	changed  chan struct{}                      // closed and replaced whenever state changes
 	inflight map[jsonrpc2.ID]context.CancelFunc // server requests not answered yet
 	smr      ShowMessageRequestHook             // answers window/showMessageRequest
+	notified NotificationHook                   // sees each notification; nil: none
 	handlers map[string]RequestHandler          // overrides, by method
 	config   map[string]any                     // what workspace/configuration answers, by section
 	folders  []string                           // the workspace folders, as paths
@@ -58,6 +59,10 @@ type Editor struct {
 // the editor closes; a hook that blocks must return when it does. A hook runs on a goroutine of
 // its own and may call the server, but not Close (which waits for it).
 type ShowMessageRequestHook func(ctx context.Context, params protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error)
+
+// NotificationHook sees each notification of the server as it is read, after the editor recorded
+// it: on the read goroutine, in order, so it must return quickly and not call the server.
+type NotificationHook func(method string, params json.RawMessage)
 
 // RequestHandler answers a server->client request in place of the profile: its result is
 // marshalled as the answer; its error is answered as ShowMessageRequestHook describes. ctx ends
@@ -95,6 +100,12 @@ func WithConfiguration(section string, value any) Option {
 // as Handle does later.
 func WithHandler(method string, h RequestHandler) Option {
 	return func(e *Editor) { e.handlers[method] = h }
+}
+
+// WithNotificationHook has h see every notification of the server (a client that shows them as
+// they come, such as the demo's terminal).
+func WithNotificationHook(h NotificationHook) Option {
+	return func(e *Editor) { e.notified = h }
 }
 
 // WithShowMessageRequestHook sets the hook from the start, as OnShowMessageRequest does later.

@@ -32,6 +32,9 @@ func (e *Editor) handle(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.
 		return nil
 	}
 	e.handleNotification(req.Method(), params)
+	if e.notified != nil {
+		e.notified(req.Method(), params)
+	}
 	return nil
 }
 
