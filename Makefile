@@ -148,12 +148,17 @@ bench: build $(CODEX_BIN)
 	$(GO) run ./bench/cmd/hermes-bench -hermes bin/hermes-lsp -codex $(CODEX_BIN) -acp $(ACP_BIN) $(BENCH_FLAGS)
 # --- end of bench ------------------------------------------------------------------------------------
 
-# --- generate: the hermes protocol's TypeScript types (lsp/hermesproto) ------------------------------
-## generate: write editors/vscode/src/hermesproto.ts from the Go package lsp/hermesproto, with tygo
-## (pinned by the tool directive in go.mod; configured by lsp/hermesproto/tygo.yaml). Run it after
-## changing lsp/hermesproto: TestGeneratedTypeScript (part of `make test`) fails while the checked-in
-## file differs from what the generator writes.
+# --- generate: the protocols' types -------------------------------------------------------------------
+## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), (2)
+## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
+## editors/vscode/src/hermesproto.ts from the Go package lsp/hermesproto with tygo (configured by
+## lsp/hermesproto/tygo.yaml). Both generators are pinned by tool directives in go.mod. Run it after
+## moving codex's pin or changing lsp/hermesproto: TestSchemaMatchesPinnedCodex,
+## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
-generate:
+generate: $(CODEX_BIN)
+	@tmp=$$(mktemp -d) && $(CODEX_BIN) app-server generate-json-schema --out $$tmp >/dev/null && \
+	  cp $$tmp/codex_app_server_protocol.schemas.json codex/schema/ && rm -rf $$tmp
+	$(GO) run ./codex/internal/protogen
 	$(GO) tool tygo generate --config lsp/hermesproto/tygo.yaml
 # --- end of generate ---------------------------------------------------------------------------------

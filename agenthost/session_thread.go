@@ -66,7 +66,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 	}
 	if threadID != "" {
 		res, rerr := client.ResumeThread(ctx, codex.ThreadResumeParams{
-			ThreadID: threadID, Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+			ThreadID: threadID, Cwd: s.folder, ApprovalPolicy: codex.AskForApproval(cfg.ApprovalPolicy), Sandbox: cfg.Sandbox,
 			Model: model, ModelProvider: provider, ExcludeTurns: true,
 		})
 		if rerr == nil {
@@ -79,7 +79,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 		s.h.log.Warn("could not resume the thread; starting a new one", "folder", s.folder, "thread", threadID, "err", rerr)
 	}
 	res, err := client.StartThread(ctx, codex.ThreadStartParams{
-		Cwd: s.folder, ApprovalPolicy: cfg.ApprovalPolicy, Sandbox: cfg.Sandbox,
+		Cwd: s.folder, ApprovalPolicy: codex.AskForApproval(cfg.ApprovalPolicy), Sandbox: cfg.Sandbox,
 		Model: model, ModelProvider: provider,
 	})
 	if err != nil {

@@ -171,11 +171,7 @@ func (ts *turnState) moved(a attempt) {
 }
 
 func usageOf(u *codex.ThreadTokenUsage) Usage {
-	var window int64
-	if u.ModelContextWindow != nil {
-		window = *u.ModelContextWindow
-	}
-	return UsageFrom(u.Last, window)
+	return UsageFrom(u.Last, u.ModelContextWindow)
 }
 
 // emit queues an event of the runner, stamped with where the turn runs. Runner only.

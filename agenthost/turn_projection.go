@@ -66,8 +66,8 @@ func (ts *turnState) apply(ev codex.Event) bool {
 		ts.emit(Event{Kind: EventError, Text: v.Error.Error()})
 	case *codex.TurnCompletedParams:
 		ts.status = v.Turn.Status
-		if v.Turn.Error != nil {
-			ts.turnErr = v.Turn.Error
+		if e := v.Turn.Error; e.Message != "" || e.CodexErrorInfo.Kind() != "" {
+			ts.turnErr = &e
 		}
 		ts.closeOpen("turn " + v.Turn.Status)
 		return true

@@ -304,7 +304,7 @@ func (c *Client) route(n Notification) {
 	}
 	if ev.Method == NotifyServerRequestResolved {
 		if v, ok := ev.Value.(*ServerRequestResolvedParams); ok {
-			c.withdraw(v.RequestID)
+			c.withdraw(json.RawMessage(v.RequestID))
 		}
 	}
 

@@ -193,7 +193,7 @@ func TestRealPlainTurn(t *testing.T) {
 		t.Fatal("no thread/tokenUsage/updated")
 	}
 	want := codex.TokenUsage{InputTokens: 80, CachedInputTokens: 20, OutputTokens: 25, ReasoningOutputTokens: 5, TotalTokens: 130}
-	if usage.TokenUsage.Last != want || usage.TokenUsage.ModelContextWindow == nil {
+	if usage.TokenUsage.Last != want || usage.TokenUsage.ModelContextWindow == 0 {
 		t.Errorf("usage %+v, want last %+v and a context window", usage.TokenUsage, want)
 	}
 	reqs := s.env.Model.Requests()

@@ -181,7 +181,7 @@ func (c *fakeConn) threadStart(m Message) {
 		Model:          p.Model,
 		ModelProvider:  p.ModelProvider,
 		Start:          p,
-		approvalPolicy: p.ApprovalPolicy,
+		approvalPolicy: string(p.ApprovalPolicy),
 		sandbox:        p.Sandbox,
 	}
 	if th.Cwd == "" {
@@ -231,7 +231,7 @@ func (c *fakeConn) threadResume(m Message) {
 		th.ModelProvider = p.ModelProvider
 	}
 	if p.ApprovalPolicy != "" {
-		th.approvalPolicy = p.ApprovalPolicy
+		th.approvalPolicy = string(p.ApprovalPolicy)
 	}
 	if p.Sandbox != "" {
 		th.sandbox = p.Sandbox

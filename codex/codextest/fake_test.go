@@ -183,7 +183,7 @@ func TestFakeDefaultTurn(t *testing.T) {
 	}
 	if res.Thread.ID != "thread-1" || res.Cwd != "/project" || res.Thread.Cwd != "/project" ||
 		res.Model != codextest.FakeModel || res.ModelProvider != codextest.FakeModelProvider ||
-		string(res.ApprovalPolicy) != `"untrusted"` || !strings.Contains(string(res.Sandbox), "workspaceWrite") {
+		res.ApprovalPolicy != codex.ApprovalUntrusted || !strings.Contains(string(res.Sandbox), "workspaceWrite") {
 		t.Fatalf("thread/start result %+v", res)
 	}
 
@@ -213,7 +213,7 @@ func TestFakeDefaultTurn(t *testing.T) {
 		}
 	}
 	if usage == nil || usage.TurnID != r.turn.ID || usage.TokenUsage.Total.TotalTokens != 1234 ||
-		usage.TokenUsage.ModelContextWindow == nil || *usage.TokenUsage.ModelContextWindow == 0 {
+		usage.TokenUsage.ModelContextWindow == 0 {
 		t.Errorf("usage %+v", usage)
 	}
 	// As from codex, thread/started may reach the first turn's subscription: it follows the answer.
@@ -604,7 +604,7 @@ func TestFakeCompaction(t *testing.T) {
 	})
 	r = compact()
 	r.status(t, codex.TurnFailed)
-	if r.done.Turn.Error == nil || r.done.Turn.Error.Message != "compaction failed" {
+	if r.done.Turn.Error.Message != "compaction failed" {
 		t.Fatalf("failed compaction %+v", r.done.Turn)
 	}
 	if th := f.Threads()[threadID]; len(th.Turns) != 2 {

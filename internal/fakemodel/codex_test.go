@@ -403,7 +403,7 @@ func TestCodexAppServer(t *testing.T) {
 			t.Errorf("error notifications %+v, want one %s", errs, codex.ErrorUsageLimitExceeded)
 		}
 		turn := run.done.Turn
-		if turn.Status != codex.TurnFailed || turn.Error == nil || turn.Error.CodexErrorInfo.Kind() != codex.ErrorUsageLimitExceeded {
+		if turn.Status != codex.TurnFailed || turn.Error.CodexErrorInfo.Kind() != codex.ErrorUsageLimitExceeded {
 			t.Errorf("turn/completed status %s error %+v, want failed with %s", turn.Status, turn.Error, codex.ErrorUsageLimitExceeded)
 		}
 	})
@@ -411,7 +411,7 @@ func TestCodexAppServer(t *testing.T) {
 	t.Run("failed", func(t *testing.T) {
 		srv.Enqueue(fakemodel.Failed("fake response.failed"))
 		turn := runTurn(t, client, thread, "hi").done.Turn
-		if turn.Status != codex.TurnFailed || turn.Error == nil || !strings.Contains(turn.Error.Message, "fake response.failed") {
+		if turn.Status != codex.TurnFailed || !strings.Contains(turn.Error.Message, "fake response.failed") {
 			t.Errorf("turn/completed status %s error %+v, want failed with the fake's message", turn.Status, turn.Error)
 		}
 	})
