@@ -52,7 +52,7 @@ export type {
 	Status as StatusResult,
 } from './hermesproto';
 
-/** The server's command ids (workspace/executeCommand). The extension's own ids differ: see extension.ts. */
+/** The server's command ids (workspace/executeCommand). The extension's own ids differ: see commands.ts. */
 export const ServerCommand = {
 	ask: CmdAsk,
 	cancel: CmdCancel,

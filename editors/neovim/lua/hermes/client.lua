@@ -1,0 +1,304 @@
+-- Starting, finding and talking to the hermes-lsp servers: one per workspace folder, started on
+-- demand for the buffers inside it (see setup's autostart), each a Neovim LSP client.
+local approvals = require("hermes.approvals")
+local compat = require("hermes.compat")
+local handlers = require("hermes.handlers")
+local view = require("hermes.view")
+
+local M = {}
+
+local api = vim.api
+local levels = vim.log.levels
+local clients = {} -- folder -> client id
+
+-- plugin is the plugin's table (init.lua), for its configuration.
+local function plugin()
+  return require("hermes")
+end
+
+local function notify(msg, level)
+  handlers.notify(msg, level)
+end
+
+-- settings_for builds the `hermes` settings object the server gets.
+local function settings_for()
+  local s = vim.tbl_deep_extend("force", { openTranscript = false }, vim.deepcopy(plugin().config.settings or {}), { turnEvents = true })
+  -- An empty Lua table is sent as a JSON array: the objects among the settings must stay objects.
+  if type(s.codex) == "table" and type(s.codex.env) == "table" and next(s.codex.env) == nil then
+    s.codex.env = vim.empty_dict()
+  end
+  if type(s.approvals) == "table" and next(s.approvals) == nil then
+    s.approvals = vim.empty_dict()
+  end
+  return s
+end
+
+local function command_name(name)
+  local prefix = plugin().config and plugin().config.settings and plugin().config.settings.commandPrefix or ""
+  return prefix .. name
+end
+
+-- find_root is the default root_dir.
+local function find_root(_, path)
+  local uv = vim.loop or vim.uv
+  local dir = vim.fn.fnamemodify(path, ":p:h")
+  local d = dir
+  while d and d ~= "" do
+    for _, marker in ipairs(plugin().config.root_markers or {}) do
+      if compat.exists(d .. "/" .. marker) then
+        return d
+      end
+    end
+    local parent = vim.fn.fnamemodify(d, ":h")
+    if parent == d then
+      break
+    end
+    d = parent
+  end
+  local cwd = uv.cwd()
+  if cwd and (dir == cwd or dir:sub(1, #cwd + 1) == cwd .. "/") then
+    return cwd
+  end
+  return dir
+end
+
+function M.live_client(id)
+  if not id then
+    return nil
+  end
+  local c = vim.lsp.get_client_by_id(id)
+  if c and not compat.is_stopped(c) then
+    return c
+  end
+  return nil
+end
+
+-- clients returns the running hermes clients.
+function M.clients()
+  local out = {}
+  for _, id in pairs(clients) do
+    local c = M.live_client(id)
+    if c then
+      table.insert(out, c)
+    end
+  end
+  table.sort(out, function(a, b)
+    return a.id < b.id
+  end)
+  return out
+end
+
+local function client_config(folder)
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.window = caps.window or {}
+  caps.window.workDoneProgress = true
+  caps.window.showDocument = { support = true }
+  if plugin().config.capabilities then
+    caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
+  end
+  local settings = settings_for()
+  local hs = {}
+  for _, method in ipairs({ "window/showMessageRequest", "window/showDocument", "$/progress", "hermes/turnEvent", "window/showMessage" }) do
+    hs[method] = handlers[method]
+  end
+  return {
+    name = plugin().config.name,
+    cmd = plugin().config.cmd,
+    cmd_cwd = folder,
+    cmd_env = plugin().config.cmd_env,
+    root_dir = folder,
+    workspace_folders = { { uri = vim.uri_from_fname(folder), name = folder } },
+    init_options = settings,
+    settings = { hermes = settings },
+    capabilities = caps,
+    handlers = hs,
+    flags = { exit_timeout = plugin().config.exit_timeout },
+    on_attach = plugin().config.on_attach,
+    on_exit = function(code, signal, client_id)
+      vim.schedule(function()
+        for f, id in pairs(clients) do
+          if id == client_id then
+            clients[f] = nil
+          end
+        end
+        handlers.progress[client_id] = nil
+        approvals.forget_client(client_id)
+        if code ~= 0 and not plugin()._quitting then
+          notify(string.format("Hermes: hermes-lsp exited (code %s, signal %s)", tostring(code), tostring(signal)), levels.WARN)
+        end
+        handlers.on_update()
+      end)
+    end,
+  }
+end
+
+-- start returns the client of folder, starting it if needed.
+function M.start(folder, bufnr)
+  plugin().ensure_setup()
+  folder = vim.fn.fnamemodify(folder, ":p"):gsub("/$", "")
+  if folder == "" then
+    folder = "/"
+  end
+  local c = M.live_client(clients[folder])
+  if c then
+    return c.id
+  end
+  local config = client_config(folder)
+  local ok, id
+  if compat.nvim_0_11 then
+    -- vim.lsp.start_client is deprecated from 0.11 on; vim.lsp.start reuses a client of the same
+    -- name and root_dir, as the table above does.
+    ok, id = pcall(vim.lsp.start, config, { bufnr = bufnr or api.nvim_get_current_buf(), attach = bufnr ~= nil })
+  else
+    ok, id = pcall(vim.lsp.start_client, config)
+  end
+  if not ok or not id then
+    notify("Hermes: could not start " .. table.concat(plugin().config.cmd, " ") .. ": " .. tostring(id), levels.ERROR)
+    return nil
+  end
+  clients[folder] = id
+  return id
+end
+
+-- is_file_buffer says whether bufnr is a buffer of a file hermes can attach to.
+function M.is_file_buffer(bufnr)
+  if not api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= "" then
+    return false
+  end
+  local name = api.nvim_buf_get_name(bufnr)
+  return name ~= "" and not name:match("^%a[%w+.-]*://")
+end
+
+-- state_dir is where the server keeps transcripts and diffs (the stateDir setting).
+local function state_dir()
+  local d = plugin().config.settings and plugin().config.settings.stateDir
+  if type(d) ~= "string" or d == "" then
+    local xdg = os.getenv("XDG_STATE_HOME")
+    if not xdg or xdg == "" then
+      xdg = (os.getenv("HOME") or "") .. "/.local/state"
+    end
+    d = xdg .. "/hermes-lsp"
+  end
+  return (vim.fn.fnamemodify(d, ":p"):gsub("/$", ""))
+end
+
+local function under(path, dir)
+  path = vim.fn.fnamemodify(path, ":p")
+  return path == dir or path:sub(1, #dir + 1) == dir .. "/"
+end
+
+-- attach starts or attaches the server for a buffer inside a folder; it returns the client id.
+function M.attach(bufnr, force)
+  plugin().ensure_setup()
+  bufnr = (bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr
+  if not M.is_file_buffer(bufnr) then
+    return nil
+  end
+  if not force and plugin().config.filetypes and not vim.tbl_contains(plugin().config.filetypes, vim.bo[bufnr].filetype) then
+    return nil
+  end
+  local path = api.nvim_buf_get_name(bufnr)
+  if under(path, state_dir()) then
+    return nil -- the server's own transcripts and diffs
+  end
+  local folder = (plugin().config.root_dir or find_root)(bufnr, path)
+  if not folder or folder == "" then
+    return nil
+  end
+  local id = M.start(folder, bufnr)
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+  return id
+end
+
+-- client_for finds the client for the current buffer: attached, or the folder of a Hermes buffer,
+-- or the server of the current directory (started if needed).
+function M.client_for(bufnr)
+  bufnr = bufnr or api.nvim_get_current_buf()
+  local id = M.attach(bufnr, true)
+  if id then
+    return M.live_client(id), bufnr
+  end
+  local folder = view.folder_of_buffer(bufnr)
+  if folder and M.live_client(clients[folder]) then
+    return M.live_client(clients[folder]), nil
+  end
+  local all = M.clients()
+  if #all == 1 then
+    return all[1], nil
+  end
+  local cwd = (vim.loop or vim.uv).cwd()
+  if M.live_client(clients[cwd]) then
+    return M.live_client(clients[cwd]), nil
+  end
+  id = M.start(find_root(nil, cwd .. "/."), nil)
+  return M.live_client(id), nil
+end
+
+-- when_ready calls fn(client) once the client finished initializing.
+local function when_ready(client, fn, waited)
+  waited = waited or 0
+  if client.initialized then
+    return fn(client)
+  end
+  if waited > 20000 or compat.is_stopped(client) then
+    notify("Hermes: the server did not start", levels.ERROR)
+    return
+  end
+  vim.defer_fn(function()
+    when_ready(client, fn, waited + 50)
+  end, 50)
+end
+
+-- execute runs a hermes command on a client: callback(err, result).
+function M.execute(client, name, arg, callback, bufnr)
+  local params = { command = command_name(name) }
+  if arg ~= nil then
+    params.arguments = { arg }
+  end
+  when_ready(client, function(c)
+    compat.request(c, "workspace/executeCommand", params, function(err, result)
+      if callback then
+        callback(err, result)
+      elseif err then
+        notify("Hermes: " .. name .. ": " .. tostring(err.message or err), levels.ERROR)
+      end
+    end, bufnr)
+  end)
+end
+
+approvals.approve = function(client_id, approval_id, decision, callback)
+  local c = M.live_client(client_id)
+  if not c then
+    return callback({ message = "the server is gone" })
+  end
+  M.execute(c, "hermes.approve", { approvalId = approval_id, decision = decision }, function(err, result)
+    callback(err, result)
+  end)
+end
+
+-- client_of_folder returns the live client of folder, or nil.
+function M.client_of_folder(folder)
+  return M.live_client(clients[folder])
+end
+
+-- folder_of returns the folder whose client bufnr is attached to, or nil.
+function M.folder_of(bufnr)
+  for f, id in pairs(clients) do
+    local c = M.live_client(id)
+    if c and vim.lsp.buf_is_attached(bufnr, c.id) then
+      return f
+    end
+  end
+  return nil
+end
+
+-- stop_all stops every hermes server (they stop codex).
+function M.stop_all()
+  for _, c in ipairs(M.clients()) do
+    compat.stop(c)
+  end
+end
+
+return M

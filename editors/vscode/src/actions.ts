@@ -1,0 +1,243 @@
+// The Hermes commands: ask (with a work-done progress of its own), stop, new thread, transcript,
+// auto-approve, status (a quick pick of folders, pending approvals and actions), answering approvals.
+
+import * as vscode from 'vscode';
+import { State, WorkDoneProgress, WorkDoneProgressCancelNotification, type LanguageClient } from 'vscode-languageclient/node';
+
+import { Actions } from './approvals';
+import { ensureClient, execute } from './client';
+import { baseName, folderStatusLine, statusText } from './format';
+import {
+	ServerCommand,
+	type ApproveArgs,
+	type ApproveResult,
+	type AskResult,
+	type CancelResult,
+	type Decision,
+	type NewThreadResult,
+	type ShowTranscriptResult,
+	type StatusResult,
+	type ToggleYoloResult,
+} from './protocol';
+import { tracker, turnEnded, updateBar, view } from './ui';
+
+/**
+ * targetUri is what picks the workspace folder: the active file, else the only folder, else the
+ * folder the person picks (undefined when they cancel).
+ */
+async function targetUri(): Promise<vscode.Uri | undefined> {
+	const doc = vscode.window.activeTextEditor?.document;
+	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+		return doc.uri;
+	}
+	const folders = vscode.workspace.workspaceFolders ?? [];
+	if (folders.length === 1) {
+		return folders[0].uri;
+	}
+	if (folders.length > 1) {
+		return (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Hermes: which folder?' }))?.uri;
+	}
+	return undefined;
+}
+
+export async function ask(aboutSelection: boolean): Promise<void> {
+	const editor = vscode.window.activeTextEditor;
+	if (aboutSelection && (!editor || editor.selection.isEmpty)) {
+		void vscode.window.showWarningMessage('Hermes: select some code first (or use Hermes: Ask…).');
+		return;
+	}
+	if (!vscode.workspace.workspaceFolders?.length) {
+		void vscode.window.showWarningMessage('Hermes: open a folder first: Hermes runs codex in a workspace folder.');
+		return;
+	}
+	const prompt = await vscode.window.showInputBox({
+		title: aboutSelection ? 'Hermes: Ask About Selection' : 'Hermes: Ask',
+		prompt: aboutSelection ? 'What should Hermes do with the selected code?' : 'What should Hermes do?',
+		placeHolder: aboutSelection ? 'e.g. explain this, or add error handling' : 'e.g. add a test for the parser',
+		ignoreFocusOut: true,
+	});
+	if (!prompt || !prompt.trim()) {
+		return;
+	}
+	const c = await ensureClient();
+	if (!c) {
+		return;
+	}
+	const uri = aboutSelection ? editor?.document.uri : await targetUri();
+	if (!uri) {
+		return;
+	}
+	const args: Record<string, unknown> = { prompt, uri: uri.toString() };
+	if (aboutSelection && editor) {
+		const sel = editor.selection;
+		args.range = c.code2ProtocolConverter.asRange(sel);
+		const diags = vscode.languages.getDiagnostics(editor.document.uri).filter((d) => d.range.intersection(sel) !== undefined);
+		if (diags.length > 0) {
+			args.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
+		}
+	}
+	view.show(true);
+	await runWithProgress(c, args, prompt);
+}
+
+/**
+ * runWithProgress sends hermes.ask with a work-done token of its own and shows that progress as a
+ * cancellable notification until it ends (the server then reports on this token rather than making one).
+ */
+async function runWithProgress(c: LanguageClient, args: Record<string, unknown>, prompt: string): Promise<void> {
+	const token = `hermes-vscode/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+	let result: AskResult | undefined;
+	await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: 'Hermes', cancellable: true },
+		(progress, cancel) =>
+			new Promise<void>((resolve) => {
+				const disposables: vscode.Disposable[] = [];
+				const done = () => {
+					disposables.forEach((d) => d.dispose());
+					resolve();
+				};
+				progress.report({ message: firstWords(prompt) });
+				disposables.push(
+					c.onProgress(WorkDoneProgress.type, token, (v) => {
+						if (v.kind === 'end') {
+							done();
+						} else if (v.message) {
+							progress.report({ message: v.message });
+						}
+					}),
+					cancel.onCancellationRequested(() => {
+						void c.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+					}),
+					// In case the end of the progress is lost (server restart), the turn's own end closes it.
+					turnEnded.event((p) => {
+						if (result && p.turnId === result.turnId) {
+							setTimeout(done, 500);
+						}
+					}),
+					c.onDidChangeState((e) => {
+						if (e.newState === State.Stopped) {
+							done();
+						}
+					}),
+				);
+				execute<AskResult>(ServerCommand.ask, args, token).then((r) => {
+					result = r;
+					if (!r) {
+						done();
+					} else if (r.steered) {
+						void vscode.window.showInformationMessage(`Hermes: added to the turn running in ${baseName(r.folder)}.`);
+						done();
+					}
+				}, done);
+			}),
+	);
+}
+
+function firstWords(s: string, n = 8): string {
+	const words = s.trim().split(/\s+/);
+	return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
+}
+
+async function uriArgs(): Promise<{ uri?: string }> {
+	const uri = await targetUri();
+	return uri ? { uri: uri.toString() } : {};
+}
+
+/** stopArgs: the active file's folder; without one, every running turn (hermes.cancel without uri). */
+async function stopArgs(): Promise<{ uri?: string }> {
+	const doc = vscode.window.activeTextEditor?.document;
+	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+		return { uri: doc.uri.toString() };
+	}
+	return {};
+}
+
+export async function stop(): Promise<void> {
+	const r = await execute<CancelResult>(ServerCommand.cancel, await stopArgs());
+	if (r) {
+		void vscode.window.showInformationMessage(r.cancelled > 0 ? `Hermes: stopped ${r.cancelled} turn(s).` : 'Hermes: no turn is running.');
+	}
+}
+
+export async function newThread(): Promise<void> {
+	const r = await execute<NewThreadResult>(ServerCommand.newThread, await uriArgs());
+	if (r) {
+		view.appendLine(`━━ new thread in ${r.folder} ━━`);
+		void vscode.window.showInformationMessage(`Hermes: the next prompt in ${baseName(r.folder)} starts a new thread.`);
+	}
+}
+
+export async function showTranscript(): Promise<void> {
+	const r = await execute<ShowTranscriptResult>(ServerCommand.showTranscript, await uriArgs());
+	if (r?.path) {
+		try {
+			await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: false });
+		} catch {
+			void vscode.window.showInformationMessage(`Hermes: the transcript is ${r.path}`);
+		}
+	}
+}
+
+export async function toggleYolo(): Promise<void> {
+	const r = await execute<ToggleYoloResult>(ServerCommand.toggleYolo, await uriArgs());
+	if (r) {
+		tracker.setYolo(r.folder, r.yolo);
+		updateBar();
+		void vscode.window.showInformationMessage(
+			r.yolo
+				? `Hermes: auto-approve is ON in ${baseName(r.folder)}: commands and patches run without asking.`
+				: `Hermes: auto-approve is off in ${baseName(r.folder)}: you are asked before each command and patch.`,
+		);
+	}
+}
+
+export async function showStatus(): Promise<void> {
+	const r = await execute<StatusResult>(ServerCommand.status);
+	if (!r) {
+		return;
+	}
+	for (const f of r.folders ?? []) {
+		tracker.setYolo(f.folder, !!f.yolo);
+	}
+	updateBar();
+	const { headline, detail } = statusText(r);
+	view.appendLine(`${headline}\n${detail}`);
+	type Item = vscode.QuickPickItem & { run?: () => Promise<void> };
+	const items: Item[] = [];
+	for (const f of r.folders ?? []) {
+		items.push({ label: `$(folder) ${baseName(f.folder)}`, description: folderStatusLine(f), detail: f.threadId ? `thread ${f.threadId}` : f.folder });
+		for (const a of f.pendingApprovals ?? []) {
+			items.push({
+				label: `$(bell-dot) Answer approval ${a.approvalId}`,
+				description: `${a.kind}: ${a.summary}`,
+				run: () => answerApproval(a.approvalId),
+			});
+		}
+	}
+	items.push(
+		{ label: '', kind: vscode.QuickPickItemKind.Separator },
+		{ label: '$(comment-discussion) Ask…', run: () => ask(false) },
+		{ label: '$(debug-stop) Stop Turn', run: stop },
+		{ label: '$(add) New Thread', run: newThread },
+		{ label: '$(file-text) Show Transcript', run: showTranscript },
+		{ label: '$(shield) Toggle Auto-approve', run: toggleYolo },
+		{ label: '$(output) Show the Hermes view', run: async () => view.show() },
+	);
+	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
+	await pick?.run?.();
+}
+
+async function answerApproval(id: string): Promise<void> {
+	const choices: (vscode.QuickPickItem & { decision: Decision })[] = [
+		// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
+		{ label: Actions.deny, decision: 'deny' },
+		{ label: Actions.allowOnce, decision: 'once' },
+		{ label: Actions.allowSession, decision: 'session' },
+		{ label: Actions.stop, decision: 'stop' },
+	];
+	const pick = await vscode.window.showQuickPick(choices, { title: `Hermes: approval ${id}` });
+	if (pick) {
+		const args: ApproveArgs = { approvalId: id, decision: pick.decision };
+		await execute<ApproveResult>(ServerCommand.approve, args);
+	}
+}

@@ -1,0 +1,247 @@
+// The language client: how hermes-lsp is started or reached, the settings it gets (trusted ones only
+// at start, see settings.ts), restarts, and running the server's commands.
+
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+	DidChangeConfigurationNotification,
+	ExecuteCommandRequest,
+	LanguageClient,
+	ShowMessageRequest,
+	State,
+	type LanguageClientOptions,
+	type ServerOptions,
+	type StreamInfo,
+} from 'vscode-languageclient/node';
+
+import { connectSocket, readToken } from './connect';
+import { TurnEventMethod, type TurnEventParams } from './protocol';
+import { showMessageRequest } from './prompts';
+import {
+	changedKeys,
+	configurationAnswer,
+	initializationOptions,
+	launchChanged,
+	restartMessage,
+	serverLaunch,
+	SettingError,
+	trustedAffected,
+	trustedGetter,
+	trustedSnapshot,
+	untrustedAffected,
+	untrustedSettings,
+	type Getter,
+	type Launch,
+	type PathContext,
+} from './settings';
+import { errorText, onTurnEvent, tracker, updateBar } from './ui';
+
+let client: LanguageClient | undefined;
+let startedWith: Record<string, string> | undefined; // the trusted settings the running client was started with
+let starting: Promise<LanguageClient | undefined> | undefined;
+
+/** config reads `hermes.*` settings as VS Code resolves them (workspace values included): for untrusted settings only. */
+function config(scope?: vscode.Uri): Getter {
+	const c = vscode.workspace.getConfiguration('hermes', scope);
+	return (key) => c.get(key);
+}
+
+/** trusted reads trusted settings: the user's value or the default, never a workspace's (see settings.ts). */
+function trusted(): Getter {
+	const c = vscode.workspace.getConfiguration('hermes');
+	return trustedGetter((key) => c.inspect(key));
+}
+
+function pathContext(): PathContext {
+	return { home: os.homedir() };
+}
+
+function untrustedFor(scope?: vscode.Uri): Record<string, unknown> {
+	return untrustedSettings(config(scope));
+}
+
+/** createClient reads the settings (a bad one throws a SettingError) and makes the client. */
+async function createClient(launch: Launch): Promise<LanguageClient> {
+	let serverOptions: ServerOptions;
+	let token: string | undefined;
+	if (launch.kind === 'socket') {
+		const address = launch.address;
+		if (launch.tokenFile) {
+			try {
+				token = await readToken(launch.tokenFile);
+			} catch (err) {
+				throw new SettingError('server.tokenFile', `could not read hermes.server.tokenFile: ${errorText(err)}`);
+			}
+		}
+		serverOptions = async (): Promise<StreamInfo> => {
+			const sock = await connectSocket(address);
+			return { reader: sock, writer: sock };
+		};
+	} else {
+		serverOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+	}
+	const snapshot = trustedSnapshot(trusted());
+	const clientOptions: LanguageClientOptions = {
+		documentSelector: [{ scheme: 'file' }],
+		// The only way trusted settings reach the server.
+		initializationOptions: initializationOptions(config(), trusted(), pathContext(), token),
+		outputChannelName: 'Hermes Language Server',
+		middleware: {
+			workspace: {
+				// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,
+				// no trusted keys: the server takes those from initializationOptions alone).
+				configuration: async (params, token, next) => {
+					const defaults = await next(params, token);
+					if (!Array.isArray(defaults)) {
+						return defaults;
+					}
+					return params.items.map((item, i) =>
+						configurationAnswer(item.section, defaults[i], untrustedFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)),
+					);
+				},
+			},
+		},
+	};
+	startedWith = snapshot;
+	const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
+	// Registered before start: the client installs these after its own defaults, on every (re)start.
+	c.onRequest(ShowMessageRequest.type, (params) => showMessageRequest(params));
+	c.onNotification(TurnEventMethod, (params: TurnEventParams) => onTurnEvent(params));
+	c.onDidChangeState((e) => {
+		tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+		updateBar();
+	});
+	return c;
+}
+
+/** ensureClient starts the server when it is not running, and reports a failure once with a way out. */
+export async function ensureClient(): Promise<LanguageClient | undefined> {
+	if (client && client.state === State.Running) {
+		return client;
+	}
+	if (starting) {
+		return starting;
+	}
+	starting = (async () => {
+		let launch: Launch | undefined;
+		try {
+			launch = serverLaunch(trusted(), pathContext());
+			if (!client) {
+				client = await createClient(launch);
+			}
+			await client.start();
+			return client;
+		} catch (err) {
+			tracker.setServerState('stopped');
+			updateBar();
+			let message: string;
+			let key = 'serverPath';
+			if (err instanceof SettingError) {
+				message = `Hermes: ${err.message}`;
+				key = err.key;
+			} else if (launch?.kind === 'socket') {
+				const needsToken = 'port' in launch.address && !launch.tokenFile;
+				message = `Hermes: could not connect to ${launch.label}: ${errorText(err)}. ${
+					needsToken ? 'A TCP server wants its token: set hermes.server.tokenFile.' : 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
+				}`;
+				key = needsToken ? 'server.tokenFile' : 'server.socket';
+			} else {
+				message = `Hermes: could not start ${launch?.kind === 'spawn' ? launch.command : 'hermes-lsp'}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`;
+			}
+			const pick = await vscode.window.showErrorMessage(message, 'Open Settings');
+			if (pick === 'Open Settings') {
+				void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.' + key);
+			}
+			const failed = client;
+			client = undefined;
+			startedWith = undefined;
+			void failed?.dispose().catch(() => undefined);
+			return undefined;
+		} finally {
+			starting = undefined;
+		}
+	})();
+	return starting;
+}
+
+export async function stopClient(): Promise<void> {
+	const c = client;
+	client = undefined;
+	startedWith = undefined;
+	if (c) {
+		try {
+			await c.dispose(3000);
+		} catch {
+			// already stopped
+		}
+	}
+}
+
+export async function restart(): Promise<void> {
+	await stopClient();
+	await ensureClient();
+}
+
+export function onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+	if (!e.affectsConfiguration('hermes')) {
+		return;
+	}
+	const affects = (s: string) => e.affectsConfiguration(s);
+	// Trusted settings reach the server only at start: a change of how to start or reach it restarts
+	// it, as before; for the others the user is offered a restart. Only a change of the value the
+	// extension reads (user settings or default) counts: a workspace's value is ignored.
+	if (trustedAffected(affects).length > 0) {
+		if (!startedWith) {
+			void restart(); // not running (it failed to start, e.g. on a relative path): try the new settings
+			return;
+		} else {
+			const changed = changedKeys(startedWith, trustedSnapshot(trusted()));
+			if (launchChanged((s) => changed.some((k) => 'hermes.' + k === s))) {
+				void restart();
+				return;
+			}
+			if (changed.length > 0) {
+				void offerRestart(changed);
+			}
+		}
+	}
+	if (untrustedAffected(affects) && client?.state === State.Running) {
+		// Only untrusted settings travel this way.
+		client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: untrustedFor() } }).catch(() => undefined); // a restart may have begun
+	}
+}
+
+let offering = false;
+
+async function offerRestart(keys: string[]): Promise<void> {
+	if (offering) {
+		return;
+	}
+	offering = true;
+	try {
+		const pick = await vscode.window.showInformationMessage(restartMessage(keys), 'Restart');
+		if (pick === 'Restart') {
+			await restart();
+		}
+	} finally {
+		offering = false;
+	}
+}
+
+/** execute runs one of the server's commands; an error is shown and comes back as undefined. */
+export async function execute<T>(command: string, args?: object, workDoneToken?: string): Promise<T | undefined> {
+	const c = await ensureClient();
+	if (!c) {
+		return undefined;
+	}
+	try {
+		return (await c.sendRequest(ExecuteCommandRequest.type, {
+			command,
+			arguments: args ? [args] : [],
+			...(workDoneToken ? { workDoneToken } : {}),
+		})) as T;
+	} catch (err) {
+		void vscode.window.showErrorMessage(`Hermes: ${errorText(err)}`);
+		return undefined;
+	}
+}

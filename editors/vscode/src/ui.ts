@@ -1,0 +1,55 @@
+// The extension's shared UI: the Hermes view (an output channel streaming hermes/turnEvent), the
+// status bar item, and what the turn events tell them.
+
+import * as vscode from 'vscode';
+import { ResponseError } from 'vscode-languageclient/node';
+
+import { Command } from './commands';
+import { statusBarText, statusBarTooltip } from './format';
+import { type TurnEventParams } from './protocol';
+import { TurnRenderer, TurnTracker } from './turns';
+
+export let view: vscode.OutputChannel;
+let bar: vscode.StatusBarItem;
+export const tracker = new TurnTracker();
+const renderer = new TurnRenderer();
+/** turnEnded fires on each turnCompleted event. */
+export const turnEnded = new vscode.EventEmitter<TurnEventParams>();
+
+/** createUi makes the view and the status bar item, disposed with the extension. */
+export function createUi(context: vscode.ExtensionContext): void {
+	view = vscode.window.createOutputChannel('Hermes');
+	bar = vscode.window.createStatusBarItem('hermes.status', vscode.StatusBarAlignment.Left, 50);
+	bar.name = 'Hermes';
+	bar.command = Command.status;
+	updateBar();
+	bar.show();
+	context.subscriptions.push(view, bar, turnEnded);
+}
+
+export function onTurnEvent(p: TurnEventParams): void {
+	tracker.apply(p);
+	const text = renderer.render(p);
+	if (text) {
+		view.append(text);
+	}
+	if (p.event.kind === 'turnCompleted') {
+		turnEnded.fire(p);
+	}
+	updateBar();
+}
+
+export function updateBar(): void {
+	const m = tracker.bar();
+	bar.text = statusBarText(m);
+	bar.tooltip = statusBarTooltip(m);
+	bar.backgroundColor = m.state === 'approval' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+}
+
+/** errorText is what to show of an error: a server's answer as it is, else its message. */
+export function errorText(err: unknown): string {
+	if (err instanceof ResponseError) {
+		return err.message;
+	}
+	return err instanceof Error ? err.message : String(err);
+}
