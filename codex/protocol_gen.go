@@ -5,11 +5,8 @@ package codex
 import "encoding/json"
 
 type AdditionalFileSystemPermissions struct {
-	// Entries corresponds to the JSON schema field "entries".
-	Entries []FileSystemSandboxEntry `json:"entries,omitempty,omitzero"`
-
-	// GlobScanMaxDepth corresponds to the JSON schema field "globScanMaxDepth".
-	GlobScanMaxDepth int `json:"globScanMaxDepth,omitempty,omitzero"`
+	Entries          []FileSystemSandboxEntry `json:"entries,omitempty,omitzero"`
+	GlobScanMaxDepth int                      `json:"globScanMaxDepth,omitempty,omitzero"`
 
 	// This will be removed in favor of `entries`.
 	Read []string `json:"read,omitempty,omitzero"`
@@ -19,41 +16,25 @@ type AdditionalFileSystemPermissions struct {
 }
 
 type AdditionalNetworkPermissions struct {
-	// Enabled corresponds to the JSON schema field "enabled".
 	Enabled bool `json:"enabled,omitempty,omitzero"`
 }
 
 type AgentMessageDeltaNotification struct {
-	// Delta corresponds to the JSON schema field "delta".
-	Delta string `json:"delta"`
-
-	// ItemID corresponds to the JSON schema field "itemId".
-	ItemID string `json:"itemId"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
+	Delta    string `json:"delta"`
+	ItemID   string `json:"itemId"`
 	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	TurnID   string `json:"turnId"`
 }
 
 type ClientInfo struct {
-	// Name corresponds to the JSON schema field "name".
-	Name string `json:"name"`
-
-	// Title corresponds to the JSON schema field "title".
-	Title string `json:"title,omitempty,omitzero"`
-
-	// Version corresponds to the JSON schema field "version".
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty,omitzero"`
 	Version string `json:"version"`
 }
 
 // Collaboration mode for a Codex session.
 type CollaborationMode struct {
-	// Mode corresponds to the JSON schema field "mode".
-	Mode string `json:"mode"`
-
-	// Settings corresponds to the JSON schema field "settings".
+	Mode     string   `json:"mode"`
 	Settings Settings `json:"settings"`
 }
 
@@ -84,9 +65,7 @@ type CommandExecutionRequestApprovalParams struct {
 
 	// Environment in which the command will run.
 	EnvironmentID string `json:"environmentId,omitempty,omitzero"`
-
-	// ItemID corresponds to the JSON schema field "itemId".
-	ItemID string `json:"itemId"`
+	ItemID        string `json:"itemId"`
 
 	// Kind of action under review. Defaults to `command` for older servers.
 	Kind CommandExecutionApprovalKind `json:"kind,omitempty,omitzero"`
@@ -106,91 +85,58 @@ type CommandExecutionRequestApprovalParams struct {
 	Reason string `json:"reason,omitempty,omitzero"`
 
 	// Unix timestamp (in milliseconds) when this approval request started.
-	StartedAtMs int64 `json:"startedAtMs"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	StartedAtMs int64  `json:"startedAtMs"`
+	ThreadID    string `json:"threadId"`
+	TurnID      string `json:"turnId"`
 }
 
 // Deprecated: Use `ContextCompaction` item type instead.
 type ContextCompactedNotification struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
 	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	TurnID   string `json:"turnId"`
 }
 
 type ErrorNotification struct {
-	// Error corresponds to the JSON schema field "error".
-	Error TurnError `json:"error"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-
-	// WillRetry corresponds to the JSON schema field "willRetry".
-	WillRetry bool `json:"willRetry"`
+	Error     TurnError `json:"error"`
+	ThreadID  string    `json:"threadId"`
+	TurnID    string    `json:"turnId"`
+	WillRetry bool      `json:"willRetry"`
 }
 
 type FileChangeRequestApprovalParams struct {
 	// [UNSTABLE] When set, the agent is asking the user to allow writes under this
 	// root for the remainder of the session (unclear if this is honored today).
 	GrantRoot string `json:"grantRoot,omitempty,omitzero"`
-
-	// ItemID corresponds to the JSON schema field "itemId".
-	ItemID string `json:"itemId"`
+	ItemID    string `json:"itemId"`
 
 	// Optional explanatory reason (e.g. request for extra write access).
 	Reason string `json:"reason,omitempty,omitzero"`
 
 	// Unix timestamp (in milliseconds) when this approval request started.
-	StartedAtMs int64 `json:"startedAtMs"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	StartedAtMs int64  `json:"startedAtMs"`
+	ThreadID    string `json:"threadId"`
+	TurnID      string `json:"turnId"`
 }
 
 type FileSystemPath = json.RawMessage
 
 type FileSystemSandboxEntry struct {
-	// Access corresponds to the JSON schema field "access".
-	Access string `json:"access"`
-
-	// Path corresponds to the JSON schema field "path".
-	Path FileSystemPath `json:"path"`
+	Access string         `json:"access"`
+	Path   FileSystemPath `json:"path"`
 }
 
 type FileUpdateChange struct {
-	// Diff corresponds to the JSON schema field "diff".
-	Diff string `json:"diff"`
-
-	// Kind corresponds to the JSON schema field "kind".
+	Diff string          `json:"diff"`
 	Kind PatchChangeKind `json:"kind"`
-
-	// Path corresponds to the JSON schema field "path".
-	Path string `json:"path"`
+	Path string          `json:"path"`
 }
 
 type FunctionCallOutputBody = json.RawMessage
 
 type GitInfo struct {
-	// Branch corresponds to the JSON schema field "branch".
-	Branch string `json:"branch,omitempty,omitzero"`
-
-	// OriginURL corresponds to the JSON schema field "originUrl".
+	Branch    string `json:"branch,omitempty,omitzero"`
 	OriginURL string `json:"originUrl,omitempty,omitzero"`
-
-	// Sha corresponds to the JSON schema field "sha".
-	Sha string `json:"sha,omitempty,omitzero"`
+	Sha       string `json:"sha,omitempty,omitzero"`
 }
 
 // Client-declared capabilities negotiated during initialize.
@@ -227,11 +173,8 @@ type InitializeCapabilities struct {
 type InitializeCapabilitiesExtensions map[string]interface{}
 
 type InitializeParams struct {
-	// Capabilities corresponds to the JSON schema field "capabilities".
 	Capabilities InitializeCapabilities `json:"capabilities,omitempty,omitzero"`
-
-	// ClientInfo corresponds to the JSON schema field "clientInfo".
-	ClientInfo ClientInfo `json:"clientInfo"`
+	ClientInfo   ClientInfo             `json:"clientInfo"`
 }
 
 type InitializeResponse struct {
@@ -245,23 +188,16 @@ type InitializeResponse struct {
 	// Operating system for the running app-server target, for example `"macos"`,
 	// `"linux"`, or `"windows"`.
 	PlatformOS string `json:"platformOs"`
-
-	// UserAgent corresponds to the JSON schema field "userAgent".
-	UserAgent string `json:"userAgent"`
+	UserAgent  string `json:"userAgent"`
 }
 
 type ItemStartedNotification struct {
-	// Item corresponds to the JSON schema field "item".
 	Item ThreadItem `json:"item"`
 
 	// Unix timestamp (in milliseconds) when this item lifecycle started.
-	StartedAtMs int64 `json:"startedAtMs"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	StartedAtMs int64  `json:"startedAtMs"`
+	ThreadID    string `json:"threadId"`
+	TurnID      string `json:"turnId"`
 }
 
 type MisalignmentErrorDetails struct {
@@ -281,50 +217,30 @@ type MisalignmentErrorDetails struct {
 }
 
 type MisalignmentSteer struct {
-	// Message corresponds to the JSON schema field "message".
 	Message string `json:"message"`
 }
 
 type NetworkApprovalContext struct {
-	// Host corresponds to the JSON schema field "host".
-	Host string `json:"host"`
-
-	// Protocol corresponds to the JSON schema field "protocol".
+	Host     string `json:"host"`
 	Protocol string `json:"protocol"`
 }
 
 type NetworkPolicyAmendment struct {
-	// Action corresponds to the JSON schema field "action".
 	Action string `json:"action"`
-
-	// Host corresponds to the JSON schema field "host".
-	Host string `json:"host"`
+	Host   string `json:"host"`
 }
 
 type PermissionsRequestApprovalParams struct {
-	// Cwd corresponds to the JSON schema field "cwd".
-	Cwd string `json:"cwd"`
-
-	// EnvironmentID corresponds to the JSON schema field "environmentId".
-	EnvironmentID string `json:"environmentId,omitempty,omitzero"`
-
-	// ItemID corresponds to the JSON schema field "itemId".
-	ItemID string `json:"itemId"`
-
-	// Permissions corresponds to the JSON schema field "permissions".
-	Permissions RequestPermissionProfile `json:"permissions"`
-
-	// Reason corresponds to the JSON schema field "reason".
-	Reason string `json:"reason,omitempty,omitzero"`
+	Cwd           string                   `json:"cwd"`
+	EnvironmentID string                   `json:"environmentId,omitempty,omitzero"`
+	ItemID        string                   `json:"itemId"`
+	Permissions   RequestPermissionProfile `json:"permissions"`
+	Reason        string                   `json:"reason,omitempty,omitzero"`
 
 	// Unix timestamp (in milliseconds) when this approval request started.
-	StartedAtMs int64 `json:"startedAtMs"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
+	StartedAtMs int64  `json:"startedAtMs"`
+	ThreadID    string `json:"threadId"`
+	TurnID      string `json:"turnId"`
 }
 
 // A summary of the reasoning performed by the model. This can be useful for
@@ -335,36 +251,24 @@ type ReasoningSummary = json.RawMessage
 type RequestID = json.RawMessage
 
 type RequestPermissionProfile struct {
-	// FileSystem corresponds to the JSON schema field "fileSystem".
 	FileSystem AdditionalFileSystemPermissions `json:"fileSystem,omitempty,omitzero"`
-
-	// Network corresponds to the JSON schema field "network".
-	Network AdditionalNetworkPermissions `json:"network,omitempty,omitzero"`
+	Network    AdditionalNetworkPermissions    `json:"network,omitempty,omitzero"`
 }
 
 type SandboxPolicy = json.RawMessage
 
 type ServerRequestResolvedNotification struct {
-	// RequestID corresponds to the JSON schema field "requestId".
 	RequestID RequestID `json:"requestId"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
+	ThreadID  string    `json:"threadId"`
 }
 
 type SessionSource = json.RawMessage
 
 // Settings for a collaboration mode.
 type Settings struct {
-	// DeveloperInstructions corresponds to the JSON schema field
-	// "developer_instructions".
 	DeveloperInstructions string `json:"developer_instructions,omitempty,omitzero"`
-
-	// Model corresponds to the JSON schema field "model".
-	Model string `json:"model"`
-
-	// ReasoningEffort corresponds to the JSON schema field "reasoning_effort".
-	ReasoningEffort string `json:"reasoning_effort,omitempty,omitzero"`
+	Model                 string `json:"model"`
+	ReasoningEffort       string `json:"reasoning_effort,omitempty,omitzero"`
 }
 
 type Thread struct {
@@ -461,7 +365,6 @@ type Thread struct {
 }
 
 type ThreadCompactStartParams struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
 	ThreadID string `json:"threadId"`
 }
 
@@ -482,25 +385,15 @@ type ThreadItem = Item
 //
 // Prefer using thread_id whenever possible.
 type ThreadResumeParams struct {
-	// ApprovalPolicy corresponds to the JSON schema field "approvalPolicy".
 	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
 
 	// Override where approval requests are routed for review on this thread and
 	// subsequent turns.
-	ApprovalsReviewer string `json:"approvalsReviewer,omitempty,omitzero"`
-
-	// BaseInstructions corresponds to the JSON schema field "baseInstructions".
-	BaseInstructions string `json:"baseInstructions,omitempty,omitzero"`
-
-	// Config corresponds to the JSON schema field "config".
-	Config ThreadResumeParamsConfig `json:"config,omitempty,omitzero"`
-
-	// Cwd corresponds to the JSON schema field "cwd".
-	Cwd string `json:"cwd,omitempty,omitzero"`
-
-	// DeveloperInstructions corresponds to the JSON schema field
-	// "developerInstructions".
-	DeveloperInstructions string `json:"developerInstructions,omitempty,omitzero"`
+	ApprovalsReviewer     string                   `json:"approvalsReviewer,omitempty,omitzero"`
+	BaseInstructions      string                   `json:"baseInstructions,omitempty,omitzero"`
+	Config                ThreadResumeParamsConfig `json:"config,omitempty,omitzero"`
+	Cwd                   string                   `json:"cwd,omitempty,omitzero"`
+	DeveloperInstructions string                   `json:"developerInstructions,omitempty,omitzero"`
 
 	// When true, return only thread metadata and live-resume state without populating
 	// `thread.turns`. This is useful when the client plans to call
@@ -510,564 +403,15 @@ type ThreadResumeParams struct {
 	ExcludeTurns bool `json:"excludeTurns,omitempty,omitzero"`
 
 	// Configuration overrides for the resumed thread, if any.
-	Model string `json:"model,omitempty,omitzero"`
-
-	// ModelProvider corresponds to the JSON schema field "modelProvider".
+	Model         string `json:"model,omitempty,omitzero"`
 	ModelProvider string `json:"modelProvider,omitempty,omitzero"`
 
 	// @deprecated `friendly` and `pragmatic` no longer select a style. Changing this
 	// does not rewrite the thread's existing instructions.
 	Personality string `json:"personality,omitempty,omitzero"`
-
-	// Sandbox corresponds to the JSON schema field "sandbox".
-	Sandbox string `json:"sandbox,omitempty,omitzero"`
-
-	// ServiceTier corresponds to the JSON schema field "serviceTier".
+	Sandbox     string `json:"sandbox,omitempty,omitzero"`
 	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
+	ThreadID    string `json:"threadId"`
 }
 
 type ThreadResumeParamsConfig map[string]interface{}
-
-type ThreadResumeResponse struct {
-	// ApprovalPolicy corresponds to the JSON schema field "approvalPolicy".
-	ApprovalPolicy AskForApproval `json:"approvalPolicy"`
-
-	// Reviewer currently used for approval requests on this thread.
-	ApprovalsReviewer string `json:"approvalsReviewer"`
-
-	// Effective collaboration mode. Absent when resuming from an older server.
-	CollaborationMode CollaborationMode `json:"collaborationMode,omitempty,omitzero"`
-
-	// Cwd corresponds to the JSON schema field "cwd".
-	Cwd string `json:"cwd"`
-
-	// Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
-	DisabledPluginIds []string `json:"disabledPluginIds,omitempty,omitzero"`
-
-	// Environment-native paths to instruction source files currently loaded for this
-	// thread.
-	InstructionSources []string `json:"instructionSources,omitempty,omitzero"`
-
-	// Opaque cursor for hydrating paginated items backwards.
-	//
-	// Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The
-	// first page includes the item identified by the cursor.
-	ItemsBackwardsCursor string `json:"itemsBackwardsCursor,omitempty,omitzero"`
-
-	// Model corresponds to the JSON schema field "model".
-	Model string `json:"model"`
-
-	// ModelProvider corresponds to the JSON schema field "modelProvider".
-	ModelProvider string `json:"modelProvider"`
-
-	// ReasoningEffort corresponds to the JSON schema field "reasoningEffort".
-	ReasoningEffort string `json:"reasoningEffort,omitempty,omitzero"`
-
-	// Legacy sandbox policy retained for compatibility. Experimental clients should
-	// prefer `activePermissionProfile` for profile provenance.
-	Sandbox SandboxPolicy `json:"sandbox"`
-
-	// ServiceTier corresponds to the JSON schema field "serviceTier".
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// Thread corresponds to the JSON schema field "thread".
-	Thread Thread `json:"thread"`
-
-	// Opaque cursor for hydrating paginated turns backwards.
-	//
-	// Pass this as `cursor` to `thread/turns/list` with `sortDirection: "desc"`. The
-	// first page includes the turn identified by the cursor.
-	TurnsBackwardsCursor string `json:"turnsBackwardsCursor,omitempty,omitzero"`
-}
-
-// An independently persisted, user-visible thread section.
-type ThreadSection struct {
-	// Optional appearance synchronized across clients.
-	Appearance ThreadSectionAppearance `json:"appearance,omitempty,omitzero"`
-
-	// Opaque UUIDv7 identity that remains stable when the section is renamed.
-	ID string `json:"id"`
-
-	// The current user-visible section name.
-	Name string `json:"name"`
-}
-
-// Extensible visual presentation for a custom thread section.
-type ThreadSectionAppearance struct {
-	// Color corresponds to the JSON schema field "color".
-	Color string `json:"color,omitempty,omitzero"`
-
-	// Icon corresponds to the JSON schema field "icon".
-	Icon string `json:"icon,omitempty,omitzero"`
-}
-
-type ThreadStartParams struct {
-	// ApprovalPolicy corresponds to the JSON schema field "approvalPolicy".
-	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
-
-	// Override where approval requests are routed for review on this thread and
-	// subsequent turns.
-	ApprovalsReviewer string `json:"approvalsReviewer,omitempty,omitzero"`
-
-	// BaseInstructions corresponds to the JSON schema field "baseInstructions".
-	BaseInstructions string `json:"baseInstructions,omitempty,omitzero"`
-
-	// Config corresponds to the JSON schema field "config".
-	Config ThreadStartParamsConfig `json:"config,omitempty,omitzero"`
-
-	// Cwd corresponds to the JSON schema field "cwd".
-	Cwd string `json:"cwd,omitempty,omitzero"`
-
-	// DeveloperInstructions corresponds to the JSON schema field
-	// "developerInstructions".
-	DeveloperInstructions string `json:"developerInstructions,omitempty,omitzero"`
-
-	// Ephemeral corresponds to the JSON schema field "ephemeral".
-	Ephemeral bool `json:"ephemeral,omitempty,omitzero"`
-
-	// Model corresponds to the JSON schema field "model".
-	Model string `json:"model,omitempty,omitzero"`
-
-	// ModelProvider corresponds to the JSON schema field "modelProvider".
-	ModelProvider string `json:"modelProvider,omitempty,omitzero"`
-
-	// @deprecated `friendly` and `pragmatic` no longer select a style.
-	Personality string `json:"personality,omitempty,omitzero"`
-
-	// Sandbox corresponds to the JSON schema field "sandbox".
-	Sandbox string `json:"sandbox,omitempty,omitzero"`
-
-	// ServiceName corresponds to the JSON schema field "serviceName".
-	ServiceName string `json:"serviceName,omitempty,omitzero"`
-
-	// ServiceTier corresponds to the JSON schema field "serviceTier".
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// SessionStartSource corresponds to the JSON schema field "sessionStartSource".
-	SessionStartSource string `json:"sessionStartSource,omitempty,omitzero"`
-
-	// Optional client-supplied analytics source classification for this thread.
-	ThreadSource string `json:"threadSource,omitempty,omitzero"`
-}
-
-type ThreadStartParamsConfig map[string]interface{}
-
-type ThreadStartResponse struct {
-	// ApprovalPolicy corresponds to the JSON schema field "approvalPolicy".
-	ApprovalPolicy AskForApproval `json:"approvalPolicy"`
-
-	// Reviewer currently used for approval requests on this thread.
-	ApprovalsReviewer string `json:"approvalsReviewer"`
-
-	// Cwd corresponds to the JSON schema field "cwd".
-	Cwd string `json:"cwd"`
-
-	// Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
-	DisabledPluginIds []string `json:"disabledPluginIds,omitempty,omitzero"`
-
-	// Environment-native paths to instruction source files currently loaded for this
-	// thread.
-	InstructionSources []string `json:"instructionSources,omitempty,omitzero"`
-
-	// Model corresponds to the JSON schema field "model".
-	Model string `json:"model"`
-
-	// ModelProvider corresponds to the JSON schema field "modelProvider".
-	ModelProvider string `json:"modelProvider"`
-
-	// ReasoningEffort corresponds to the JSON schema field "reasoningEffort".
-	ReasoningEffort string `json:"reasoningEffort,omitempty,omitzero"`
-
-	// Legacy sandbox policy retained for compatibility. Experimental clients should
-	// prefer `activePermissionProfile` for profile provenance.
-	Sandbox SandboxPolicy `json:"sandbox"`
-
-	// ServiceTier corresponds to the JSON schema field "serviceTier".
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// Thread corresponds to the JSON schema field "thread".
-	Thread Thread `json:"thread"`
-}
-
-type ThreadStartedNotification struct {
-	// Thread corresponds to the JSON schema field "thread".
-	Thread Thread `json:"thread"`
-}
-
-type ThreadStatusChangedNotification struct {
-	// Status corresponds to the JSON schema field "status".
-	Status ThreadStatus `json:"status"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-}
-
-type ThreadTokenUsage struct {
-	// Last corresponds to the JSON schema field "last".
-	Last TokenUsageBreakdown `json:"last"`
-
-	// ModelContextWindow corresponds to the JSON schema field "modelContextWindow".
-	ModelContextWindow int64 `json:"modelContextWindow,omitempty,omitzero"`
-
-	// Total corresponds to the JSON schema field "total".
-	Total TokenUsageBreakdown `json:"total"`
-}
-
-type ThreadTokenUsageUpdatedNotification struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TokenUsage corresponds to the JSON schema field "tokenUsage".
-	TokenUsage ThreadTokenUsage `json:"tokenUsage"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-}
-
-type TokenUsageBreakdown struct {
-	// CacheWriteInputTokens corresponds to the JSON schema field
-	// "cacheWriteInputTokens".
-	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens,omitempty,omitzero"`
-
-	// CachedInputTokens corresponds to the JSON schema field "cachedInputTokens".
-	CachedInputTokens int64 `json:"cachedInputTokens"`
-
-	// InputTokens corresponds to the JSON schema field "inputTokens".
-	InputTokens int64 `json:"inputTokens"`
-
-	// OutputTokens corresponds to the JSON schema field "outputTokens".
-	OutputTokens int64 `json:"outputTokens"`
-
-	// ReasoningOutputTokens corresponds to the JSON schema field
-	// "reasoningOutputTokens".
-	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
-
-	// TotalTokens corresponds to the JSON schema field "totalTokens".
-	TotalTokens int64 `json:"totalTokens"`
-}
-
-type Turn struct {
-	// Unix timestamp (in seconds) when the turn completed.
-	CompletedAt int64 `json:"completedAt,omitempty,omitzero"`
-
-	// Duration between turn start and completion in milliseconds, if known.
-	DurationMs int64 `json:"durationMs,omitempty,omitzero"`
-
-	// Error associated with a failed or interrupted turn.
-	Error TurnError `json:"error,omitempty,omitzero"`
-
-	// Identifier for this turn. Codex-generated turn IDs are UUIDv7.
-	ID string `json:"id"`
-
-	// Thread items currently included in this turn payload.
-	Items []ThreadItem `json:"items"`
-
-	// Describes how much of `items` has been loaded for this turn.
-	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
-
-	// ID of the first turn in the chain of work that led to this turn. Pass this as
-	// `rootTurnId` when starting work on behalf of this turn. May be null in older
-	// history or a `review/start` response.
-	RootTurnID string `json:"rootTurnId,omitempty,omitzero"`
-
-	// Unix timestamp (in seconds) when the turn started.
-	StartedAt int64 `json:"startedAt,omitempty,omitzero"`
-
-	// Status corresponds to the JSON schema field "status".
-	Status string `json:"status"`
-}
-
-type TurnCompletedNotification struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// Turn corresponds to the JSON schema field "turn".
-	Turn Turn `json:"turn"`
-}
-
-// Notification that the turn-level unified diff has changed. Contains the latest
-// aggregated diff across all file changes in the turn.
-type TurnDiffUpdatedNotification struct {
-	// Diff corresponds to the JSON schema field "diff".
-	Diff string `json:"diff"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-}
-
-type TurnError struct {
-	// AdditionalDetails corresponds to the JSON schema field "additionalDetails".
-	AdditionalDetails string `json:"additionalDetails,omitempty,omitzero"`
-
-	// CodexErrorInfo corresponds to the JSON schema field "codexErrorInfo".
-	CodexErrorInfo CodexErrorInfo `json:"codexErrorInfo,omitempty,omitzero"`
-
-	// Message corresponds to the JSON schema field "message".
-	Message string `json:"message"`
-
-	// Optional public explanation and continuation instruction for a misalignment
-	// block.
-	Misalignment MisalignmentErrorDetails `json:"misalignment,omitempty,omitzero"`
-}
-
-type TurnInterruptParams struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-}
-
-type TurnItemsView = json.RawMessage
-
-type TurnPlanStep struct {
-	// Status corresponds to the JSON schema field "status".
-	Status string `json:"status"`
-
-	// Step corresponds to the JSON schema field "step".
-	Step string `json:"step"`
-}
-
-type TurnPlanUpdatedNotification struct {
-	// Explanation corresponds to the JSON schema field "explanation".
-	Explanation string `json:"explanation,omitempty,omitzero"`
-
-	// Plan corresponds to the JSON schema field "plan".
-	Plan []TurnPlanStep `json:"plan"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-}
-
-type TurnStartParams struct {
-	// Override the approval policy for this turn and subsequent turns.
-	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
-
-	// Override where approval requests are routed for review on this turn and
-	// subsequent turns.
-	ApprovalsReviewer string `json:"approvalsReviewer,omitempty,omitzero"`
-
-	// ClientUserMessageID corresponds to the JSON schema field "clientUserMessageId".
-	ClientUserMessageID string `json:"clientUserMessageId,omitempty,omitzero"`
-
-	// Override the working directory for this turn and subsequent turns.
-	Cwd string `json:"cwd,omitempty,omitzero"`
-
-	// Replace this thread's disabled plugin IDs. Omitted/null preserves the list; []
-	// clears it.
-	DisabledPluginIds []string `json:"disabledPluginIds,omitempty,omitzero"`
-
-	// Override the reasoning effort for this turn and subsequent turns.
-	Effort string `json:"effort,omitempty,omitzero"`
-
-	// Input corresponds to the JSON schema field "input".
-	Input []UserInput `json:"input"`
-
-	// Override the model for this turn and subsequent turns.
-	Model string `json:"model,omitempty,omitzero"`
-
-	// Optional JSON Schema used to constrain the final assistant message for this
-	// turn.
-	OutputSchema interface{} `json:"outputSchema,omitempty,omitzero"`
-
-	// ID of the turn that caused this new turn to start.
-	//
-	// Set this when starting work on behalf of another turn, such as delegated work
-	// in a different thread. Leave unset for work started directly by the user.
-	// Ignored when this request adds input to an active turn.
-	ParentTurnID string `json:"parentTurnId,omitempty,omitzero"`
-
-	// @deprecated `friendly` and `pragmatic` no longer select a style. Changing this
-	// does not rewrite the thread's existing instructions.
-	Personality string `json:"personality,omitempty,omitzero"`
-
-	// ID of the first turn in the chain of work that led to this new turn.
-	//
-	// When setting `parentTurnId`, set this to the parent turn's `rootTurnId` when
-	// known. This keeps descendant work attributed to the original turn. If omitted,
-	// the new turn becomes its own root. Ignored when this request adds input to an
-	// active turn.
-	RootTurnID string `json:"rootTurnId,omitempty,omitzero"`
-
-	// Override the sandbox policy for this turn and subsequent turns.
-	SandboxPolicy SandboxPolicy `json:"sandboxPolicy,omitempty,omitzero"`
-
-	// Override the service tier for this turn and subsequent turns.
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// Override the service tier only when this request starts a new turn. Use
-	// "default" for standard speed. Omitted or null inherits the thread's tier. Does
-	// not change the thread's tier or a turn being steered.
-	ServiceTierForTurn string `json:"serviceTierForTurn,omitempty,omitzero"`
-
-	// Override the reasoning summary for this turn and subsequent turns.
-	Summary ReasoningSummary `json:"summary,omitempty,omitzero"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// ToolOutput corresponds to the JSON schema field "toolOutput".
-	ToolOutput TurnToolOutput `json:"toolOutput,omitempty,omitzero"`
-
-	// Optional source classification for the caller that starts this turn. Ignored
-	// when this request steers an already-active turn.
-	TurnTrigger string `json:"turnTrigger,omitempty,omitzero"`
-}
-
-type TurnStartResponse struct {
-	// Turn corresponds to the JSON schema field "turn".
-	Turn Turn `json:"turn"`
-}
-
-type TurnStartedNotification struct {
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-
-	// Turn corresponds to the JSON schema field "turn".
-	Turn Turn `json:"turn"`
-}
-
-type TurnSteerParams struct {
-	// ClientUserMessageID corresponds to the JSON schema field "clientUserMessageId".
-	ClientUserMessageID string `json:"clientUserMessageId,omitempty,omitzero"`
-
-	// Required active turn id precondition. The request fails when it does not match
-	// the currently active turn.
-	ExpectedTurnID string `json:"expectedTurnId"`
-
-	// Input corresponds to the JSON schema field "input".
-	Input []UserInput `json:"input"`
-
-	// ThreadID corresponds to the JSON schema field "threadId".
-	ThreadID string `json:"threadId"`
-}
-
-type TurnSteerResponse struct {
-	// TurnID corresponds to the JSON schema field "turnId".
-	TurnID string `json:"turnId"`
-}
-
-type TurnToolOutput struct {
-	// Name corresponds to the JSON schema field "name".
-	Name string `json:"name"`
-
-	// Namespace corresponds to the JSON schema field "namespace".
-	Namespace string `json:"namespace,omitempty,omitzero"`
-
-	// Output corresponds to the JSON schema field "output".
-	Output FunctionCallOutputBody `json:"output"`
-
-	// Requests retention of this output in the thread's model history.
-	Retain bool `json:"retain,omitempty,omitzero"`
-}
-
-type protocolRoots struct {
-	// AgentMessageDeltaNotification corresponds to the JSON schema field
-	// "AgentMessageDeltaNotification".
-	AgentMessageDeltaNotification *AgentMessageDeltaNotification `json:"AgentMessageDeltaNotification,omitempty,omitzero"`
-
-	// CommandExecutionRequestApprovalParams corresponds to the JSON schema field
-	// "CommandExecutionRequestApprovalParams".
-	CommandExecutionRequestApprovalParams *CommandExecutionRequestApprovalParams `json:"CommandExecutionRequestApprovalParams,omitempty,omitzero"`
-
-	// ContextCompactedNotification corresponds to the JSON schema field
-	// "ContextCompactedNotification".
-	ContextCompactedNotification *ContextCompactedNotification `json:"ContextCompactedNotification,omitempty,omitzero"`
-
-	// ErrorNotification corresponds to the JSON schema field "ErrorNotification".
-	ErrorNotification *ErrorNotification `json:"ErrorNotification,omitempty,omitzero"`
-
-	// FileChangeRequestApprovalParams corresponds to the JSON schema field
-	// "FileChangeRequestApprovalParams".
-	FileChangeRequestApprovalParams *FileChangeRequestApprovalParams `json:"FileChangeRequestApprovalParams,omitempty,omitzero"`
-
-	// FileUpdateChange corresponds to the JSON schema field "FileUpdateChange".
-	FileUpdateChange *FileUpdateChange `json:"FileUpdateChange,omitempty,omitzero"`
-
-	// InitializeParams corresponds to the JSON schema field "InitializeParams".
-	InitializeParams *InitializeParams `json:"InitializeParams,omitempty,omitzero"`
-
-	// InitializeResponse corresponds to the JSON schema field "InitializeResponse".
-	InitializeResponse *InitializeResponse `json:"InitializeResponse,omitempty,omitzero"`
-
-	// ItemStartedNotification corresponds to the JSON schema field
-	// "ItemStartedNotification".
-	ItemStartedNotification *ItemStartedNotification `json:"ItemStartedNotification,omitempty,omitzero"`
-
-	// PermissionsRequestApprovalParams corresponds to the JSON schema field
-	// "PermissionsRequestApprovalParams".
-	PermissionsRequestApprovalParams *PermissionsRequestApprovalParams `json:"PermissionsRequestApprovalParams,omitempty,omitzero"`
-
-	// ServerRequestResolvedNotification corresponds to the JSON schema field
-	// "ServerRequestResolvedNotification".
-	ServerRequestResolvedNotification *ServerRequestResolvedNotification `json:"ServerRequestResolvedNotification,omitempty,omitzero"`
-
-	// ThreadCompactStartParams corresponds to the JSON schema field
-	// "ThreadCompactStartParams".
-	ThreadCompactStartParams *ThreadCompactStartParams `json:"ThreadCompactStartParams,omitempty,omitzero"`
-
-	// ThreadResumeParams corresponds to the JSON schema field "ThreadResumeParams".
-	ThreadResumeParams *ThreadResumeParams `json:"ThreadResumeParams,omitempty,omitzero"`
-
-	// ThreadResumeResponse corresponds to the JSON schema field
-	// "ThreadResumeResponse".
-	ThreadResumeResponse *ThreadResumeResponse `json:"ThreadResumeResponse,omitempty,omitzero"`
-
-	// ThreadStartParams corresponds to the JSON schema field "ThreadStartParams".
-	ThreadStartParams *ThreadStartParams `json:"ThreadStartParams,omitempty,omitzero"`
-
-	// ThreadStartResponse corresponds to the JSON schema field "ThreadStartResponse".
-	ThreadStartResponse *ThreadStartResponse `json:"ThreadStartResponse,omitempty,omitzero"`
-
-	// ThreadStartedNotification corresponds to the JSON schema field
-	// "ThreadStartedNotification".
-	ThreadStartedNotification *ThreadStartedNotification `json:"ThreadStartedNotification,omitempty,omitzero"`
-
-	// ThreadStatusChangedNotification corresponds to the JSON schema field
-	// "ThreadStatusChangedNotification".
-	ThreadStatusChangedNotification *ThreadStatusChangedNotification `json:"ThreadStatusChangedNotification,omitempty,omitzero"`
-
-	// ThreadTokenUsageUpdatedNotification corresponds to the JSON schema field
-	// "ThreadTokenUsageUpdatedNotification".
-	ThreadTokenUsageUpdatedNotification *ThreadTokenUsageUpdatedNotification `json:"ThreadTokenUsageUpdatedNotification,omitempty,omitzero"`
-
-	// TurnCompletedNotification corresponds to the JSON schema field
-	// "TurnCompletedNotification".
-	TurnCompletedNotification *TurnCompletedNotification `json:"TurnCompletedNotification,omitempty,omitzero"`
-
-	// TurnDiffUpdatedNotification corresponds to the JSON schema field
-	// "TurnDiffUpdatedNotification".
-	TurnDiffUpdatedNotification *TurnDiffUpdatedNotification `json:"TurnDiffUpdatedNotification,omitempty,omitzero"`
-
-	// TurnInterruptParams corresponds to the JSON schema field "TurnInterruptParams".
-	TurnInterruptParams *TurnInterruptParams `json:"TurnInterruptParams,omitempty,omitzero"`
-
-	// TurnPlanUpdatedNotification corresponds to the JSON schema field
-	// "TurnPlanUpdatedNotification".
-	TurnPlanUpdatedNotification *TurnPlanUpdatedNotification `json:"TurnPlanUpdatedNotification,omitempty,omitzero"`
-
-	// TurnStartParams corresponds to the JSON schema field "TurnStartParams".
-	TurnStartParams *TurnStartParams `json:"TurnStartParams,omitempty,omitzero"`
-
-	// TurnStartResponse corresponds to the JSON schema field "TurnStartResponse".
-	TurnStartResponse *TurnStartResponse `json:"TurnStartResponse,omitempty,omitzero"`
-
-	// TurnStartedNotification corresponds to the JSON schema field
-	// "TurnStartedNotification".
-	TurnStartedNotification *TurnStartedNotification `json:"TurnStartedNotification,omitempty,omitzero"`
-
-	// TurnSteerParams corresponds to the JSON schema field "TurnSteerParams".
-	TurnSteerParams *TurnSteerParams `json:"TurnSteerParams,omitempty,omitzero"`
-
-	// TurnSteerResponse corresponds to the JSON schema field "TurnSteerResponse".
-	TurnSteerResponse *TurnSteerResponse `json:"TurnSteerResponse,omitempty,omitzero"`
-}

@@ -12,6 +12,8 @@
 //   - the unions package codex types by hand (Handwritten) are left to it, and any other union is
 //     kept as raw JSON.
 //
+// It writes protocol_gen.go and, past maxLines lines, protocol_gen_2.go and on.
+//
 // Usage: go run ./codex/internal/protogen [-schema FILE] [-out FILE]
 package main
 
@@ -19,7 +21,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"go/format"
 	"maps"
 	"os"
 	"os/exec"
@@ -141,11 +142,8 @@ func run(in, out string) error {
 	})
 	// A union kept as raw JSON must decode as raw JSON does: an alias, not a new type.
 	code = rawDefined.ReplaceAll(code, []byte("type $1 = json.RawMessage"))
-	formatted, err := format.Source(append([]byte(header), code...))
-	if err != nil {
-		return fmt.Errorf("format the generated code: %w", err)
-	}
-	return os.WriteFile(out, formatted, 0o644)
+	_, err = writeSplit(out, header, code)
+	return err
 }
 
 // selfDefined matches what the generator writes for a hand-written type: "type ThreadItem Item",

@@ -7,23 +7,36 @@ import (
 	"testing"
 )
 
-// TestGeneratedGoIsCurrent: codex/protocol_gen.go is what the generator writes from the checked-in
-// schema today; a change to either without `make generate` fails here.
+// TestGeneratedGoIsCurrent: codex/protocol_gen*.go are what the generator writes from the
+// checked-in schema today; a change to either without `make generate` fails here.
 func TestGeneratedGoIsCurrent(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
-	fresh := filepath.Join(t.TempDir(), "protocol_gen.go")
-	if err := run(filepath.Join(root, "codex", "schema", "codex_app_server_protocol.schemas.json"), fresh); err != nil {
+	dir := t.TempDir()
+	if err := run(filepath.Join(root, "codex", "schema", "codex_app_server_protocol.schemas.json"), filepath.Join(dir, "protocol_gen.go")); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(fresh)
+	fresh, err := filepath.Glob(filepath.Join(dir, "protocol_gen*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, err := os.ReadFile(filepath.Join(root, "codex", "protocol_gen.go"))
+	have, err := filepath.Glob(filepath.Join(root, "codex", "protocol_gen*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(want, have) {
-		t.Error("codex/protocol_gen.go is out of date with codex/schema: run `make generate` and commit the result")
+	if len(fresh) != len(have) {
+		t.Fatalf("the generator writes %d files, codex/ has %d: run `make generate` and commit the result", len(fresh), len(have))
+	}
+	for _, f := range fresh {
+		want, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(root, "codex", filepath.Base(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want, got) {
+			t.Errorf("codex/%s is out of date with codex/schema: run `make generate` and commit the result", filepath.Base(f))
+		}
 	}
 }

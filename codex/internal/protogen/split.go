@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// maxLines bounds each file written: generated code is read too, when a type is looked up.
+const maxLines = 450
+
+// boilerplate is the comment go-jsonschema gives a field the schema does not describe: it says
+// nothing the field's tag does not.
+var boilerplate = regexp.MustCompile(`(?m)^\s*// \w+ corresponds to the JSON schema field(?: "[^"]*"\.)?\n(?:\s*// "[^"]*"\.\n)?`)
+
+// writeSplit writes code, one Go file of package codex, as out and, when it is long, out's name
+// with _2, _3, ... (files of at most maxLines lines, split between top-level declarations, each
+// with the imports it uses); numbered files left from an earlier run are removed. It returns the
+// files written.
+func writeSplit(out, header string, code []byte) ([]string, error) {
+	code = boilerplate.ReplaceAll(code, nil)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", code, parser.ParseComments)
+	if err != nil {
+		return nil, fmt.Errorf("parse the generated code: %w", err)
+	}
+	var chunks []string
+	var cur strings.Builder
+	lines := 0
+	for _, d := range f.Decls {
+		start := d.Pos()
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				continue
+			}
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		case *ast.FuncDecl:
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		}
+		text := string(code[fset.Position(start).Offset:fset.Position(d.End()).Offset]) + "\n\n"
+		n := strings.Count(text, "\n")
+		if lines > 0 && lines+n > maxLines {
+			chunks = append(chunks, cur.String())
+			cur.Reset()
+			lines = 0
+		}
+		cur.WriteString(text)
+		lines += n
+	}
+	if cur.Len() > 0 {
+		chunks = append(chunks, cur.String())
+	}
+
+	base := strings.TrimSuffix(out, ".go")
+	stale, _ := filepath.Glob(base + "_[0-9]*.go")
+	var written []string
+	for i, chunk := range chunks {
+		name := out
+		if i > 0 {
+			name = fmt.Sprintf("%s_%d.go", base, i+1)
+		}
+		var src bytes.Buffer
+		src.WriteString(header + "package codex\n\n")
+		if strings.Contains(chunk, "json.") {
+			src.WriteString("import \"encoding/json\"\n\n")
+		}
+		src.WriteString(chunk)
+		formatted, err := format.Source(src.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("format %s: %w", name, err)
+		}
+		if err := os.WriteFile(name, formatted, 0o644); err != nil {
+			return nil, err
+		}
+		written = append(written, name)
+	}
+	for _, s := range stale {
+		if !slices.Contains(written, s) {
+			if err := os.Remove(s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return written, nil
+}
