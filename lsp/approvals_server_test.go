@@ -1,0 +1,238 @@
+package lsp_test
+
+// Tests of approvals through the editor: answered, shown as a diff, and the code-action fallback.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+func TestExecApprovalAnswers(t *testing.T) {
+	tests := []struct {
+		action string
+		want   string
+	}{
+		{lsp.ActionAllowOnce, codex.DecisionAccept},
+		{lsp.ActionAllowSession, codex.DecisionAcceptForSession},
+		{lsp.ActionDeny, codex.DecisionDecline},
+		{"", codex.DecisionDecline}, // dismissed
+		{lsp.ActionStop, codex.DecisionCancel},
+	}
+	for _, tt := range tests {
+		name := tt.action
+		if name == "" {
+			name = "dismissed"
+		}
+		t.Run(name, func(t *testing.T) {
+			hook := lsptest.Dismiss
+			if tt.action != "" {
+				hook = lsptest.ChooseAction(tt.action)
+			}
+			f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
+			decided := make(chan string, 1)
+			f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+				d, err := ft.RequestExecApproval("rm -rf build")
+				if err != nil {
+					decided <- "error: " + err.Error()
+					return
+				}
+				decided <- d
+				if d == codex.DecisionCancel {
+					ft.Complete(codex.TurnInterrupted, nil)
+					return
+				}
+				ft.AgentMessage("ok")
+				ft.Complete(codex.TurnCompleted, nil)
+			})
+			ctx := testCtx(t)
+			f.ask(ctx, map[string]any{"prompt": "clean"})
+			if got := <-decided; got != tt.want {
+				t.Fatalf("codex got %q, want %q", got, tt.want)
+			}
+			f.awaitEnd(ctx)
+			reqs := f.ed.ShowMessageRequests()
+			if len(reqs) != 1 || !strings.Contains(reqs[0].Message, "rm -rf build") || !strings.Contains(reqs[0].Message, f.folder) {
+				t.Fatalf("prompt: %+v", reqs)
+			}
+			var titles []string
+			for _, a := range reqs[0].Actions {
+				titles = append(titles, a.Title)
+			}
+			if strings.Join(titles, ",") != "Deny,Allow once,Allow for session,Stop turn" {
+				t.Errorf("actions %v", titles)
+			}
+		})
+	}
+}
+
+func TestPatchApprovalShowDiff(t *testing.T) {
+	answers := []string{lsp.ActionShowDiff, lsp.ActionAllowOnce}
+	var f *fixture
+	diffText := make(chan string, 1) // the shown diff, read while the person decides
+	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		title := answers[0]
+		answers = answers[1:]
+		if title == lsp.ActionAllowOnce {
+			if docs := f.ed.ShowDocuments(); len(docs) > 0 {
+				path, _ := workspace.PathFromURI(string(docs[0].URI))
+				b, err := os.ReadFile(path)
+				if err != nil {
+					b = []byte(err.Error())
+				}
+				diffText <- string(b)
+			}
+		}
+		return lsptest.ChooseAction(title)(ctx, p)
+	}
+	f = start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
+	decided := make(chan string, 1)
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		var change codex.FileChange
+		change.Path = filepath.Join(ft.Cwd, "hello.txt")
+		change.Kind.Type = "add"
+		change.Diff = "hello\n"
+		d, _ := ft.RequestPatchApproval([]codex.FileChange{change}, "make a greeting", "")
+		decided <- d
+		ft.AgentMessage("patched")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	ctx := testCtx(t)
+	f.ask(ctx, map[string]any{"prompt": "add hello"})
+	if got := <-decided; got != codex.DecisionAccept {
+		t.Fatalf("decision %q", got)
+	}
+	f.awaitEnd(ctx)
+	reqs := f.ed.ShowMessageRequests()
+	if len(reqs) != 2 || !strings.Contains(reqs[0].Message, "add hello.txt") || !strings.Contains(reqs[0].Message, "make a greeting") {
+		t.Fatalf("prompts: %+v", reqs)
+	}
+	docs := f.ed.ShowDocuments()
+	if len(docs) < 1 || !strings.HasSuffix(string(docs[0].URI), ".diff") {
+		t.Fatalf("diff not shown: %+v", docs)
+	}
+	if diff := <-diffText; !strings.Contains(diff, "+hello") {
+		t.Fatalf("diff file %q", diff)
+	}
+	path, _ := workspace.PathFromURI(string(docs[0].URI))
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the diff file outlived the decision: %v", err)
+	}
+}
+
+// Helix 25.01 answers showMessageRequest with -32601: approvals fall back to a message, code
+// actions and hermes.approve.
+func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	decided := make(chan string, 2)
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		for _, cmd := range []string{"make build", "make install"} {
+			d, err := ft.RequestExecApproval(cmd)
+			if err != nil {
+				decided <- err.Error()
+				return
+			}
+			decided <- d
+		}
+		ft.AgentMessage("built")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	ctx := testCtx(t)
+	path := f.file("Makefile", "all:\n")
+	if err := f.ed.OpenFile(ctx, path, "all:\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(ctx, map[string]any{"prompt": "build it", "uri": workspace.URIFromPath(path)})
+
+	// First approval: through the code action.
+	if err := f.ed.Await(ctx, lsptest.MessageContaining("hermes.approve")); err != nil {
+		t.Fatalf("no fallback message: %v\n%s", err, f.ed.State())
+	}
+	actions, err := f.ed.CodeActions(ctx, path, protocol.Range{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allow *protocol.CodeAction
+	titles := []string{}
+	for i, a := range actions {
+		titles = append(titles, a.Title)
+		if a.Title == lsp.TitleAllowOnce+"make build" {
+			allow = &actions[i]
+		}
+	}
+	if allow == nil {
+		t.Fatalf("no allow-once code action: %v", titles)
+	}
+	if !contains(titles, lsp.TitleStopTurn) || !contains(titles, lsp.TitleDeny+"make build") {
+		t.Errorf("code actions: %v", titles)
+	}
+	// Deny is the first action: an editor that pre-selects it never grants by accident.
+	if titles[0] != lsp.TitleDeny+"make build" {
+		t.Errorf("first code action %q, want the deny", titles[0])
+	}
+	if _, err := f.ed.ExecuteCommand(ctx, allow.Command.Command, allow.Command.Arguments...); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-decided; got != codex.DecisionAccept {
+		t.Fatalf("first decision %q", got)
+	}
+
+	// Second approval: hermes.approve with the id from hermes.status.
+	var id string
+	if err := f.ed.Await(ctx, lsptest.MessageContaining("make install")); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Folders []lsp.FolderStatus `json:"folders"`
+	}
+	_ = json.Unmarshal(raw, &st)
+	if len(st.Folders) != 1 || len(st.Folders[0].PendingApprovals) != 1 || st.Folders[0].Turn == nil || st.Folders[0].Turn.State != "running" {
+		t.Fatalf("status: %s", raw)
+	}
+	id = st.Folders[0].PendingApprovals[0].ApprovalID
+	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-decided; got != codex.DecisionDecline {
+		t.Fatalf("second decision %q", got)
+	}
+	f.awaitEnd(ctx)
+	// Helix 25.01 does not advertise window.showMessage: the server never tries the prompt.
+	if n := len(f.ed.ShowMessageRequests()); n != 0 {
+		t.Errorf("the server asked with showMessageRequest a client that does not advertise it: %d", n)
+	}
+	// A bad decision and an unknown approval are clear errors.
+	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "maybe"})
+	if code, _ := lsptest.ErrorCode(err); code != jsonrpc2.InvalidParams {
+		t.Errorf("bad decision: %v", err)
+	}
+	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "once"})
+	if err == nil || !strings.Contains(err.Error(), id) {
+		t.Errorf("answering a settled approval: %v", err)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
