@@ -171,8 +171,7 @@ func (c *fakeConn) codexHome() string {
 
 func (c *fakeConn) threadStart(m Message) {
 	var p codex.ThreadStartParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
 	th := &FakeThread{
@@ -209,8 +208,7 @@ func (c *fakeConn) threadStart(m Message) {
 
 func (c *fakeConn) threadResume(m Message) {
 	var p codex.ThreadResumeParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
 	c.f.mu.Lock()
@@ -296,13 +294,10 @@ func sandboxPolicy(mode string) map[string]any {
 
 func (c *fakeConn) turnStart(m Message) {
 	var p codex.TurnStartParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
-	c.mu.Lock()
-	loaded, running := c.loaded[p.ThreadID], c.running[p.ThreadID]
-	c.mu.Unlock()
+	loaded, running := c.thread(p.ThreadID)
 	switch {
 	case !loaded:
 		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
@@ -322,24 +317,15 @@ func (c *fakeConn) turnStart(m Message) {
 
 	ft := c.newTurn(p.ThreadID, p, false)
 	c.reply(m.ID, map[string]any{"turn": ft.turnJSON(codex.TurnInProgress, false)})
-	c.notify(codex.NotifyThreadStatusChanged, ft.status("active"))
-	c.notify(codex.NotifyTurnStarted, map[string]any{"threadId": ft.ThreadID, "turn": ft.turnJSON(codex.TurnInProgress, true)})
-	ft.Item(map[string]any{"type": codex.ItemUserMessage, "content": p.Input})
-	c.f.mu.Lock()
-	h := c.f.onTurn
-	c.f.mu.Unlock()
-	c.f.wg.Go(func() { ft.run(h) })
+	c.begin(ft, func() { ft.Item(map[string]any{"type": codex.ItemUserMessage, "content": p.Input}) })
 }
 
 func (c *fakeConn) threadCompact(m Message) {
 	var p codex.ThreadCompactParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
-	c.mu.Lock()
-	loaded, running := c.loaded[p.ThreadID], c.running[p.ThreadID]
-	c.mu.Unlock()
+	loaded, running := c.thread(p.ThreadID)
 	switch {
 	case !loaded:
 		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
@@ -350,10 +336,38 @@ func (c *fakeConn) threadCompact(m Message) {
 	}
 	ft := c.newTurn(p.ThreadID, codex.TurnStartParams{ThreadID: p.ThreadID}, true)
 	c.reply(m.ID, map[string]any{})
+	c.begin(ft, nil)
+}
+
+// decode decodes m's params into p, or answers m with codex's "Invalid request" and reports false.
+func (c *fakeConn) decode(m Message, p any) bool {
+	if err := json.Unmarshal(m.Params, p); err != nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+		return false
+	}
+	return true
+}
+
+// thread says whether threadID is loaded on this connection, and its running turn.
+func (c *fakeConn) thread(threadID string) (loaded bool, running *FakeTurn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.loaded[threadID], c.running[threadID]
+}
+
+// begin announces a started turn (thread/status/changed active, turn/started, then what first
+// says) and runs its handler: the turn handler, or the compaction handler for a compaction.
+func (c *fakeConn) begin(ft *FakeTurn, first func()) {
 	c.notify(codex.NotifyThreadStatusChanged, ft.status("active"))
 	c.notify(codex.NotifyTurnStarted, map[string]any{"threadId": ft.ThreadID, "turn": ft.turnJSON(codex.TurnInProgress, true)})
+	if first != nil {
+		first()
+	}
 	c.f.mu.Lock()
-	h := c.f.onCompact
+	h := c.f.onTurn
+	if ft.Compaction {
+		h = c.f.onCompact
+	}
 	c.f.mu.Unlock()
 	c.f.wg.Go(func() { ft.run(h) })
 }
@@ -388,8 +402,7 @@ func (c *fakeConn) newTurn(threadID string, p codex.TurnStartParams, compaction 
 
 func (c *fakeConn) turnSteer(m Message) {
 	var p codex.TurnSteerParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
 	c.mu.Lock()
@@ -416,8 +429,7 @@ func (c *fakeConn) turnSteer(m Message) {
 
 func (c *fakeConn) turnInterrupt(m Message) {
 	var p codex.TurnInterruptParams
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: %v", err)
+	if !c.decode(m, &p) {
 		return
 	}
 	c.mu.Lock()
