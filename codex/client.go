@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -186,13 +188,7 @@ func (c *Client) Close() error {
 		}
 		// Subscriptions nobody reads any more must not hold Close: stop them all.
 		<-c.done
-		c.mu.Lock()
-		subs := make([]*Subscription, 0, len(c.subs))
-		for s := range c.subs {
-			subs = append(subs, s)
-		}
-		c.mu.Unlock()
-		for _, s := range subs {
+		for _, s := range c.subscriptions() {
 			s.Close()
 		}
 	})
@@ -240,15 +236,16 @@ func (c *Client) watch() {
 	c.err = err
 	close(c.done)
 
-	c.mu.Lock()
-	subs := make([]*Subscription, 0, len(c.subs))
-	for s := range c.subs {
-		subs = append(subs, s)
-	}
-	c.mu.Unlock()
-	for _, s := range subs {
+	for _, s := range c.subscriptions() {
 		s.end(err)
 	}
+}
+
+// subscriptions returns the open subscriptions.
+func (c *Client) subscriptions() []*Subscription {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Collect(maps.Keys(c.subs))
 }
 
 // explain adds what codex said on stderr to an error caused by its death.

@@ -138,23 +138,19 @@ func (f *Fake) Starts() []codex.Options {
 // goroutine of its own once turn/started and the userMessage item have been sent. When it returns
 // without calling Complete, the turn completes: "interrupted" if the client interrupted it, else
 // "completed". It must return soon after ft.Done closes. Nil restores DefaultTurn.
-func (f *Fake) OnTurn(h func(ft *FakeTurn)) {
-	if h == nil {
-		h = DefaultTurn
-	}
-	f.mu.Lock()
-	f.onTurn = h
-	f.mu.Unlock()
-}
+func (f *Fake) OnTurn(h func(ft *FakeTurn)) { f.setHandler(&f.onTurn, h, DefaultTurn) }
 
 // OnCompact sets the handler of compaction turns (thread/compact/start), with the same rules as
 // OnTurn. Nil restores DefaultCompaction.
-func (f *Fake) OnCompact(h func(ft *FakeTurn)) {
+func (f *Fake) OnCompact(h func(ft *FakeTurn)) { f.setHandler(&f.onCompact, h, DefaultCompaction) }
+
+// setHandler sets *slot to h, or to def when h is nil.
+func (f *Fake) setHandler(slot *func(*FakeTurn), h, def func(*FakeTurn)) {
 	if h == nil {
-		h = DefaultCompaction
+		h = def
 	}
 	f.mu.Lock()
-	f.onCompact = h
+	*slot = h
 	f.mu.Unlock()
 }
 
