@@ -74,7 +74,7 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 		if a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
 			actions = append(actions, protocol.MessageActionItem{Title: ActionShowDiff})
 		}
-		params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a), Actions: actions}
+		params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a, s.unsaved(a)), Actions: actions}
 		var choice *protocol.MessageActionItem
 		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
 		if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
@@ -127,15 +127,16 @@ func (s *Server) fallbackApprovals() bool {
 func (ap *approver) waitForAnswer(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
 	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
 		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
-		approvalMessage(a), filepath.Base(a.Folder), a.ID)
+		approvalMessage(a, ap.s.unsaved(a)), filepath.Base(a.Folder), a.ID)
 	ap.s.showMessage(ctx, protocol.MessageTypeWarning, msg)
 	<-ctx.Done()
 	return "", ctx.Err()
 }
 
 // approvalMessage says what codex wants to do, where, and why. What reaches outside the workspace
-// folder (a command's cwd, a patched path, a write grant) is called out on a line of its own.
-func approvalMessage(a agenthost.Approval) string {
+// folder (a command's cwd, a patched path, a write grant) is called out on a line of its own, and
+// so are the patched files with unsaved changes in the editor (unsaved, from Server.unsaved).
+func approvalMessage(a agenthost.Approval, unsaved []string) string {
 	var b strings.Builder
 	switch a.Kind {
 	case agenthost.ApprovalExec:
@@ -153,6 +154,9 @@ func approvalMessage(a agenthost.Approval) string {
 		}
 		if len(outside) > 0 {
 			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it changes " + strings.Join(outside, ", "))
+		}
+		if len(unsaved) > 0 {
+			b.WriteString("\n⚠ " + unsavedSentence(unsaved))
 		}
 		if a.GrantRoot != "" {
 			b.WriteString("\n⚠ It also asks for write access to everything under " + a.GrantRoot + " for the rest of the session")

@@ -77,7 +77,7 @@ func initializeResult(commands []string, version string) map[string]any {
 			"textDocumentSync": map[string]any{
 				"openClose": true,
 				"change":    protocol.TextDocumentSyncKindIncremental,
-				"save":      false,
+				"save":      map[string]any{"includeText": true},
 			},
 			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
 			"codeActionProvider": map[string]any{

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf16"
@@ -29,6 +30,8 @@ type Documents struct {
 type document struct {
 	version int32
 	text    string
+	saved   string // the file's content as the editor last had it on disk: at open, save, or a reload
+	uri     string
 }
 
 // NewDocuments returns an empty set of documents.
@@ -51,7 +54,60 @@ func (d *Documents) Open(uri string, version int32, text string) {
 	if d.docs == nil {
 		d.docs = map[string]*document{}
 	}
-	d.docs[k] = &document{version: version, text: text}
+	d.docs[k] = &document{version: version, text: text, saved: text, uri: uri}
+}
+
+// Saved records a save (didSave): text is what was written when the editor sent it, else the
+// document's text is.
+func (d *Documents) Saved(uri string, text *string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.docs[documentKey(uri)]; ok {
+		doc.saved = doc.text
+		if text != nil {
+			doc.saved = *text
+		}
+	}
+}
+
+// Dirty reports whether the open document at path has unsaved edits in the editor.
+func (d *Documents) Dirty(path string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	doc, ok := d.docs[documentKey(path)]
+	return ok && doc.text != doc.saved
+}
+
+// OpenFile is an open document that is a file.
+type OpenFile struct {
+	URI, Path   string
+	Text, Saved string
+	Version     int32
+}
+
+// OpenFiles returns the open documents that are files under dir.
+func (d *Documents) OpenFiles(dir string) []OpenFile {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var out []OpenFile
+	for k, doc := range d.docs {
+		if _, inside := workspace.Rel(dir, k); !inside {
+			continue
+		}
+		out = append(out, OpenFile{URI: doc.uri, Path: k, Text: doc.text, Saved: doc.saved, Version: doc.version})
+	}
+	slices.SortFunc(out, func(a, b OpenFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Reloaded records that the file of the open document at path now holds disk on disk, and that
+// the editor's text follows it (the editor reloads it, or the server sent it as an edit).
+func (d *Documents) Reloaded(path, disk string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.docs[documentKey(path)]; ok {
+		doc.saved = disk
+	}
 }
 
 // Change applies a didChange notification's content changes in order and records version.

@@ -37,6 +37,9 @@ type clientCaps struct {
 	applyEdit        bool
 	workspaceFolders bool
 	configuration    bool
+	// reloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
+	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
+	reloadsBuffers bool
 }
 
 func readCaps(p *initializeParams) clientCaps {
@@ -54,7 +57,24 @@ func readCaps(p *initializeParams) clientCaps {
 		c.workspaceFolders = ws.WorkspaceFolders
 		c.configuration = ws.Configuration
 	}
+	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	return c
+}
+
+// isVSCode reports whether the client is VS Code or one of its builds (code-server, VSCodium),
+// which reload a clean editor whose file changed on disk.
+func isVSCode(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "visual studio code") || strings.Contains(n, "code-server") || strings.Contains(n, "vscodium")
+}
+
+// experimentalFlag reads experimental.hermes.<key> of the client's capabilities: true only when it
+// is the JSON true.
+func experimentalFlag(experimental any, key string) bool {
+	m, _ := experimental.(map[string]any)
+	h, _ := m["hermes"].(map[string]any)
+	v, _ := h[key].(bool)
+	return v
 }
 
 func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, error) {

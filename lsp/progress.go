@@ -91,9 +91,13 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 					s.logMessage(ctx, protocol.MessageTypeLog, "Hermes: "+line)
 				}
 			}
+			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
 			msg, changed := state.apply(ev)
 			if !changed {
 				continue
+			}
+			if conflict != "" {
+				msg += " · ⚠ " + conflict
 			}
 			pending = msg
 			if timer != nil {
@@ -126,6 +130,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 		delete(s.turns, tv.folder.Path)
 	}
 	s.mu.Unlock()
+	s.syncBuffers(ctx, tv.folder.Path) // every file the turn changed, patches or commands
 	if result == nil {
 		p.end(ctx, "ended")
 		return

@@ -253,6 +253,13 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		var p protocol.DidOpenTextDocumentParams
 		if s.decode(req, &p) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
+			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
+			// must count as dirty, so that nothing the agent did replaces them.
+			if path, err := workspace.PathFromURI(string(p.TextDocument.URI)); err == nil {
+				if disk, err := readForReload(path); err == nil {
+					s.docs.Reloaded(path, disk)
+				}
+			}
 		}
 	case protocol.MethodTextDocumentDidChange:
 		var p DidChangeParams
@@ -270,6 +277,13 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			s.mu.Unlock()
 		}
 	case protocol.MethodTextDocumentDidSave:
+		var p struct {
+			TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+			Text         *string                         `json:"text"`
+		}
+		if s.decode(req, &p) {
+			s.docs.Saved(string(p.TextDocument.URI), p.Text)
+		}
 	case protocol.MethodWorkspaceDidChangeConfiguration:
 		s.didChangeConfiguration(params)
 	case protocol.MethodWorkspaceDidChangeWorkspaceFolders:

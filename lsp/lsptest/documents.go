@@ -23,6 +23,8 @@ type buffer struct {
 type syncOptions struct {
 	openClose bool
 	change    protocol.TextDocumentSyncKind
+	save      bool // the server wants didSave
+	saveText  bool // with the saved text
 }
 
 // parseSync reads textDocumentSync from an initialize result: a TextDocumentSyncKind number (which
@@ -47,11 +49,23 @@ func parseSync(result json.RawMessage) (*syncOptions, error) {
 	var o struct {
 		OpenClose bool                          `json:"openClose"`
 		Change    protocol.TextDocumentSyncKind `json:"change"`
+		Save      json.RawMessage               `json:"save"` // a boolean or {includeText}
 	}
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("initialize: decoding textDocumentSync %s: %w", raw, err)
 	}
-	return &syncOptions{openClose: o.OpenClose, change: o.Change}, nil
+	so := &syncOptions{openClose: o.OpenClose, change: o.Change}
+	var saveOpts struct {
+		IncludeText bool `json:"includeText"`
+	}
+	switch {
+	case len(o.Save) == 0 || string(o.Save) == "false" || string(o.Save) == "null":
+	case string(o.Save) == "true":
+		so.save = true
+	case json.Unmarshal(o.Save, &saveOpts) == nil:
+		so.save, so.saveText = true, saveOpts.IncludeText
+	}
+	return so, nil
 }
 
 // wantsOpenClose reports whether the server asks for didOpen and didClose. Before initialize the
@@ -185,6 +199,37 @@ func (e *Editor) changeFile(ctx context.Context, path string, edit func(string) 
 		},
 		ContentChanges: evs,
 	})
+}
+
+// SaveFile saves the open file at path as the editor does: it sends textDocument/didSave (with the
+// text when the server asks for it), or ErrNotWanted when the server does not want didSave. It
+// does not write the file: the test does, as the editor would have.
+func (e *Editor) SaveFile(ctx context.Context, path string) error {
+	key, err := bufferKey(path)
+	if err != nil {
+		return err
+	}
+	e.docMu.Lock()
+	defer e.docMu.Unlock()
+	e.mu.Lock()
+	b, ok := e.buffers[key]
+	so := e.sync
+	var text *string
+	if ok && so != nil && so.saveText {
+		t := b.text
+		text = &t
+	}
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("lsptest: %s is not open", key)
+	}
+	if so != nil && !so.save {
+		return fmt.Errorf("%s %s: %w", protocol.MethodTextDocumentDidSave, key, ErrNotWanted)
+	}
+	return e.Notify(ctx, protocol.MethodTextDocumentDidSave, &struct {
+		TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+		Text         *string                         `json:"text,omitempty"`
+	}{TextDocument: protocol.TextDocumentIdentifier{URI: b.uri}, Text: text})
 }
 
 // CloseFile closes the open file at path and sends textDocument/didClose (ErrNotWanted, the

@@ -146,6 +146,14 @@ M["hermes/turnEvent"] = function(_, params, ctx)
   elseif ev.kind == "approvalResolved" and type(ev.approval) == "table" then
     approvals.on_resolved(ev.approval)
   end
+  local patched = ev.kind == "toolCompleted" and type(ev.tool) == "table" and ev.tool.name == "apply_patch" and not ev.tool.isError
+  if patched or ev.kind == "turnCompleted" then
+    -- The agent changed files on disk: buffers follow (a clean one reloads, as 'autoread' does;
+    -- Neovim asks about a modified one). Never :e!, which would throw the user's edits away.
+    vim.schedule(function()
+      pcall(vim.cmd, "checktime")
+    end)
+  end
   if M.on_turn_event then
     pcall(M.on_turn_event, params, ctx)
   end

@@ -1,0 +1,164 @@
+package lsp
+
+// This file keeps the editor's buffers in line with what the agent wrote on disk, and says when a
+// patch would conflict with a buffer's unsaved edits.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"unicode/utf16"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// maxReloadBytes bounds the files whose new text the server sends to the editor: a larger one the
+// editor reloads itself, or the user does.
+const maxReloadBytes = 8 << 20
+
+// unsaved returns the files a patch approval changes that have unsaved edits in the editor,
+// relative to the approval's folder.
+func (s *Server) unsaved(a agenthost.Approval) []string {
+	if a.Kind != agenthost.ApprovalPatch {
+		return nil
+	}
+	var out []string
+	for _, c := range a.Changes {
+		if s.docs.Dirty(c.Path) {
+			rel, _ := workspace.Rel(a.Folder, c.Path)
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// unsavedSentence says that files have unsaved changes a patch will conflict with.
+func unsavedSentence(files []string) string {
+	verb := "has"
+	if len(files) > 1 {
+		verb = "have"
+	}
+	return fmt.Sprintf("%s %s unsaved changes in your editor: applying this patch will conflict with them", strings.Join(files, ", "), verb)
+}
+
+// agentEdits follows what a turn event means for the editor's buffers: a patch applied brings them
+// in line with the disk; a patch waiting for approval, or auto-approved, that touches a file with
+// unsaved edits returns the sentence that says so (for the progress report), and an auto-approved
+// one is also a Warning, since nobody is asked.
+func (s *Server) agentEdits(ctx context.Context, folder string, ev agenthost.Event) string {
+	switch {
+	case ev.Kind == agenthost.EventToolCompleted && ev.Tool != nil && ev.Tool.Name == "apply_patch" && !ev.Tool.IsError:
+		s.syncBuffers(ctx, folder)
+	case ev.Approval != nil && (ev.Kind == agenthost.EventApprovalWaiting || ev.Kind == agenthost.EventApprovalResolved):
+		files := s.unsaved(*ev.Approval)
+		if len(files) == 0 {
+			return ""
+		}
+		if ev.Kind == agenthost.EventApprovalResolved && ev.Approval.DecidedBy == "policy" {
+			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+unsavedSentence(files)+".")
+		}
+		return unsavedSentence(files)
+	}
+	return ""
+}
+
+// reloadsBuffers reports whether the editor reloads a clean buffer whose file changed on disk by
+// itself: VS Code does, and so does Neovim with the hermes plugin (it says so in its experimental
+// capabilities); the others get the new text as an edit.
+func (s *Server) reloadsBuffers() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps.reloadsBuffers
+}
+
+// syncBuffers brings the open buffers of folder in line with the disk after the agent changed
+// files there: a clean buffer whose file changed gets the new text (or the editor reloads it
+// itself); a buffer with unsaved edits keeps them, and the user is told.
+func (s *Server) syncBuffers(ctx context.Context, folder string) {
+	s.mu.Lock()
+	canEdit := s.caps.applyEdit
+	s.mu.Unlock()
+	reloads := s.reloadsBuffers()
+	for _, f := range s.docs.OpenFiles(folder) {
+		disk, err := readForReload(f.Path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				s.log.Debug("not reloading a buffer", "path", f.Path, "err", err)
+			}
+			continue
+		}
+		if disk == f.Saved {
+			continue // not changed on disk since the editor last had it
+		}
+		rel, _ := workspace.Rel(folder, f.Path)
+		s.docs.Reloaded(f.Path, disk)
+		switch {
+		case f.Text != f.Saved:
+			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+				"Hermes changed %s on disk, but it has unsaved changes in your editor: your changes are kept. "+
+					"Saving overwrites the agent's change; reload the file to take it instead.", rel))
+		case reloads:
+			// The editor reloads it and tells us with didChange.
+		case canEdit:
+			s.sendNewText(ctx, f, disk, rel)
+		}
+	}
+}
+
+// sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit).
+func (s *Server) sendNewText(ctx context.Context, f OpenFile, disk, rel string) {
+	docURI := uri.URI(f.URI)
+	edit := protocol.ApplyWorkspaceEditParams{
+		Label: "Hermes: " + filepath.Base(f.Path) + " as the agent left it",
+		Edit: protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{
+			docURI: {{Range: protocol.Range{End: endOf(f.Text)}, NewText: disk}},
+		}},
+	}
+	var res protocol.ApplyWorkspaceEditResponse
+	if err := s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
+		s.log.Info("the editor did not take the agent's change of a buffer", "path", rel, "err", err, "reason", res.FailureReason)
+	}
+}
+
+// readForReload reads a regular file of at most maxReloadBytes.
+func readForReload(path string) (string, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxReloadBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxReloadBytes {
+		return "", fmt.Errorf("%s is over %d bytes", path, maxReloadBytes)
+	}
+	return string(b), nil
+}
+
+// endOf is the position after the last character of text (LSP: UTF-16 code units).
+func endOf(text string) protocol.Position {
+	var line uint32
+	last := 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			line, last = line+1, i+1
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			line, last = line+1, i+1
+		}
+	}
+	return protocol.Position{Line: line, Character: uint32(len(utf16.Encode([]rune(text[last:]))))}
+}

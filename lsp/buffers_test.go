@@ -1,0 +1,149 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// agentWrites is a turn that writes text to path on disk, as codex applying a patch does, and ends.
+func agentWrites(t *testing.T, path, text string) func(ft *codextest.FakeTurn) {
+	return func(ft *codextest.FakeTurn) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Error(err)
+		}
+		ft.AgentMessage("patched")
+		ft.Complete(codex.TurnCompleted, nil)
+	}
+}
+
+// TestAgentEditsReachCleanBuffers: after a turn changed an open file on disk, an editor that does
+// not reload by itself (Helix, eglot) gets the new text as one whole-document edit; VS Code, which
+// reloads a clean editor itself, gets none.
+func TestAgentEditsReachCleanBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		profile lsptest.Profile
+		edits   int
+	}{
+		{lsptest.Helix2501, 1},
+		{lsptest.Eglot, 1},
+		{lsptest.VSCode, 0},
+	} {
+		t.Run(tc.profile.Name, func(t *testing.T) {
+			f := start(t, tc.profile, nil)
+			ctx := testCtx(t)
+			path := f.file("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n")
+			if err := f.ed.OpenFile(ctx, path, "package calc\n\nfunc Add(a, b int) int { return a - b }\n"); err != nil {
+				t.Fatal(err)
+			}
+			fixed := "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+			f.fake.OnTurn(agentWrites(t, path, fixed))
+			f.ask(ctx, map[string]any{"prompt": "fix Add"})
+			f.awaitEnd(ctx)
+			edits := f.ed.ApplyEdits()
+			if len(edits) != tc.edits {
+				t.Fatalf("applyEdit requests: %+v, want %d", edits, tc.edits)
+			}
+			for _, e := range edits {
+				var got []string
+				for u, tes := range e.Edit.Changes {
+					p, _ := workspace.PathFromURI(string(u))
+					for _, te := range tes {
+						got = append(got, filepath.Base(p)+": "+te.NewText)
+						if te.Range.Start.Line != 0 || te.Range.End.Line != 3 || te.Range.End.Character != 0 {
+							t.Errorf("range %+v, want the whole document (0:0 to 3:0)", te.Range)
+						}
+					}
+				}
+				if len(got) != 1 || got[0] != "calc.go: "+fixed {
+					t.Errorf("edit %q, want calc.go's new text", got)
+				}
+			}
+		})
+	}
+}
+
+// TestDirtyBufferKeepsUserEdits: a buffer with unsaved edits is never replaced; the user is told
+// that the agent changed the file under it.
+func TestDirtyBufferKeepsUserEdits(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	ctx := testCtx(t)
+	path := f.file("calc.go", "package calc\n")
+	if err := f.ed.OpenFile(ctx, path, "package calc\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.SetFileText(ctx, path, "package calc // mine, unsaved\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.fake.OnTurn(agentWrites(t, path, "package calc // the agent's\n"))
+	f.ask(ctx, map[string]any{"prompt": "edit calc"})
+	f.awaitEnd(ctx)
+	if edits := f.ed.ApplyEdits(); len(edits) != 0 {
+		t.Fatalf("a dirty buffer got an edit: %+v", edits)
+	}
+	var warned bool
+	for _, m := range f.ed.Messages() {
+		warned = warned || strings.Contains(m.Message, "Hermes changed calc.go on disk, but it has unsaved changes in your editor")
+	}
+	if !warned {
+		t.Errorf("no warning about the unsaved buffer: %+v", f.ed.Messages())
+	}
+}
+
+// TestSavedBufferIsClean: after didSave the buffer counts as clean again, so the agent's change
+// reaches it.
+func TestSavedBufferIsClean(t *testing.T) {
+	f := start(t, lsptest.Eglot, nil)
+	ctx := testCtx(t)
+	path := f.file("a.txt", "one\n")
+	if err := f.ed.OpenFile(ctx, path, "one\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.SetFileText(ctx, path, "two\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.SaveFile(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	f.fake.OnTurn(agentWrites(t, path, "three\n"))
+	f.ask(ctx, map[string]any{"prompt": "edit a"})
+	f.awaitEnd(ctx)
+	if edits := f.ed.ApplyEdits(); len(edits) != 1 {
+		t.Fatalf("applyEdit requests after a save: %+v, want 1", edits)
+	}
+}
+
+// TestPatchApprovalWarnsOfUnsavedChanges: a patch that touches a file with unsaved edits says so
+// in its approval prompt, in words the user cannot miss.
+func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	ctx := testCtx(t)
+	path := f.file("calc.go", "package calc\n")
+	if err := f.ed.OpenFile(ctx, path, "package calc\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.SetFileText(ctx, path, "package calc // unsaved\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		var change codex.FileChange
+		change.Path, change.Kind.Type, change.Diff = path, "update", "@@ -1 +1 @@\n-package calc\n+package calc2\n"
+		_, _ = ft.RequestPatchApproval([]codex.FileChange{change}, "rename", "")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	f.ask(ctx, map[string]any{"prompt": "rename the package"})
+	f.awaitEnd(ctx)
+	reqs := f.ed.ShowMessageRequests()
+	if len(reqs) == 0 || !strings.Contains(reqs[0].Message, "calc.go has unsaved changes in your editor: applying this patch will conflict with them") {
+		t.Fatalf("approval prompt: %+v", reqs)
+	}
+}
