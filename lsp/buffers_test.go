@@ -147,3 +147,30 @@ func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
 		t.Fatalf("approval prompt: %+v", reqs)
 	}
 }
+
+// TestAskNamesUnsavedFiles: the prompt codex gets names the folder's files with unsaved editor
+// changes, since what it reads on disk is older.
+func TestAskNamesUnsavedFiles(t *testing.T) {
+	f := start(t, lsptest.Eglot, nil)
+	ctx := testCtx(t)
+	for _, name := range []string{"a.go", "b.go"} {
+		path := f.file(name, "package x\n")
+		if err := f.ed.OpenFile(ctx, path, "package x\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.ed.SetFileText(ctx, filepath.Join(f.folder, "b.go"), "package x // edited\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.ask(ctx, map[string]any{"prompt": "look around"})
+	f.awaitEnd(ctx)
+	var prompt string
+	for _, r := range f.fake.Requests() {
+		if r.Method == codex.MethodTurnStart {
+			prompt = string(r.Params)
+		}
+	}
+	if !strings.Contains(prompt, "Unsaved in the editor") || !strings.Contains(prompt, "b.go") || strings.Contains(prompt, "a.go") {
+		t.Errorf("turn/start params %s: want b.go named as unsaved, and a.go not", prompt)
+	}
+}

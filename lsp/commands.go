@@ -192,9 +192,29 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	return res, nil
 }
 
-// buildPrompt adds to the person's words where they are: the file, the selected lines as the
-// editor's buffer has them (unsaved edits count), and the diagnostics in the range.
+// buildPrompt adds to the person's words where they are (see withContext), and names the files
+// of the folder with unsaved changes in the editor: what codex reads of them on disk is older.
 func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a askArgs) (string, error) {
+	prompt, err := s.withContext(ctx, folder, a)
+	if err != nil {
+		return "", err
+	}
+	var unsaved []string
+	for _, f := range s.docs.OpenFiles(folder.Path) {
+		if f.Text != f.Saved {
+			rel, _ := workspace.Rel(folder.Path, f.Path)
+			unsaved = append(unsaved, rel)
+		}
+	}
+	if len(unsaved) > 0 {
+		prompt += "\n\nUnsaved in the editor (the files on disk are older; do not overwrite them without saying so): " + strings.Join(unsaved, ", ")
+	}
+	return prompt, nil
+}
+
+// withContext adds to the person's words where they are: the file, the selected lines as the
+// editor's buffer has them (unsaved edits count), and the diagnostics in the range.
+func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a askArgs) (string, error) {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(a.Prompt))
 	if a.URI == "" {
