@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -227,8 +228,9 @@ func (h *Host) ask(ctx context.Context, cfg Config, a Approval, p *pendingApprov
 }
 
 // rememberFileChange keeps the changes of a fileChange item codex announced, for the approval
-// request about it that follows. It runs on the client's read goroutine; the item's session keeps
-// them.
+// request about it that follows, and records the files it touches for undoing the turn: as they
+// are when the item starts (before codex applies it: codex asks for the approval first) and when
+// it completes. It runs on the client's read goroutine, in order; the item's session keeps them.
 func (h *Host) rememberFileChange(ev codex.Event) {
 	v, ok := ev.Value.(*codex.ItemParams)
 	if !ok || v.Item.Type != codex.ItemFileChange {
@@ -238,8 +240,27 @@ func (h *Host) rememberFileChange(ev codex.Event) {
 	if s == nil {
 		return
 	}
+	completed := ev.Method == codex.NotifyItemCompleted
+	var images map[string]FileImage
+	if !completed || v.Item.Status == codex.ItemCompleted {
+		images = make(map[string]FileImage)
+		for _, c := range v.Item.Changes {
+			for _, path := range []string{c.Path, c.Kind.MovePath} {
+				if path != "" && filepath.IsAbs(path) {
+					images[path] = ReadImage(path)
+				}
+			}
+		}
+	}
 	_ = s.call(func(st *sessionState) {
-		if ev.Method == codex.NotifyItemCompleted {
+		if ts := st.turnFor(ev.TurnID); ts != nil && images != nil {
+			if completed {
+				ts.after(images)
+			} else {
+				ts.before(images)
+			}
+		}
+		if completed {
 			delete(st.fileChanges, v.Item.ID)
 			return
 		}

@@ -144,6 +144,7 @@ type turnShared struct {
 	steeredIn       []string               // input codex took into the turn, not yet in messages
 	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
 	pumping         bool                   // Events was asked for: the queue is being delivered
+	checkpoint      Checkpoint             // what the turn's patches changed, for undoing it
 }
 
 func (s *Session) newTurnState(in Input, compaction bool) *turnState {

@@ -77,13 +77,17 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
+	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
 		s.endTurn(st, ts, turnEnd{
 			res: res, usage: usage, total: total, iterations: ts.iterations,
 			awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
 		})
+		cp = ts.shared.checkpoint
 	})
 	s.flush()
+	cp.StartedAt = ts.started
+	s.saveCheckpoint(cp, threadID, turnID)
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
 	ts.queue.Close()

@@ -424,6 +424,15 @@ func (c *Client) CompactThread(ctx context.Context, threadID string) error {
 	return nil
 }
 
+// RevertThread makes the thread's history forget beforeTurnID and every later turn (thread/revert):
+// the model no longer sees them. Files are not touched.
+func (c *Client) RevertThread(ctx context.Context, threadID, beforeTurnID string) error {
+	if err := c.conn.Call(ctx, MethodThreadRevert, ThreadRevertParams{ThreadID: threadID, BeforeTurnID: beforeTurnID}, nil); err != nil {
+		return c.explain(err)
+	}
+	return nil
+}
+
 // Call sends any request, for methods this package has no typed wrapper for.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	return c.explain(c.conn.Call(ctx, method, params, result))

@@ -21,6 +21,7 @@ const (
 	MethodTurnSteer     = "turn/steer"
 	MethodTurnInterrupt = "turn/interrupt"
 	MethodThreadCompact = "thread/compact/start"
+	MethodThreadRevert  = "thread/revert"
 )
 
 // Method names: server notifications.

@@ -43,6 +43,16 @@ type ThreadResumeResponse struct {
 	TurnsBackwardsCursor string `json:"turnsBackwardsCursor,omitempty,omitzero"`
 }
 
+// Replace a paginated thread's durable history with the prefix before one turn.
+//
+// This only changes persisted conversation history. It does not revert local file
+// changes.
+type ThreadRevertParams struct {
+	// Turn excluded from the replacement history, together with every later turn.
+	BeforeTurnID string `json:"beforeTurnId"`
+	ThreadID     string `json:"threadId"`
+}
+
 // An independently persisted, user-visible thread section.
 type ThreadSection struct {
 	// Optional appearance synchronized across clients.
@@ -327,6 +337,7 @@ type protocolRoots struct {
 	ThreadCompactStartParams              *ThreadCompactStartParams              `json:"ThreadCompactStartParams,omitempty,omitzero"`
 	ThreadResumeParams                    *ThreadResumeParams                    `json:"ThreadResumeParams,omitempty,omitzero"`
 	ThreadResumeResponse                  *ThreadResumeResponse                  `json:"ThreadResumeResponse,omitempty,omitzero"`
+	ThreadRevertParams                    *ThreadRevertParams                    `json:"ThreadRevertParams,omitempty,omitzero"`
 	ThreadStartParams                     *ThreadStartParams                     `json:"ThreadStartParams,omitempty,omitzero"`
 	ThreadStartResponse                   *ThreadStartResponse                   `json:"ThreadStartResponse,omitempty,omitzero"`
 	ThreadStartedNotification             *ThreadStartedNotification             `json:"ThreadStartedNotification,omitempty,omitzero"`

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -20,6 +21,7 @@ const (
 	TitleAllowOnce     = hermesproto.CodeActionTitleAllowOnce
 	TitleAllowSession  = hermesproto.CodeActionTitleAllowSession
 	TitleDeny          = hermesproto.CodeActionTitleDeny
+	TitleUndoTurn      = hermesproto.CodeActionTitleUndoTurn
 )
 
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
@@ -79,6 +81,16 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			Title: TitleStopTurn, Kind: protocol.QuickFix,
 			Command: command(TitleStopTurn, CmdCancel, folderArgs{URI: uri}),
 		})
+	} else if h != nil {
+		if sess, err := h.Session(folder.Path); err == nil {
+			if cps, err := sess.Checkpoints(); err == nil && len(cps) > 0 {
+				title := fmt.Sprintf(TitleUndoTurn, len(cps[0].Files))
+				actions = append(actions, protocol.CodeAction{
+					Title: title, Kind: protocol.QuickFix,
+					Command: command(title, CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
+				})
+			}
+		}
 	}
 	// Pending approvals come before everything else, each with Deny first: eglot pre-selects the
 	// first action and Helix's picker highlights it, and an accidental Enter must never grant.

@@ -30,6 +30,7 @@ const (
 	CmdToggleYolo     = hermesproto.CmdToggleYolo
 	CmdShowTranscript = hermesproto.CmdShowTranscript
 	CmdStatus         = hermesproto.CmdStatus
+	CmdUndoTurn       = hermesproto.CmdUndoTurn
 )
 
 var commandNames = hermesproto.Commands()
@@ -125,6 +126,12 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		}
 	case CmdStatus:
 		return s.status(), nil
+	case CmdUndoTurn:
+		var a hermesproto.UndoTurnArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.undoTurn(ctx, a))
 	}
 	return nil, errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }
@@ -377,7 +384,7 @@ func (s *Server) status() hermesproto.Status {
 		fs := FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
 			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
-			Fallback: st.Fallback, Compactions: st.Compactions,
+			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undoableTurns(sess),
 		}
 		if st.Turn != nil {
 			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}

@@ -40,6 +40,8 @@ type clientCaps struct {
 	// reloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
 	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
 	reloadsBuffers bool
+	// resourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
+	resourceOps []string
 }
 
 func readCaps(p *initializeParams) clientCaps {
@@ -56,6 +58,9 @@ func readCaps(p *initializeParams) clientCaps {
 		c.applyEdit = ws.ApplyEdit
 		c.workspaceFolders = ws.WorkspaceFolders
 		c.configuration = ws.Configuration
+		if ws.WorkspaceEdit != nil {
+			c.resourceOps = ws.WorkspaceEdit.ResourceOperations
+		}
 	}
 	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	return c

@@ -60,6 +60,8 @@ type FakeThread struct {
 	Resumes []codex.ThreadResumeParams
 	// Turns holds the ids of the turns run on the thread, compactions included, in order.
 	Turns []string
+	// Reverted holds the ids of the turns thread/revert took out of Turns, in order.
+	Reverted []string
 
 	approvalPolicy string
 	sandbox        string
@@ -259,6 +261,7 @@ func (f *Fake) Threads() map[string]FakeThread {
 		cp := *th
 		cp.Resumes = slices.Clone(th.Resumes)
 		cp.Turns = slices.Clone(th.Turns)
+		cp.Reverted = slices.Clone(th.Reverted)
 		out[id] = cp
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -134,6 +135,8 @@ func (c *fakeConn) handle(m Message) {
 		c.turnInterrupt(m)
 	case codex.MethodThreadCompact:
 		c.threadCompact(m)
+	case codex.MethodThreadRevert:
+		c.threadRevert(m)
 	default:
 		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
 	}
@@ -337,6 +340,38 @@ func (c *fakeConn) threadCompact(m Message) {
 	ft := c.newTurn(p.ThreadID, codex.TurnStartParams{ThreadID: p.ThreadID}, true)
 	c.reply(m.ID, map[string]any{})
 	c.begin(ft, nil)
+}
+
+// threadRevert forgets a turn and the later ones from a loaded thread's history, as codex does
+// (the fake records the reverted turn in FakeThread.Reverted).
+func (c *fakeConn) threadRevert(m Message) {
+	var p codex.ThreadRevertParams
+	if !c.decode(m, &p) {
+		return
+	}
+	loaded, running := c.thread(p.ThreadID)
+	switch {
+	case !loaded:
+		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
+		return
+	case running != nil:
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+		return
+	}
+	c.f.mu.Lock()
+	th := c.f.threads[p.ThreadID]
+	i := slices.Index(th.Turns, p.BeforeTurnID)
+	if i >= 0 {
+		th.Reverted = append(th.Reverted, th.Turns[i:]...)
+		th.Turns = th.Turns[:i]
+	}
+	c.f.mu.Unlock()
+	if i < 0 {
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn %s not found in thread %s", p.BeforeTurnID, p.ThreadID)
+		return
+	}
+	res, _ := c.threadResult(th)
+	c.reply(m.ID, res)
 }
 
 // decode decodes m's params into p, or answers m with codex's "Invalid request" and reports false.

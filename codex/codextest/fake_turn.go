@@ -298,6 +298,16 @@ func (ft *FakeTurn) ExecWithApproval(command string, exitCode int, output string
 // then, once answered, serverRequest/resolved; the item completes "completed" or "declined". Its
 // results are those of ExecWithApproval.
 func (ft *FakeTurn) RequestPatchApproval(changes []codex.FileChange, reason, grantRoot string) (string, error) {
+	return ft.patch(changes, reason, grantRoot, nil)
+}
+
+// ApplyPatch is RequestPatchApproval for a patch that lands: when it is accepted, apply runs (the
+// test writes the files, as codex does) before the item completes.
+func (ft *FakeTurn) ApplyPatch(changes []codex.FileChange, apply func()) (string, error) {
+	return ft.patch(changes, "", "", apply)
+}
+
+func (ft *FakeTurn) patch(changes []codex.FileChange, reason, grantRoot string, apply func()) (string, error) {
 	id := ft.conn.f.nextID("call")
 	item := map[string]any{"type": codex.ItemFileChange, "id": id, "changes": changes}
 	ft.StartItem(item)
@@ -311,6 +321,9 @@ func (ft *FakeTurn) RequestPatchApproval(changes []codex.FileChange, reason, gra
 	item["status"] = codex.ItemDeclined
 	if accepted(decision) {
 		item["status"] = codex.ItemCompleted
+		if apply != nil {
+			apply()
+		}
 	}
 	ft.CompleteItem(item)
 	return decision, nil

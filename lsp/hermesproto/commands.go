@@ -12,12 +12,13 @@ const (
 	CmdToggleYolo     = "hermes.toggleYolo"
 	CmdShowTranscript = "hermes.showTranscript"
 	CmdStatus         = "hermes.status"
+	CmdUndoTurn       = "hermes.undoTurn"
 )
 
 // Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
-	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus}
+	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -112,7 +113,8 @@ const (
 	TrustActionAllow      = "Allow"
 )
 
-// Code action titles. The last three are followed by the pending approval's summary.
+// Code action titles. Allow once, allow for session and deny are followed by the pending approval's
+// summary.
 const (
 	CodeActionTitleAskSelection  = "Hermes: ask about selection"
 	CodeActionTitleFixDiagnostic = "Hermes: fix this diagnostic"
@@ -121,4 +123,28 @@ const (
 	CodeActionTitleAllowOnce     = "Hermes: allow once: "
 	CodeActionTitleAllowSession  = "Hermes: allow for session: "
 	CodeActionTitleDeny          = "Hermes: deny: "
+	// CodeActionTitleUndoTurn is a format: the number of files the turn's patches changed.
+	CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)"
 )
+
+// UndoTurnArgs are hermes.undoTurn's arguments: URI picks the folder (as FolderArgs), TurnID the
+// turn (default: the folder's last turn that changed files), Force restores files changed since.
+type UndoTurnArgs struct {
+	URI    string `json:"uri"`
+	TurnID string `json:"turnId"`
+	Force  bool   `json:"force"`
+}
+
+// UndoTurnResult is hermes.undoTurn's answer: the files restored to what they were before the turn,
+// and those left as they are, with why.
+type UndoTurnResult struct {
+	TurnID   string        `json:"turnId"`
+	Restored []string      `json:"restored"`
+	Skipped  []SkippedFile `json:"skipped"`
+}
+
+// SkippedFile is a file hermes.undoTurn did not restore, and why.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}

@@ -97,7 +97,7 @@ func TestDocsDescribeTheProtocol(t *testing.T) {
 	for _, title := range []string{
 		hermesproto.CodeActionTitleRunInstruct, hermesproto.CodeActionTitleAskSelection, hermesproto.CodeActionTitleFixDiagnostic,
 		hermesproto.CodeActionTitleStopTurn, hermesproto.CodeActionTitleDeny, hermesproto.CodeActionTitleAllowOnce,
-		hermesproto.CodeActionTitleAllowSession,
+		hermesproto.CodeActionTitleAllowSession, strings.TrimSuffix(hermesproto.CodeActionTitleUndoTurn, " (%d files)"),
 	} {
 		// "Hermes: deny: " is written **Hermes: deny: …**, with the approval's summary after it.
 		if !strings.Contains(codeActions, "**"+strings.TrimSpace(title)) {

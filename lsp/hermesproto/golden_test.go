@@ -58,6 +58,11 @@ var goldenCases = []struct {
 	{"ask_result_steered", hermesproto.AskResult{ThreadID: "thread-1", TurnID: "turn-1", Folder: "/home/u/work", Steered: true}},
 	{"compact_result", hermesproto.CompactResult{ThreadID: "thread-1", TurnID: "turn-2", Folder: "/home/u/work"}},
 	{"cancel_result", hermesproto.CancelResult{Cancelled: 1}},
+	{"undo_turn_args", hermesproto.UndoTurnArgs{URI: "file:///home/u/work", TurnID: "turn-3", Force: true}},
+	{"undo_turn_result", hermesproto.UndoTurnResult{
+		TurnID: "turn-3", Restored: []string{"calc.go"},
+		Skipped: []hermesproto.SkippedFile{{Path: "notes.md", Reason: "changed since the turn: run hermes.undoTurn with force to restore it anyway"}},
+	}},
 	{"approve_result", hermesproto.ApproveResult{ApprovalID: "a1", Decision: hermesproto.DecisionOnce}},
 	{"new_thread_result", hermesproto.NewThreadResult{Folder: "/home/u/work"}},
 	{"toggle_yolo_result", hermesproto.ToggleYoloResult{
@@ -76,8 +81,9 @@ var goldenCases = []struct {
 			Usage: usage, ContextPercent: 0,
 			PendingApprovals: []hermesproto.ApprovalSummary{{ApprovalID: "a1", Kind: hermesproto.ApprovalKindExec, Summary: "make build"}},
 			Yolo:             false, AutoApprove: hermesproto.AutoApproveStatus{}, Fallback: "backup", Compactions: 1,
+			UndoableTurns: []hermesproto.UndoableTurn{{TurnID: "turn-0", Files: []string{"calc.go", "calc_test.go"}, StartedAt: asked}},
 		},
-		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}},
+		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}},
 	}}},
 	{"status_empty", hermesproto.Status{Folders: []hermesproto.FolderStatus{}}},
 	{"turn_event_started", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{

@@ -1,5 +1,7 @@
 package hermesproto
 
+import "time"
+
 // Status is hermes.status's answer: one entry per workspace folder with a session.
 type Status struct {
 	Folders []FolderStatus `json:"folders"`
@@ -21,6 +23,17 @@ type FolderStatus struct {
 	// Fallback names the fallback provider that answered the latest turn, if one did.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
+	// UndoableTurns are the folder's last turns whose patches hermes.undoTurn can undo, newest
+	// first; never null.
+	UndoableTurns []UndoableTurn `json:"undoableTurns"`
+}
+
+// UndoableTurn is a turn hermes.undoTurn can undo: the files its patches changed (relative to the
+// folder) and when it started.
+type UndoableTurn struct {
+	TurnID    string    `json:"turnId"`
+	Files     []string  `json:"files"`
+	StartedAt time.Time `json:"startedAt"`
 }
 
 // TurnState is a turn's id and state: running, completed, interrupted or failed.

@@ -37,7 +37,7 @@ var Roots = []string{
 	"InitializeParams", "InitializeResponse",
 	"ThreadStartParams", "ThreadStartResponse", "ThreadResumeParams", "ThreadResumeResponse",
 	"TurnStartParams", "TurnStartResponse", "TurnSteerParams", "TurnSteerResponse",
-	"TurnInterruptParams", "ThreadCompactStartParams",
+	"TurnInterruptParams", "ThreadCompactStartParams", "ThreadRevertParams",
 	"TurnStartedNotification", "TurnCompletedNotification", "ItemStartedNotification",
 	"AgentMessageDeltaNotification", "TurnDiffUpdatedNotification", "TurnPlanUpdatedNotification",
 	"ThreadTokenUsageUpdatedNotification", "ErrorNotification", "ServerRequestResolvedNotification",

@@ -18,6 +18,7 @@ import {
 	type ShowTranscriptResult,
 	type StatusResult,
 	type ToggleYoloResult,
+	type UndoTurnResult,
 } from './protocol';
 import { tracker, turnEnded, updateBar, view } from './ui';
 
@@ -221,6 +222,7 @@ export async function showStatus(): Promise<void> {
 		{ label: '$(add) New Thread', run: newThread },
 		{ label: '$(file-text) Show Transcript', run: showTranscript },
 		{ label: '$(shield) Toggle Auto-approve', run: toggleYolo },
+		{ label: '$(discard) Undo Last Turn', run: undoTurn },
 		{ label: '$(output) Show the Hermes view', run: async () => view.show() },
 	);
 	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
@@ -239,5 +241,16 @@ async function answerApproval(id: string): Promise<void> {
 	if (pick) {
 		const args: ApproveArgs = { approvalId: id, decision: pick.decision };
 		await execute<ApproveResult>(ServerCommand.approve, args);
+	}
+}
+
+/** undoTurn restores the files the folder's last turn changed with patches (hermes.undoTurn). */
+export async function undoTurn(): Promise<void> {
+	const r = await execute<UndoTurnResult>(ServerCommand.undoTurn, await uriArgs());
+	if (r) {
+		view.appendLine(`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`);
+		for (const s of r.skipped) {
+			view.appendLine(`  ${s.path}: ${s.reason}`);
+		}
 	}
 }

@@ -13,6 +13,7 @@ export const Command = {
 	toggleYolo: 'hermes-vscode.toggleYolo',
 	status: 'hermes-vscode.status',
 	restart: 'hermes-vscode.restart',
+	undoTurn: 'hermes-vscode.undoTurn',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -25,4 +26,5 @@ export const Titles: Record<keyof typeof Command, string> = {
 	toggleYolo: 'Toggle Auto-approve',
 	status: 'Show Status',
 	restart: 'Restart Server',
+	undoTurn: 'Undo Last Turn',
 };

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 
-import { ask, newThread, showStatus, showTranscript, stop, toggleYolo } from './actions';
+import { ask, newThread, showStatus, showTranscript, stop, toggleYolo, undoTurn } from './actions';
 import { ensureClient, onConfigurationChanged, restart, stopClient } from './client';
 import { Command } from './commands';
 import { registerProposed } from './prompts';
@@ -23,6 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand(Command.toggleYolo, toggleYolo),
 		vscode.commands.registerCommand(Command.status, showStatus),
 		vscode.commands.registerCommand(Command.restart, restart),
+		vscode.commands.registerCommand(Command.undoTurn, undoTurn),
 		vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
 		{ dispose: () => void stopClient() },
 	);

@@ -15,10 +15,11 @@ export const CmdCompact = "hermes.compact";
 export const CmdToggleYolo = "hermes.toggleYolo";
 export const CmdShowTranscript = "hermes.showTranscript";
 export const CmdStatus = "hermes.status";
+export const CmdUndoTurn = "hermes.undoTurn";
 /**
  * Command names (workspace/executeCommand), without the server's configurable commandPrefix.
  */
-export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus;
+export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn;
 /**
  * AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
  * file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
@@ -129,9 +130,39 @@ export const CodeActionTitleAllowOnce = "Hermes: allow once: ";
 export const CodeActionTitleAllowSession = "Hermes: allow for session: ";
 export const CodeActionTitleDeny = "Hermes: deny: ";
 /**
- * Code action titles. The last three are followed by the pending approval's summary.
+ * CodeActionTitleUndoTurn is a format: the number of files the turn's patches changed.
  */
-export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny;
+export const CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)";
+/**
+ * Code action titles. Allow once, allow for session and deny are followed by the pending approval's
+ * summary.
+ */
+export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn;
+/**
+ * UndoTurnArgs are hermes.undoTurn's arguments: URI picks the folder (as FolderArgs), TurnID the
+ * turn (default: the folder's last turn that changed files), Force restores files changed since.
+ */
+export interface UndoTurnArgs {
+	uri: string;
+	turnId: string;
+	force: boolean;
+}
+/**
+ * UndoTurnResult is hermes.undoTurn's answer: the files restored to what they were before the turn,
+ * and those left as they are, with why.
+ */
+export interface UndoTurnResult {
+	turnId: string;
+	restored: string[];
+	skipped: SkippedFile[];
+}
+/**
+ * SkippedFile is a file hermes.undoTurn did not restore, and why.
+ */
+export interface SkippedFile {
+	path: string;
+	reason: string;
+}
 
 //////////
 // source: status.go
@@ -168,6 +199,20 @@ export interface FolderStatus {
 	 */
 	fallback?: string;
 	compactions: number /* int */;
+	/**
+	 * UndoableTurns are the folder's last turns whose patches hermes.undoTurn can undo, newest
+	 * first; never null.
+	 */
+	undoableTurns: UndoableTurn[];
+}
+/**
+ * UndoableTurn is a turn hermes.undoTurn can undo: the files its patches changed (relative to the
+ * folder) and when it started.
+ */
+export interface UndoableTurn {
+	turnId: string;
+	files: string[];
+	startedAt: string /* RFC 3339 */;
 }
 /**
  * TurnState is a turn's id and state: running, completed, interrupted or failed.

@@ -12,6 +12,7 @@ import {
 	CmdShowTranscript,
 	CmdStatus,
 	CmdToggleYolo,
+	CmdUndoTurn,
 	MethodTurnEvent,
 } from './hermesproto';
 
@@ -44,6 +45,7 @@ export type {
 	ToggleYoloResult,
 	ToolEvent,
 	TurnEventParams,
+	UndoTurnResult,
 	TurnState,
 	Usage,
 	Event as TurnEvent,
@@ -62,6 +64,7 @@ export const ServerCommand = {
 	toggleYolo: CmdToggleYolo,
 	showTranscript: CmdShowTranscript,
 	status: CmdStatus,
+	undoTurn: CmdUndoTurn,
 } as const;
 
 export const TurnEventMethod = MethodTurnEvent;

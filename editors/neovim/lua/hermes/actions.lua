@@ -292,6 +292,29 @@ M.new_thread = simple("hermes.newThread")
 M.compact = simple("hermes.compact")
 M.toggle_yolo = simple("hermes.toggleYolo")
 
+-- undo_turn restores the files the folder's last turn changed with patches (:HermesUndo; force,
+-- :HermesUndo!, restores files changed since too).
+function M.undo_turn(force)
+  with_client(function(client, filebuf)
+    local arg = folder_arg(filebuf)
+    if force then
+      arg = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { force = true })
+    end
+    servers.execute(client, "hermes.undoTurn", arg, function(err, result)
+      if err then
+        notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
+        return
+      end
+      if type(result) == "table" then
+        for _, s in ipairs(type(result.skipped) == "table" and result.skipped or {}) do
+          notify(string.format("Hermes: %s left as it is: %s", s.path, s.reason), levels.WARN)
+        end
+      end
+      vim.cmd("checktime")
+    end, filebuf)
+  end)
+end
+
 -- open shows the Hermes buffer of the current folder.
 function M.open()
   local bufnr = api.nvim_get_current_buf()

@@ -46,6 +46,10 @@ function M.define()
   command("HermesYolo", function()
     require("hermes").toggle_yolo()
   end, { nargs = 0, desc = "Hermes: toggle auto-approval in this folder" })
+
+  command("HermesUndo", function(opts)
+    require("hermes").undo_turn(opts.bang)
+  end, { nargs = 0, bang = true, desc = "Hermes: undo the last turn's patches (! restores files changed since)" })
 end
 
 return M

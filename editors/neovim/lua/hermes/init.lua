@@ -3,7 +3,7 @@
 --   require("hermes").setup{}          -- start or attach the server for buffers inside a folder
 --   :HermesAsk [prompt]                -- a visual range sends the selection
 --   :HermesStop  :HermesApprove [once|session|deny|stop]  :HermesStatus  :HermesTranscript
---   :HermesNewThread  :HermesCompact  :HermesYolo
+--   :HermesNewThread  :HermesCompact  :HermesYolo  :HermesUndo[!]
 --   require("hermes").statusline()     -- "Hermes: exec_command: go test ./... · 2.5k tokens"
 local actions = require("hermes.actions")
 local client = require("hermes.client")
@@ -72,6 +72,7 @@ M.transcript = actions.transcript
 M.new_thread = actions.new_thread
 M.compact = actions.compact
 M.toggle_yolo = actions.toggle_yolo
+M.undo_turn = actions.undo_turn
 M.open = actions.open
 M.statusline = actions.statusline
 

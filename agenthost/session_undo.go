@@ -1,0 +1,65 @@
+package agenthost
+
+// This file is the session's side of undoing a turn: the checkpoints of its turns, and making
+// codex's thread forget an undone turn.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// saveCheckpoint keeps what a finished turn's patches changed, if anything. Runner only.
+func (s *Session) saveCheckpoint(cp Checkpoint, threadID, turnID string) {
+	if len(cp.Files) == 0 || turnID == "" {
+		return
+	}
+	cp.Folder, cp.ThreadID, cp.TurnID = s.folder, threadID, turnID
+	if cp.StartedAt.IsZero() {
+		cp.StartedAt = time.Now()
+	}
+	if err := s.h.store.saveCheckpoint(cp); err != nil {
+		s.h.log.Warn("this turn cannot be undone", "folder", s.folder, "turn", turnID, "err", err)
+	}
+}
+
+// Checkpoints returns what the folder's last turns changed with patches, newest first (at most
+// MaxCheckpoints; they survive restarts).
+func (s *Session) Checkpoints() ([]Checkpoint, error) {
+	return s.h.store.checkpoints(s.folder)
+}
+
+// DropCheckpoint forgets the checkpoint of turnID (the turn was undone).
+func (s *Session) DropCheckpoint(turnID string) error {
+	return s.h.store.dropCheckpoint(s.folder, turnID)
+}
+
+// RevertThread makes the session's thread forget turnID and every later turn, so that the model no
+// longer sees an undone turn. It needs the session idle, and the turn in the session's thread.
+func (s *Session) RevertThread(ctx context.Context, threadID, turnID string) error {
+	var current string
+	var busy bool
+	if err := s.call(func(st *sessionState) { current, busy = st.threadID, st.current != nil }); err != nil {
+		return err
+	}
+	switch {
+	case busy:
+		return ErrBusy
+	case threadID != current:
+		return errors.New("the turn's thread is no longer this folder's (New Thread since): its history stays as it was")
+	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	client, gen, err := s.h.codexClient(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.ensureThread(ctx, client, gen); err != nil {
+		return err
+	}
+	if err := client.RevertThread(ctx, threadID, turnID); err != nil {
+		return fmt.Errorf("thread/revert: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package lsp
+
+// This file is hermes.undoTurn: the files a turn's patches changed go back to what they were before
+// it, through the editor when it can take the edit (so the revert lands in its undo history and
+// open buffers), else on disk; then codex's thread forgets the turn.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// undoNote says what undoing a turn leaves as it is.
+const undoNote = "Commands the turn ran, and files they changed outside patches, are not undone."
+
+// undoableTurns lists a session's turns that can be undone, for hermes.status; never nil.
+func undoableTurns(sess *agenthost.Session) []hermesproto.UndoableTurn {
+	out := []hermesproto.UndoableTurn{}
+	cps, _ := sess.Checkpoints()
+	for _, cp := range cps {
+		t := hermesproto.UndoableTurn{TurnID: cp.TurnID, StartedAt: cp.StartedAt, Files: []string{}}
+		for _, f := range cp.Files {
+			rel, _ := workspace.Rel(cp.Folder, f.Path)
+			t.Files = append(t.Files, rel)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// undoTurn is hermes.undoTurn.
+func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (hermesproto.UndoTurnResult, error) {
+	folder, sess, err := s.sessionFor(a.URI)
+	if err != nil {
+		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	cps, err := sess.Checkpoints()
+	if err != nil {
+		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InternalError, "read the checkpoints of %s: %v", folder.Name, err)
+	}
+	i := 0
+	if a.TurnID != "" {
+		i = slices.IndexFunc(cps, func(cp agenthost.Checkpoint) bool { return cp.TurnID == a.TurnID })
+	}
+	if i < 0 || len(cps) == 0 {
+		what := "no turn of " + folder.Name + " changed files with a patch (that hermes-lsp recorded)"
+		if a.TurnID != "" {
+			what = "turn " + a.TurnID + " of " + folder.Name + " cannot be undone: it changed no file with a patch, or is older than the last " + fmt.Sprint(agenthost.MaxCheckpoints)
+		}
+		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "nothing to undo: %s", what)
+	}
+	cp := cps[i]
+	res := hermesproto.UndoTurnResult{TurnID: cp.TurnID, Restored: []string{}, Skipped: []hermesproto.SkippedFile{}}
+	var todo []agenthost.FileCheckpoint
+	for _, f := range cp.Files {
+		rel, _ := workspace.Rel(folder.Path, f.Path)
+		switch now := agenthost.ReadImage(f.Path); {
+		case f.Before.TooLarge || f.After.TooLarge:
+			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: fmt.Sprintf("over %d MiB or unreadable: not recorded", agenthost.MaxCheckpointFile>>20)})
+		case !now.Equal(f.After) && !a.Force:
+			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: "changed since the turn: run hermes.undoTurn with force to restore it anyway"})
+		case now.Equal(f.Before):
+			res.Restored = append(res.Restored, rel) // already as it was
+		default:
+			todo = append(todo, f)
+		}
+	}
+	for _, f := range s.restore(ctx, todo) {
+		rel, _ := workspace.Rel(folder.Path, f.path)
+		if f.err != nil {
+			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: f.err.Error()})
+		} else {
+			res.Restored = append(res.Restored, rel)
+		}
+	}
+	s.syncBuffers(ctx, folder.Path) // files restored on disk: clean buffers follow
+	msg := fmt.Sprintf("Hermes undid turn %s in %s: %d file(s) restored", cp.TurnID, folder.Name, len(res.Restored))
+	if len(res.Skipped) > 0 {
+		msg += fmt.Sprintf(", %d left as they are (%s: %s)", len(res.Skipped), res.Skipped[0].Path, res.Skipped[0].Reason)
+	}
+	if len(res.Skipped) == 0 || a.Force {
+		_ = sess.DropCheckpoint(cp.TurnID)
+		if err := sess.RevertThread(ctx, cp.ThreadID, cp.TurnID); err != nil {
+			msg += ". The model still remembers the turn: " + err.Error()
+		}
+	}
+	s.showMessage(ctx, protocol.MessageTypeInfo, msg+". "+undoNote)
+	return res, nil
+}
+
+// restored is one file restore's outcome.
+type restored struct {
+	path string
+	err  error
+}
+
+// restore puts files back as they were before their turn: through workspace/applyEdit when the
+// editor takes it (and, for files to create or delete, the resource operations), else on disk.
+func (s *Server) restore(ctx context.Context, files []agenthost.FileCheckpoint) []restored {
+	s.mu.Lock()
+	canEdit, ops := s.caps.applyEdit, s.caps.resourceOps
+	s.mu.Unlock()
+	out := make([]restored, 0, len(files))
+	for _, f := range files {
+		var err error
+		if canEdit && (!f.Before.Absent || slices.Contains(ops, "delete")) && (!f.After.Absent || slices.Contains(ops, "create")) {
+			err = s.restoreByEdit(ctx, f)
+		} else {
+			err = restoreOnDisk(f)
+		}
+		out = append(out, restored{f.Path, err})
+	}
+	return out
+}
+
+// restoreByEdit asks the editor to put f back: delete a file the turn created, create one it
+// deleted, or replace the text.
+func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) error {
+	u := uri.File(f.Path)
+	var changes []any
+	switch {
+	case f.Before.Absent:
+		changes = append(changes, map[string]any{"kind": "delete", "uri": u, "options": map[string]any{"ignoreIfNotExists": true}})
+	default:
+		current := ""
+		if f.After.Absent {
+			changes = append(changes, map[string]any{"kind": "create", "uri": u, "options": map[string]any{"ignoreIfExists": true}})
+		} else if img := agenthost.ReadImage(f.Path); !img.Absent && !img.TooLarge {
+			current = string(img.Content)
+		}
+		version, _ := s.docs.Version(string(u))
+		changes = append(changes, map[string]any{
+			"textDocument": map[string]any{"uri": u, "version": nullIfZero(version)},
+			"edits":        []protocol.TextEdit{{Range: protocol.Range{End: endOf(current)}, NewText: string(f.Before.Content)}},
+		})
+	}
+	params := map[string]any{"label": "Hermes: undo the turn", "edit": map[string]any{"documentChanges": changes}}
+	var res protocol.ApplyWorkspaceEditResponse
+	if err := s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, params, &res); err != nil {
+		return fmt.Errorf("the editor did not take the edit: %w", err)
+	}
+	if !res.Applied {
+		return errors.New("the editor refused the edit: " + res.FailureReason)
+	}
+	return nil
+}
+
+// restoreOnDisk writes f's before-image (or removes a file the turn created).
+func restoreOnDisk(f agenthost.FileCheckpoint) error {
+	if f.Before.Absent {
+		if err := os.Remove(f.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Lstat(f.Path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is no longer a regular file: not restored", f.Path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	return os.WriteFile(f.Path, f.Before.Content, mode)
+}
+
+// nullIfZero is a document version for a versioned identifier: null when the editor does not have
+// the document open.
+func nullIfZero(v int32) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
