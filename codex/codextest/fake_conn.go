@@ -328,13 +328,7 @@ func (c *fakeConn) threadCompact(m Message) {
 	if !c.decode(m, &p) {
 		return
 	}
-	loaded, running := c.thread(p.ThreadID)
-	switch {
-	case !loaded:
-		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
-		return
-	case running != nil:
-		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+	if !c.idle(m, p.ThreadID) {
 		return
 	}
 	ft := c.newTurn(p.ThreadID, codex.TurnStartParams{ThreadID: p.ThreadID}, true)
@@ -349,13 +343,7 @@ func (c *fakeConn) threadRevert(m Message) {
 	if !c.decode(m, &p) {
 		return
 	}
-	loaded, running := c.thread(p.ThreadID)
-	switch {
-	case !loaded:
-		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
-		return
-	case running != nil:
-		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+	if !c.idle(m, p.ThreadID) {
 		return
 	}
 	c.f.mu.Lock()
@@ -372,6 +360,20 @@ func (c *fakeConn) threadRevert(m Message) {
 	}
 	res, _ := c.threadResult(th)
 	c.reply(m.ID, res)
+}
+
+// idle reports whether threadID is loaded with no turn running, or answers m with codex's error.
+func (c *fakeConn) idle(m Message, threadID string) bool {
+	loaded, running := c.thread(threadID)
+	switch {
+	case !loaded:
+		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", threadID)
+		return false
+	case running != nil:
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+		return false
+	}
+	return true
 }
 
 // decode decodes m's params into p, or answers m with codex's "Invalid request" and reports false.
