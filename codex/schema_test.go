@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 )
 
 // schemaBundle is the file of codex's schema that the protocol is generated from.
@@ -17,13 +17,7 @@ const schemaBundle = "codex_app_server_protocol.schemas.json"
 // prints (`codex app-server generate-json-schema`). When codex's pin moves, this fails until
 // `make generate` has refreshed the schema and the Go types generated from it.
 func TestSchemaMatchesPinnedCodex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real codex binary; skipped with -short")
-	}
-	bin, err := codex.PinnedBinary(".")
-	if err != nil {
-		t.Fatalf("the schema check needs the pinned codex: %v", err)
-	}
+	bin := codextest.NewReal(t).Binary // the pinned codex (the real-codex tests' setup, -short included)
 	out := t.TempDir()
 	cmd := exec.Command(bin, "app-server", "generate-json-schema", "--out", out)
 	cmd.Env = append(os.Environ(), "CODEX_HOME="+t.TempDir())

@@ -113,8 +113,7 @@ const (
 	TrustActionAllow      = "Allow"
 )
 
-// Code action titles. Allow once, allow for session and deny are followed by the pending approval's
-// summary.
+// Code action titles; the approvals' are followed by the approval's summary.
 const (
 	CodeActionTitleAskSelection  = "Hermes: ask about selection"
 	CodeActionTitleFixDiagnostic = "Hermes: fix this diagnostic"
@@ -123,20 +122,17 @@ const (
 	CodeActionTitleAllowOnce     = "Hermes: allow once: "
 	CodeActionTitleAllowSession  = "Hermes: allow for session: "
 	CodeActionTitleDeny          = "Hermes: deny: "
-	// CodeActionTitleUndoTurn is a format: the number of files the turn's patches changed.
-	CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)"
+	CodeActionTitleUndoTurn      = "Hermes: undo last turn (%d files)"
 )
 
-// UndoTurnArgs are hermes.undoTurn's arguments: URI picks the folder (as FolderArgs), TurnID the
-// turn (default: the folder's last turn that changed files), Force restores files changed since.
+// UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
 type UndoTurnArgs struct {
 	URI    string `json:"uri"`
 	TurnID string `json:"turnId"`
 	Force  bool   `json:"force"`
 }
 
-// UndoTurnResult is hermes.undoTurn's answer: the files restored to what they were before the turn,
-// and those left as they are, with why.
+// UndoTurnResult is hermes.undoTurn's answer: the files restored, and those left, with why.
 type UndoTurnResult struct {
 	TurnID   string        `json:"turnId"`
 	Restored []string      `json:"restored"`

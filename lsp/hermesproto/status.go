@@ -23,13 +23,11 @@ type FolderStatus struct {
 	// Fallback names the fallback provider that answered the latest turn, if one did.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
-	// UndoableTurns are the folder's last turns whose patches hermes.undoTurn can undo, newest
-	// first; never null.
+	// UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.
 	UndoableTurns []UndoableTurn `json:"undoableTurns"`
 }
 
-// UndoableTurn is a turn hermes.undoTurn can undo: the files its patches changed (relative to the
-// folder) and when it started.
+// UndoableTurn is an undoable turn: the files its patches changed, and when it started.
 type UndoableTurn struct {
 	TurnID    string    `json:"turnId"`
 	Files     []string  `json:"files"`

@@ -129,18 +129,13 @@ export const CodeActionTitleStopTurn = "Hermes: stop turn";
 export const CodeActionTitleAllowOnce = "Hermes: allow once: ";
 export const CodeActionTitleAllowSession = "Hermes: allow for session: ";
 export const CodeActionTitleDeny = "Hermes: deny: ";
-/**
- * CodeActionTitleUndoTurn is a format: the number of files the turn's patches changed.
- */
 export const CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)";
 /**
- * Code action titles. Allow once, allow for session and deny are followed by the pending approval's
- * summary.
+ * Code action titles; the approvals' are followed by the approval's summary.
  */
 export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn;
 /**
- * UndoTurnArgs are hermes.undoTurn's arguments: URI picks the folder (as FolderArgs), TurnID the
- * turn (default: the folder's last turn that changed files), Force restores files changed since.
+ * UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
  */
 export interface UndoTurnArgs {
 	uri: string;
@@ -148,8 +143,7 @@ export interface UndoTurnArgs {
 	force: boolean;
 }
 /**
- * UndoTurnResult is hermes.undoTurn's answer: the files restored to what they were before the turn,
- * and those left as they are, with why.
+ * UndoTurnResult is hermes.undoTurn's answer: the files restored, and those left, with why.
  */
 export interface UndoTurnResult {
 	turnId: string;
@@ -200,14 +194,12 @@ export interface FolderStatus {
 	fallback?: string;
 	compactions: number /* int */;
 	/**
-	 * UndoableTurns are the folder's last turns whose patches hermes.undoTurn can undo, newest
-	 * first; never null.
+	 * UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.
 	 */
 	undoableTurns: UndoableTurn[];
 }
 /**
- * UndoableTurn is a turn hermes.undoTurn can undo: the files its patches changed (relative to the
- * folder) and when it started.
+ * UndoableTurn is an undoable turn: the files its patches changed, and when it started.
  */
 export interface UndoableTurn {
 	turnId: string;
