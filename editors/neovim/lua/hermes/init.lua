@@ -8,10 +8,11 @@
 local actions = require("hermes.actions")
 local client = require("hermes.client")
 local handlers = require("hermes.handlers")
+local status = require("hermes.status")
 local view = require("hermes.view")
 
 -- The plugin's table: its configuration and setup here, the servers in hermes.client, the commands
--- in hermes.actions.
+-- in hermes.actions and hermes.status.
 local M = {}
 
 local api = vim.api
@@ -65,16 +66,18 @@ M.stop_all = client.stop_all
 M.ask = actions.ask
 M.ask_command = actions.ask_command
 M.stop = actions.stop
-M.status = actions.status
-M.show_status = actions.show_status
-M.approve_command = actions.approve_command
 M.transcript = actions.transcript
 M.new_thread = actions.new_thread
 M.compact = actions.compact
 M.toggle_yolo = actions.toggle_yolo
 M.undo_turn = actions.undo_turn
 M.open = actions.open
-M.statusline = actions.statusline
+
+-- Status, approvals and the statusline (hermes.status).
+M.status = status.status
+M.show_status = status.show_status
+M.approve_command = status.approve_command
+M.statusline = status.statusline
 
 handlers.on_update = function()
   pcall(vim.cmd, "redrawstatus!")

@@ -1,0 +1,187 @@
+-- What the servers report: hermes.status for :HermesStatus and :HermesApprove (which answers a
+-- waiting approval found there), and the statusline.
+local approvals = require("hermes.approvals")
+local servers = require("hermes.client")
+local handlers = require("hermes.handlers")
+
+local M = {}
+
+local levels = vim.log.levels
+
+-- status collects hermes.status of every running server: callback({ {client, folder}... }).
+function M.status(callback)
+  local all = servers.clients()
+  local out, left = {}, #all
+  if left == 0 then
+    return callback(out)
+  end
+  for _, c in ipairs(all) do
+    servers.execute(c, "hermes.status", nil, function(err, result)
+      if not err and type(result) == "table" and type(result.folders) == "table" then
+        for _, f in ipairs(result.folders) do
+          table.insert(out, { client = c, folder = f })
+        end
+      end
+      left = left - 1
+      if left == 0 then
+        callback(out)
+      end
+    end)
+  end
+end
+
+-- status_lines is what :HermesStatus says of each folder: thread, turn, usage and waiting approvals.
+local function status_lines(list)
+  if #list == 0 then
+    return { "Hermes: no folder (no server is running)" }
+  end
+  local ls = {}
+  for _, item in ipairs(list) do
+    local f = item.folder
+    local parts = { "Hermes " .. tostring(f.folder) .. ":" }
+    if f.threadId and f.threadId ~= "" then
+      table.insert(parts, "thread " .. f.threadId)
+    else
+      table.insert(parts, "no thread yet")
+    end
+    if type(f.turn) == "table" then
+      table.insert(parts, "· turn " .. tostring(f.turn.id) .. " " .. tostring(f.turn.state))
+    end
+    if type(f.usage) == "table" and (f.usage.totalTokens or 0) > 0 then
+      table.insert(parts, string.format("· %s tokens", f.usage.totalTokens))
+    end
+    if (f.contextPercent or 0) > 0 then
+      table.insert(parts, string.format("· %d%% context", f.contextPercent))
+    end
+    if f.yolo then
+      table.insert(parts, "· auto-approve ON")
+    end
+    if f.fallback and f.fallback ~= "" and f.fallback ~= vim.NIL then
+      table.insert(parts, "· fallback " .. tostring(f.fallback))
+    end
+    if (f.compactions or 0) > 0 then
+      table.insert(parts, string.format("· %d compaction(s)", f.compactions))
+    end
+    table.insert(ls, table.concat(parts, " "))
+    for _, a in ipairs(type(f.pendingApprovals) == "table" and f.pendingApprovals or {}) do
+      table.insert(ls, string.format("  approval %s waiting (%s): %s", a.approvalId, a.kind, a.summary))
+    end
+  end
+  return ls
+end
+
+-- show_status is :HermesStatus.
+function M.show_status()
+  require("hermes").ensure_setup()
+  M.status(function(list)
+    require("hermes").last_status = list
+    handlers.notify(table.concat(status_lines(list), "\n"), levels.INFO)
+  end)
+end
+
+-- approve_command is :HermesApprove [once|session|deny|stop]: it picks a pending approval (from
+-- hermes.status) and the decision through vim.ui.select.
+function M.approve_command(decision)
+  require("hermes").ensure_setup()
+  decision = decision and vim.trim(decision) or ""
+  if decision ~= "" and not approvals.decision_of(decision) then
+    handlers.notify("Hermes: :HermesApprove once|session|deny|stop", levels.ERROR)
+    return
+  end
+  M.status(function(list)
+    local pending = {}
+    for _, item in ipairs(list) do
+      for _, a in ipairs(type(item.folder.pendingApprovals) == "table" and item.folder.pendingApprovals or {}) do
+        table.insert(pending, { client = item.client, approval = a })
+      end
+    end
+    if #pending == 0 then
+      handlers.notify("Hermes: no approval is waiting", levels.INFO)
+      return
+    end
+    local function decide(p)
+      local function send(d)
+        servers.execute(p.client, "hermes.approve", { approvalId = p.approval.approvalId, decision = d }, function(err)
+          if err then
+            handlers.notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
+          end
+        end)
+      end
+      if decision ~= "" then
+        return send(approvals.decision_of(decision))
+      end
+      local titles = {}
+      for _, c in ipairs(approvals.choices) do
+        table.insert(titles, c.title)
+      end
+      vim.ui.select(titles, { prompt = approvals.prompt(p.approval), kind = "hermes.approval" }, function(choice)
+        local d = choice and approvals.decision_of(choice)
+        if d then
+          vim.schedule(function()
+            send(d)
+          end)
+        end
+      end)
+    end
+    if #pending == 1 then
+      return decide(pending[1])
+    end
+    vim.ui.select(pending, {
+      prompt = "Hermes: which approval?",
+      kind = "hermes.approval.pick",
+      format_item = function(p)
+        return string.format("%s (%s): %s", p.approval.approvalId, p.approval.kind, p.approval.summary)
+      end,
+    }, function(choice)
+      if choice then
+        vim.schedule(function()
+          decide(choice)
+        end)
+      end
+    end)
+  end)
+end
+
+-- statusline is for 'statusline' / lualine: what the running turn does now, or a waiting approval.
+function M.statusline()
+  for _, c in ipairs(servers.clients()) do
+    for _, p in pairs(handlers.progress[c.id] or {}) do
+      if not p.done then
+        -- A report may hold only the usage (" · 1.2k tokens") before the first step.
+        local msg = tostring(p.message or ""):gsub("^%s*·%s*", "")
+        if msg == "" then
+          msg = p.title or "working"
+        end
+        return "Hermes: " .. msg
+      end
+    end
+  end
+  local waiting = approvals.pending()
+  if #waiting > 0 then
+    return "Hermes: approval waiting: " .. tostring(waiting[1].summary)
+  end
+  return ""
+end
+
+-- An approval the server named in a message but no turn event announced: ask about it from
+-- hermes.status.
+handlers.on_unknown_approval = function(client_id, id)
+  local c = servers.live_client(client_id)
+  if not c then
+    return
+  end
+  servers.execute(c, "hermes.status", nil, function(err, result)
+    if err or type(result) ~= "table" then
+      return
+    end
+    for _, f in ipairs(result.folders or {}) do
+      for _, a in ipairs(f.pendingApprovals or {}) do
+        if a.approvalId == id then
+          approvals.on_waiting(client_id, a)
+        end
+      end
+    end
+  end)
+end
+
+return M
