@@ -82,8 +82,7 @@ function M.ask(prompt, opts)
   end
   servers.execute(client, "hermes.ask", arg, function(err, result)
     if err then
-      notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
-      return
+      return handlers.notify_error(err)
     end
     require("hermes").last = { client_id = client.id, result = result }
     if type(result) == "table" and result.steered then
@@ -118,34 +117,14 @@ local function folder_arg(filebuf)
   return vim.empty_dict()
 end
 
--- stop interrupts the running turn of the current buffer's folder (:HermesStop).
-function M.stop()
-  with_client(function(client, filebuf)
-    servers.execute(client, "hermes.cancel", folder_arg(filebuf), function(err, result)
-      if err then
-        notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
-      elseif type(result) == "table" and (result.cancelled or 0) > 0 then
-        notify("Hermes: stopping the turn", levels.INFO)
-      else
-        notify("Hermes: no turn is running", levels.INFO)
-      end
-    end, filebuf)
-  end)
-end
-
--- transcript opens the folder's transcript (:HermesTranscript).
-function M.transcript()
-  with_client(function(client, filebuf)
-    servers.execute(client, "hermes.showTranscript", folder_arg(filebuf), nil, filebuf)
-  end)
-end
-
-local function simple(name, done)
+-- folder_command makes a command that runs the server's command name in the folder of the current
+-- buffer: an error is told, a result goes to done.
+local function folder_command(name, done)
   return function()
     with_client(function(client, filebuf)
       servers.execute(client, name, folder_arg(filebuf), function(err, result)
         if err then
-          notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
+          handlers.notify_error(err)
         elseif done then
           done(result)
         end
@@ -154,9 +133,25 @@ local function simple(name, done)
   end
 end
 
-M.new_thread = simple("hermes.newThread")
-M.compact = simple("hermes.compact")
-M.toggle_yolo = simple("hermes.toggleYolo")
+-- stop interrupts the running turn of the current buffer's folder (:HermesStop).
+M.stop = folder_command("hermes.cancel", function(result)
+  if type(result) == "table" and (result.cancelled or 0) > 0 then
+    notify("Hermes: stopping the turn", levels.INFO)
+  else
+    notify("Hermes: no turn is running", levels.INFO)
+  end
+end)
+
+M.new_thread = folder_command("hermes.newThread")
+M.compact = folder_command("hermes.compact")
+M.toggle_yolo = folder_command("hermes.toggleYolo")
+
+-- transcript opens the folder's transcript (:HermesTranscript).
+function M.transcript()
+  with_client(function(client, filebuf)
+    servers.execute(client, "hermes.showTranscript", folder_arg(filebuf), nil, filebuf)
+  end)
+end
 
 -- undo_turn restores the files the folder's last turn changed with patches (:HermesUndo; force,
 -- :HermesUndo!, restores files changed since too).
@@ -168,13 +163,10 @@ function M.undo_turn(force)
     end
     servers.execute(client, "hermes.undoTurn", arg, function(err, result)
       if err then
-        notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
-        return
+        return handlers.notify_error(err)
       end
-      if type(result) == "table" then
-        for _, s in ipairs(type(result.skipped) == "table" and result.skipped or {}) do
-          notify(string.format("Hermes: %s left as it is: %s", s.path, s.reason), levels.WARN)
-        end
+      for _, s in ipairs(type(result) == "table" and type(result.skipped) == "table" and result.skipped or {}) do
+        notify(string.format("Hermes: %s left as it is: %s", s.path, s.reason), levels.WARN)
       end
       vim.cmd("checktime")
     end, filebuf)

@@ -4,6 +4,8 @@
 -- goes back with the command hermes.approve. Nothing waits on the person inside an RPC handler, so
 -- the editor never freezes, and any vim.ui.select picker (telescope, fzf-lua, dressing, snacks,
 -- mini.pick, ...) shows the question.
+local view = require("hermes.view")
+
 local M = {}
 
 local api = vim.api
@@ -133,13 +135,7 @@ function M.show_diff(a)
   pcall(function()
     vim.bo[b].filetype = "diff"
   end)
-  local shown = false
-  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
-    if api.nvim_win_get_buf(w) == b then
-      shown = true
-    end
-  end
-  if not shown then
+  if #view.windows_of(b, 0) == 0 then
     local cur = api.nvim_get_current_win()
     vim.cmd("botright vsplit")
     api.nvim_win_set_buf(0, b)

@@ -2,16 +2,24 @@
 -- managers that only add editors/neovim to the runtimepath late).
 local M = {}
 
+-- The commands without arguments: the command, the function of require("hermes") it calls, and
+-- its description.
+local plain = {
+  { "HermesStop", "stop", "Hermes: stop the running turn" },
+  { "HermesStatus", "show_status", "Hermes: thread, turn, tokens and waiting approvals" },
+  { "HermesTranscript", "transcript", "Hermes: open the folder's transcript" },
+  { "HermesOpen", "open", "Hermes: show the Hermes buffer" },
+  { "HermesNewThread", "new_thread", "Hermes: the next prompt starts a new thread" },
+  { "HermesCompact", "compact", "Hermes: compact the thread's context" },
+  { "HermesYolo", "toggle_yolo", "Hermes: toggle auto-approval in this folder" },
+}
+
 function M.define()
   local command = vim.api.nvim_create_user_command
 
   command("HermesAsk", function(opts)
     require("hermes").ask_command(opts)
   end, { nargs = "*", range = true, desc = "Hermes: ask the agent (a range sends the selection)" })
-
-  command("HermesStop", function()
-    require("hermes").stop()
-  end, { nargs = 0, desc = "Hermes: stop the running turn" })
 
   command("HermesApprove", function(opts)
     require("hermes").approve_command(opts.args)
@@ -23,33 +31,17 @@ function M.define()
     desc = "Hermes: answer a waiting approval",
   })
 
-  command("HermesStatus", function()
-    require("hermes").show_status()
-  end, { nargs = 0, desc = "Hermes: thread, turn, tokens and waiting approvals" })
-
-  command("HermesTranscript", function()
-    require("hermes").transcript()
-  end, { nargs = 0, desc = "Hermes: open the folder's transcript" })
-
-  command("HermesOpen", function()
-    require("hermes").open()
-  end, { nargs = 0, desc = "Hermes: show the Hermes buffer" })
-
-  command("HermesNewThread", function()
-    require("hermes").new_thread()
-  end, { nargs = 0, desc = "Hermes: the next prompt starts a new thread" })
-
-  command("HermesCompact", function()
-    require("hermes").compact()
-  end, { nargs = 0, desc = "Hermes: compact the thread's context" })
-
-  command("HermesYolo", function()
-    require("hermes").toggle_yolo()
-  end, { nargs = 0, desc = "Hermes: toggle auto-approval in this folder" })
-
   command("HermesUndo", function(opts)
     require("hermes").undo_turn(opts.bang)
   end, { nargs = 0, bang = true, desc = "Hermes: undo the last turn's patches (! restores files changed since)" })
+
+  for _, c in ipairs(plain) do
+    local name, fn, desc = c[1], c[2], c[3]
+    command(name, function()
+      -- Looked up when the command runs: require("hermes") loads the plugin only then.
+      require("hermes")[fn]()
+    end, { nargs = 0, desc = desc })
+  end
 end
 
 return M

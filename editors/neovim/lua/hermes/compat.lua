@@ -35,20 +35,24 @@ function M.response_error(code, message)
   return f(code, message)
 end
 
+-- char_len is the length in bytes of the UTF-8 character whose first byte is c.
+local function char_len(c)
+  if c >= 0xF0 then
+    return 4
+  elseif c >= 0xE0 then
+    return 3
+  elseif c >= 0xC0 then
+    return 2
+  end
+  return 1
+end
+
 -- utf16_col converts a 0-based byte index into line to UTF-16 code units (LSP's default encoding).
 function M.utf16_col(line, byte)
   byte = math.max(0, math.min(byte, #line))
   local units, i = 0, 1
   while i <= byte do
-    local c = line:byte(i)
-    local len = 1
-    if c >= 0xF0 then
-      len = 4
-    elseif c >= 0xE0 then
-      len = 3
-    elseif c >= 0xC0 then
-      len = 2
-    end
+    local len = char_len(line:byte(i))
     if i + len - 1 > byte then
       break
     end
@@ -62,22 +66,14 @@ end
 function M.byte_col(line, units)
   local u, i = 0, 1
   while i <= #line and u < units do
-    local c = line:byte(i)
-    local len = 1
-    if c >= 0xF0 then
-      len = 4
-    elseif c >= 0xE0 then
-      len = 3
-    elseif c >= 0xC0 then
-      len = 2
-    end
+    local len = char_len(line:byte(i))
     u = u + (len == 4 and 2 or 1)
     i = i + len
   end
   return i - 1
 end
 
--- split splits text on newlines, keeping empty pieces.
+-- lines splits text on newlines, keeping empty pieces.
 function M.lines(text)
   return vim.split(text, "\n", { plain = true })
 end

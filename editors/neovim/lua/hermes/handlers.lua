@@ -18,6 +18,11 @@ local function notify(msg, level)
 end
 M.notify = notify
 
+-- notify_error tells of a command that failed, with the server's message.
+function M.notify_error(err)
+  notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
+end
+
 local function updated()
   pcall(M.on_update)
 end
@@ -63,12 +68,8 @@ M["window/showDocument"] = function(_, params)
     end
     vim.bo[b].buflisted = true
     local cur = api.nvim_get_current_win()
-    local win
-    for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
-      if api.nvim_win_get_buf(w) == b then
-        win = w
-      end
-    end
+    local shown = view.windows_of(b, 0)
+    local win = shown[#shown]
     if not win then
       vim.cmd(M.config.document_split or "belowright split")
       win = api.nvim_get_current_win()

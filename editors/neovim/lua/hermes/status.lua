@@ -103,7 +103,7 @@ function M.approve_command(decision)
       local function send(d)
         servers.execute(p.client, "hermes.approve", { approvalId = p.approval.approvalId, decision = d }, function(err)
           if err then
-            handlers.notify("Hermes: " .. tostring(err.message or err), levels.ERROR)
+            handlers.notify_error(err)
           end
         end)
       end

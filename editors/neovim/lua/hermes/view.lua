@@ -50,9 +50,11 @@ function M.folder_of_buffer(bufnr)
   return nil
 end
 
-local function windows_of(b)
+-- windows_of lists the windows showing buffer b: of tab page tab (0: the current one), or of every
+-- tab page when tab is nil.
+function M.windows_of(b, tab)
   local wins = {}
-  for _, w in ipairs(api.nvim_list_wins()) do
+  for _, w in ipairs(tab and api.nvim_tabpage_list_wins(tab) or api.nvim_list_wins()) do
     if api.nvim_win_get_buf(w) == b then
       table.insert(wins, w)
     end
@@ -62,7 +64,7 @@ end
 
 local function follow_end(b)
   local last = api.nvim_buf_line_count(b)
-  for _, w in ipairs(windows_of(b)) do
+  for _, w in ipairs(M.windows_of(b)) do
     pcall(api.nvim_win_set_cursor, w, { last, 0 })
   end
 end
@@ -147,7 +149,7 @@ end
 -- open shows the buffer in a window of the current tab, without taking the focus.
 function M.open(folder, focus)
   local b = M.buffer(folder, true)
-  local wins = windows_of(b)
+  local wins = M.windows_of(b)
   local tabwins = {}
   for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
     tabwins[w] = true
