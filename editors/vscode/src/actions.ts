@@ -11,9 +11,11 @@ import {
 	ServerCommand,
 	type ApproveArgs,
 	type ApproveResult,
+	type AskArgs,
 	type AskResult,
 	type CancelResult,
 	type Decision,
+	type FolderArgs,
 	type NewThreadResult,
 	type ShowTranscriptResult,
 	type StatusResult,
@@ -22,14 +24,23 @@ import {
 } from './protocol';
 import { tracker, turnEnded, updateBar, view } from './ui';
 
+/** activeFileUri is the active editor's file, when it is in a workspace folder. */
+function activeFileUri(): vscode.Uri | undefined {
+	const doc = vscode.window.activeTextEditor?.document;
+	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
+		return doc.uri;
+	}
+	return undefined;
+}
+
 /**
  * targetUri is what picks the workspace folder: the active file, else the only folder, else the
  * folder the person picks (undefined when they cancel).
  */
 async function targetUri(): Promise<vscode.Uri | undefined> {
-	const doc = vscode.window.activeTextEditor?.document;
-	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
-		return doc.uri;
+	const active = activeFileUri();
+	if (active) {
+		return active;
 	}
 	const folders = vscode.workspace.workspaceFolders ?? [];
 	if (folders.length === 1) {
@@ -68,7 +79,8 @@ export async function ask(aboutSelection: boolean): Promise<void> {
 	if (!uri) {
 		return;
 	}
-	const args: Record<string, unknown> = { prompt, uri: uri.toString() };
+	// Left out, range and diagnostics take the server's defaults.
+	const args: Pick<AskArgs, 'prompt'> & Partial<AskArgs> = { prompt, uri: uri.toString() };
 	if (aboutSelection && editor) {
 		const sel = editor.selection;
 		args.range = c.code2ProtocolConverter.asRange(sel);
@@ -85,7 +97,7 @@ export async function ask(aboutSelection: boolean): Promise<void> {
  * runWithProgress sends hermes.ask with a work-done token of its own and shows that progress as a
  * cancellable notification until it ends (the server then reports on this token rather than making one).
  */
-async function runWithProgress(c: LanguageClient, args: Record<string, unknown>, prompt: string): Promise<void> {
+async function runWithProgress(c: LanguageClient, args: Partial<AskArgs>, prompt: string): Promise<void> {
 	const token = `hermes-vscode/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 	let result: AskResult | undefined;
 	await vscode.window.withProgress(
@@ -139,22 +151,20 @@ function firstWords(s: string, n = 8): string {
 	return words.slice(0, n).join(' ') + (words.length > n ? '…' : '');
 }
 
-async function uriArgs(): Promise<{ uri?: string }> {
+/** uriArgs: the folder targetUri picks; without one (cancelled), the server's default. */
+async function uriArgs(): Promise<Partial<FolderArgs>> {
 	const uri = await targetUri();
 	return uri ? { uri: uri.toString() } : {};
 }
 
 /** stopArgs: the active file's folder; without one, every running turn (hermes.cancel without uri). */
-async function stopArgs(): Promise<{ uri?: string }> {
-	const doc = vscode.window.activeTextEditor?.document;
-	if (doc && doc.uri.scheme === 'file' && vscode.workspace.getWorkspaceFolder(doc.uri)) {
-		return { uri: doc.uri.toString() };
-	}
-	return {};
+function stopArgs(): Partial<FolderArgs> {
+	const uri = activeFileUri();
+	return uri ? { uri: uri.toString() } : {};
 }
 
 export async function stop(): Promise<void> {
-	const r = await execute<CancelResult>(ServerCommand.cancel, await stopArgs());
+	const r = await execute<CancelResult>(ServerCommand.cancel, stopArgs());
 	if (r) {
 		void vscode.window.showInformationMessage(r.cancelled > 0 ? `Hermes: stopped ${r.cancelled} turn(s).` : 'Hermes: no turn is running.');
 	}

@@ -1,24 +1,11 @@
 // Approval prompts (window/showMessageRequest) -> a modal dialog, and patches -> the proposed file
 // contents for a diff editor. No vscode import.
 
-import {
-	ApprovalActionAllowOnce,
-	ApprovalActionAllowSession,
-	ApprovalActionDeny,
-	ApprovalActionShowDiff,
-	ApprovalActionStop,
-	type FileChange,
-	type MessageActionItem,
-} from './protocol';
+import type { MessageActionItem } from 'vscode-languageclient';
 
-/** The action titles hermes-lsp offers on an approval prompt (docs/protocol.md, "Approvals"). */
-export const Actions = {
-	allowOnce: ApprovalActionAllowOnce,
-	allowSession: ApprovalActionAllowSession,
-	deny: ApprovalActionDeny,
-	stop: ApprovalActionStop,
-	showDiff: ApprovalActionShowDiff,
-} as const;
+import { Actions, type FileChange } from './protocol';
+
+export { Actions };
 
 /** approvalId reads the approval's id from the prompt's message ("… (approval ID): …"), if it is one. */
 export function approvalId(message: string): string | undefined {

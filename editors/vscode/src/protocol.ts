@@ -1,9 +1,14 @@
 // The parts of hermes-lsp's protocol (docs/protocol.md) the extension uses. The shapes are the
 // server's: hermesproto.ts is generated from the Go package lsp/hermesproto (`make generate`), so
-// they cannot drift from what the server sends. This module gives them the names the extension
-// uses, and keeps what is the extension's own.
+// they cannot drift from what the server sends. This module only gives them the names the
+// extension uses; LSP's own shapes (MessageActionItem, ...) come from vscode-languageclient.
 
 import {
+	ApprovalActionAllowOnce,
+	ApprovalActionAllowSession,
+	ApprovalActionDeny,
+	ApprovalActionShowDiff,
+	ApprovalActionStop,
 	CmdApprove,
 	CmdAsk,
 	CmdCancel,
@@ -14,14 +19,6 @@ import {
 	CmdToggleYolo,
 	CmdUndoTurn,
 	MethodTurnEvent,
-} from './hermesproto';
-
-export {
-	ApprovalActionAllowOnce,
-	ApprovalActionAllowSession,
-	ApprovalActionDeny,
-	ApprovalActionShowDiff,
-	ApprovalActionStop,
 } from './hermesproto';
 
 export type {
@@ -67,9 +64,14 @@ export const ServerCommand = {
 	undoTurn: CmdUndoTurn,
 } as const;
 
+/** The method of the turn events the server streams. */
 export const TurnEventMethod = MethodTurnEvent;
 
-/** An action of window/showMessageRequest, as the extension reads it (LSP's MessageActionItem). */
-export interface MessageActionItem {
-	title: string;
-}
+/** The action titles hermes-lsp offers on an approval prompt (docs/protocol.md, "Approvals"). */
+export const Actions = {
+	allowOnce: ApprovalActionAllowOnce,
+	allowSession: ApprovalActionAllowSession,
+	deny: ApprovalActionDeny,
+	stop: ApprovalActionStop,
+	showDiff: ApprovalActionShowDiff,
+} as const;
