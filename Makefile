@@ -116,15 +116,24 @@ fuzz:
 # --- editors/neovim and editors/helix ----------------------------------------------------------------
 ## test-neovim: the Neovim plugin's end-to-end test alone (it is also part of `make test`): headless nvim
 ## (Debian's 0.7.2 in CI; .ci/run installs it) through the plugin's commands, the real codex, the fake model.
-## test-helix: the optional Helix test; HX names a Helix binary (see editors/helix/README.md).
+## test-helix: the Helix test (editors/helix/helix_test.go, build tag helix) in Helix 25.01 and 25.07:
+## Debian trixie's and sid's hx, which editors/helix/fetch-hx.sh downloads from Debian's archive into
+## the git-ignored tools/helix/<suite> (with their glibc: Helix is not in bookworm). HX=/path/to/hx
+## runs it in that Helix only.
 .PHONY: test-neovim test-helix
 test-neovim: $(CODEX_BIN)
 	$(GO) test -count=1 -timeout 5m -v -run TestNeovim ./editors/neovim/
 
-HX ?= $(shell command -v hx 2>/dev/null)
+HELIX_SUITES := trixie sid
 test-helix: $(CODEX_BIN)
-	@test -n "$(HX)" || { echo "test-helix: no hx on PATH; set HX=/path/to/hx"; exit 1; }
-	HERMES_HX="$(HX)" $(GO) test -tags helix -count=1 -timeout 5m -v -run TestHelix ./editors/helix/
+	@if [ -n "$(HX)" ]; then \
+	  HERMES_HX="$(HX)" $(GO) test -tags helix -count=1 -timeout 5m -v -run TestHelix ./editors/helix/; \
+	else \
+	  for s in $(HELIX_SUITES); do \
+	    bash editors/helix/fetch-hx.sh $$s tools/helix/$$s && \
+	    HERMES_HX="$(abspath tools/helix)/$$s/hx" $(GO) test -tags helix -count=1 -timeout 5m -v -run TestHelix ./editors/helix/ || exit 1; \
+	  done; \
+	fi
 # --- end of editors/neovim and editors/helix ---------------------------------------------------------
 
 # --- bench: benchmarks (docs/benchmarks.md) ----------------------------------------------------------

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -85,6 +86,9 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	}
 	s.syncBuffers(ctx, folder.Path) // files restored on disk: clean buffers follow
 	msg := fmt.Sprintf("Hermes undid turn %s in %s: %d file(s) restored", cp.TurnID, folder.Name, len(res.Restored))
+	if unsaved := unsavedRestores(folder.Path, todo, res.Restored); len(unsaved) > 0 {
+		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
+	}
 	if len(res.Skipped) > 0 {
 		msg += fmt.Sprintf(", %d left as they are (%s: %s)", len(res.Skipped), res.Skipped[0].Path, res.Skipped[0].Reason)
 	}
@@ -96,6 +100,20 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	}
 	s.showMessage(ctx, protocol.MessageTypeInfo, msg+". "+undoNote)
 	return res, nil
+}
+
+// unsavedRestores lists, relative to folder, the files of files that were restored (restored
+// holds relative paths) but whose disk content is not yet what it was before the turn: the editor
+// holds the restore in a buffer until the user saves it.
+func unsavedRestores(folder string, files []agenthost.FileCheckpoint, restored []string) []string {
+	var out []string
+	for _, f := range files {
+		rel, _ := workspace.Rel(folder, f.Path)
+		if slices.Contains(restored, rel) && !agenthost.ReadImage(f.Path).Equal(f.Before) {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // restored is one file restore's outcome.
@@ -144,7 +162,14 @@ func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) 
 			"edits":        []protocol.TextEdit{{Range: protocol.Range{End: endOf(current)}, NewText: string(f.Before.Content)}},
 		})
 	}
-	params := map[string]any{"label": "Hermes: undo the turn", "edit": map[string]any{"documentChanges": changes}}
+	// isRefactoring (LSP 3.18 metadata) lets VS Code save the files the edit changes that were not
+	// dirty before (files.refactoring.autoSave); other editors keep the revert in their buffers
+	// until the user saves, as after a rename.
+	params := map[string]any{
+		"label":    "Hermes: undo the turn",
+		"edit":     map[string]any{"documentChanges": changes},
+		"metadata": map[string]any{"isRefactoring": true},
+	}
 	var res protocol.ApplyWorkspaceEditResponse
 	if err := s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, params, &res); err != nil {
 		return fmt.Errorf("the editor did not take the edit: %w", err)

@@ -171,8 +171,19 @@ func TestUndoTurnThroughTheEditor(t *testing.T) {
 	for _, e := range edits {
 		sawText = sawText || strings.Contains(string(e), `"newText":"old\n"`)
 		sawDelete = sawDelete || (strings.Contains(string(e), `"kind":"delete"`) && strings.Contains(string(e), "new.go"))
+		// VS Code saves what a refactoring changed (files.refactoring.autoSave) only when told.
+		if !strings.Contains(string(e), `"metadata":{"isRefactoring":true}`) {
+			t.Errorf("undo edit without isRefactoring metadata: %s", e)
+		}
 	}
 	if !sawText || !sawDelete {
 		t.Errorf("undo edits %+v: want the old text and a delete", edits)
+	}
+	// This editor records the edits without applying them: the disk still has the turn's text, and
+	// the user is told to save.
+	msgs := f.ed.State().ShowMessages
+	if last := msgs[len(msgs)-1].Message; !strings.Contains(last, "calc.go, new.go restored in your editor but not yet on disk: save to keep the restore") &&
+		!strings.Contains(last, "new.go, calc.go restored in your editor but not yet on disk") {
+		t.Errorf("undo message: %q", last)
 	}
 }

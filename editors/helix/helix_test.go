@@ -1,11 +1,11 @@
 //go:build helix
 
-// The Helix test is an opt-in tier: Helix exists only in Debian trixie and later, so it is built
-// only with the helix tag (make test-helix), never skipped silently inside make test.
+// The Helix test has its own step (make test-helix, in CI after make test): Helix exists only in
+// Debian trixie and later, so the step fetches it, and the test is built only with the helix tag.
 
-// Package helix_test checks editors/helix/languages.toml in a real Helix, driven through tmux. It is
-// an optional tier: it runs only when HERMES_HX names a Helix binary (or a wrapper script), since
-// Helix is not in Debian bookworm; editors/helix/README.md says how to get 25.01 and 25.07.
+// Package helix_test checks editors/helix/languages.toml in a real Helix, driven through tmux: the
+// Helix binary (or wrapper script) that HERMES_HX names; make test-helix runs it in Debian trixie's
+// 25.01 and sid's 25.07 (editors/helix/fetch-hx.sh).
 package helix_test
 
 import (
@@ -30,9 +30,10 @@ func TestMain(m *testing.M) {
 // TestHelixInstructionApprovalStop runs Helix with the README's languages.toml (plus the test's
 // codex settings) on a markdown file: "Hermes: run instruction" from `space a` on a `hermes:` line;
 // the command approval answered "Allow once" in the picker (25.07) or with the "Hermes: allow once"
-// code action (25.01, which answers showMessageRequest with -32601); the final message; then a
-// second turn, the "Hermes: stop turn" code action offered while it runs, and
-// `:lsp-workspace-command hermes.cancel` stopping it.
+// code action (25.01, which answers showMessageRequest with -32601); a patch of the open file,
+// approved the same way, shown in Helix's buffer; the final message; "Hermes: undo last turn"
+// putting the old text back in the buffer, and `:w!` on disk; then a second turn, the "Hermes: stop
+// turn" code action offered while it runs, and `:lsp-workspace-command hermes.cancel` stopping it.
 func TestHelixInstructionApprovalStop(t *testing.T) {
 	hx := os.Getenv("HERMES_HX")
 	if hx == "" {
@@ -45,6 +46,7 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
 		fakemodel.Exec("echo from-helix > hx_made.txt"),
+		fakemodel.Patch(fakemodel.UpdateFilePatch("notes.md", "Second line.", "Second line, patched by Hermes.")),
 		fakemodel.Message("Done in Helix."),
 		fakemodel.Hang(),
 	)
@@ -55,7 +57,8 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil { // Helix's workspace root
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(env.Work, "notes.md"), []byte("hermes: create hx_made.txt with a command\nSecond line.\n"), 0o644); err != nil {
+	const original = "hermes: create hx_made.txt with a command, then patch this file\nSecond line.\n"
+	if err := os.WriteFile(filepath.Join(env.Work, "notes.md"), []byte(original), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -106,15 +109,21 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 		out, _ := tm("capture-pane", "-p", "-t", "hx")
 		return out
 	}
-	keys := func(k ...string) {
+	var keysAt time.Time // when the last keys were sent
+	// press sends keys; keys also gives Helix time to take them before the next ones.
+	press := func(k ...string) {
 		if out, err := tm(append([]string{"send-keys", "-t", "hx"}, k...)...); err != nil {
 			t.Fatalf("tmux send-keys %q: %v %s", k, err, out)
 		}
+		keysAt = time.Now()
+	}
+	keys := func(k ...string) {
+		press(k...)
 		time.Sleep(200 * time.Millisecond)
 	}
 	waitFor := func(what string, d time.Duration, cond func(string) bool) string {
 		t.Helper()
-		for end := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
+		for end := time.Now().Add(d); ; time.Sleep(25 * time.Millisecond) {
 			s := screen()
 			if cond(s) {
 				return s
@@ -128,24 +137,57 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	contains := func(sub string) func(string) bool {
 		return func(s string) bool { return strings.Contains(s, sub) }
 	}
-	// pick moves a menu's selection from its first "Hermes: " line to the line holding title.
-	pick := func(s, title string) {
-		first, target := -1, -1
+	// pickFrom moves a menu's selection from its first item, the first line that first matches,
+	// to the first line that target matches, and chooses it.
+	pickFrom := func(s string, first, target func(line string) bool, what string) {
+		from, to := -1, -1
 		for i, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, "Hermes: ") && first < 0 {
-				first = i
+			if from < 0 && first(l) {
+				from = i
 			}
-			if strings.Contains(l, title) && target < 0 {
-				target = i
+			if from >= 0 && to < 0 && target(l) {
+				to = i
 			}
 		}
-		if first < 0 || target < first {
-			t.Fatalf("no %q in the menu:\n%s", title, s)
+		if from < 0 || to < 0 {
+			t.Fatalf("no %s in the menu:\n%s", what, s)
 		}
-		for range target - first {
+		for range to - from {
 			keys("Down")
 		}
-		keys("Enter")
+		press("Enter") // the caller waits for what the choice does
+	}
+	// pick chooses the code action holding title.
+	pick := func(s, title string) {
+		pickFrom(s, func(l string) bool { return strings.Contains(l, "Hermes: ") }, func(l string) bool { return strings.Contains(l, title) }, title)
+	}
+	// approve answers an approval "Allow once": in the picker (25.07), whose items are Deny (first),
+	// Allow once, ...; or with the code action (25.01, which cannot show the picker).
+	approve := func(what, details string) (picker bool) {
+		waitFor(what, 30*time.Second, contains(what))
+		s := waitFor("the approval's answers", 5*time.Second, func(s string) bool {
+			return strings.Contains(s, "Allow once") || strings.Contains(s, "approval")
+		})
+		if picker = strings.Contains(s, "Allow once"); picker {
+			if !strings.Contains(s, details) || !strings.Contains(s, "Stop turn") {
+				t.Errorf("approval picker:\n%s", s)
+			}
+			item := func(name string) func(string) bool {
+				return func(l string) bool { return strings.TrimSpace(strings.Trim(l, "│ ")) == name }
+			}
+			pickFrom(s, item("Deny"), item("Allow once"), "Allow once")
+			return picker
+		}
+		keys("Space")
+		keys("a")
+		s = waitFor("the approval code actions", 10*time.Second, contains("Hermes: allow once: "))
+		for _, want := range []string{"Hermes: allow for session: ", "Hermes: deny: ", "Hermes: stop turn"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("code actions during the approval lack %q:\n%s", want, s)
+			}
+		}
+		pick(s, "Hermes: allow once: ")
+		return picker
 	}
 
 	start := time.Now()
@@ -157,33 +199,39 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	s := waitFor("the code actions", 10*time.Second, contains("Hermes: run instruction"))
 	pick(s, "Hermes: run instruction")
 
-	// The picker (25.07), or the fallback message (25.01; it may be cut at the screen's width).
-	waitFor("the approval", 30*time.Second, contains("Hermes wants to run a command (approval"))
-	time.Sleep(300 * time.Millisecond)
-	s = screen()
-	picker := strings.Contains(s, "Allow once")
-	if picker {
-		if !strings.Contains(s, "echo from-helix > hx_made.txt") || !strings.Contains(s, "Stop turn") {
-			t.Errorf("approval picker:\n%s", s)
-		}
-		keys("Enter") // the first item: Allow once
-	} else {
-		// Helix 25.01: no showMessageRequest; the approval is a code action.
-		keys("Space")
-		keys("a")
-		s = waitFor("the approval code actions", 10*time.Second, contains("Hermes: allow once: "))
-		for _, want := range []string{"Hermes: allow for session: ", "Hermes: deny: ", "Hermes: stop turn"} {
-			if !strings.Contains(s, want) {
-				t.Errorf("code actions during the approval lack %q:\n%s", want, s)
-			}
-		}
-		pick(s, "Hermes: allow once: ")
-	}
-	s = waitFor("the final message", 30*time.Second, contains("Done in Helix."))
+	// The command, then the patch of the open notes.md, each answered "Allow once".
+	picker := approve("Hermes wants to run a command (approval", "echo from-helix > hx_made.txt")
+	approve("Hermes wants to apply a patch (approval", "notes.md")
+	patched := keysAt
+	// Helix has no reload request: the server sends the clean buffer its new text as an edit.
+	waitFor("the patched text in the buffer", 10*time.Second, contains("Second line, patched by Hermes."))
+	t.Logf("patch approved -> Helix's buffer shows the patched text: %v", time.Since(patched).Round(time.Millisecond))
+	waitFor("the final message", 30*time.Second, contains("Done in Helix."))
 	if got, err := os.ReadFile(filepath.Join(env.Work, "hx_made.txt")); err != nil || string(got) != "from-helix\n" {
 		t.Errorf("hx_made.txt: %q, %v", got, err)
 	}
-	t.Logf("first turn (approval through the %s) in %v", map[bool]string{true: "picker", false: "code actions"}[picker], time.Since(start).Round(time.Millisecond))
+	t.Logf("first turn (approvals through the %s) in %v", map[bool]string{true: "picker", false: "code actions"}[picker], time.Since(start).Round(time.Millisecond))
+
+	// Undo the turn from the code actions: the buffer shows the old line again, as an edit Helix
+	// holds until it is written: with :w!, since the agent's patch changed the file after Helix read
+	// it ("file modified by an external process").
+	keys("Escape")
+	keys("Space")
+	keys("a")
+	s = waitFor("the undo code action", 10*time.Second, contains("Hermes: undo last turn (1 files)"))
+	pick(s, "Hermes: undo last turn (1 files)")
+	waitFor("the restored text", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "Second line.") && !strings.Contains(s, "patched by Hermes")
+	})
+	keys(":")
+	keys("-l", "write!")
+	keys("Enter")
+	notes := filepath.Join(env.Work, "notes.md")
+	for end := time.Now().Add(5 * time.Second); readFile(notes) != original && time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
+	}
+	if got := readFile(notes); got != original {
+		t.Errorf("notes.md after the undo and :write = %q, want %q; screen:\n%s", got, original, screen())
+	}
 
 	// A second turn: the model hangs; the stop code action is offered; the workspace command stops it.
 	keys("Escape")
@@ -192,7 +240,7 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	keys("a")
 	s = waitFor("the code actions", 10*time.Second, contains("Hermes: run instruction"))
 	pick(s, "Hermes: run instruction")
-	if err := env.Model.WaitRequests(t.Context(), 3); err != nil {
+	if err := env.Model.WaitRequests(t.Context(), 4); err != nil {
 		t.Fatal(err)
 	}
 	keys("Space")
@@ -207,6 +255,15 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	keys(":")
 	keys("-l", "quit!")
 	keys("Enter")
+}
+
+// readFile is the file's content, or the error's text.
+func readFile(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 func replaceOnce(t *testing.T, s, old, new string) string {

@@ -222,6 +222,25 @@ func TestCodexPatch(t *testing.T) {
 	wantToolOutput(t, env.Model, "custom_tool_call_output", "A made.txt")
 }
 
+// TestCodexUpdatePatch: codex applies an UpdateFilePatch to a file in its folder.
+func TestCodexUpdatePatch(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	file := filepath.Join(env.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("keep\nold line\nkeep too\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env.Model.Enqueue(fakemodel.Patch(fakemodel.UpdateFilePatch("notes.txt", "old line", "new line")))
+
+	if res := runExec(t, env, "change a line"); res.err != nil {
+		t.Fatalf("codex exec: %v", res.err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "keep\nnew line\nkeep too\n" {
+		t.Errorf("notes.txt holds %q (%v)", b, err)
+	}
+	wantToolOutput(t, env.Model, "custom_tool_call_output", "M notes.txt")
+}
+
 func TestCodexUsageLimitExec(t *testing.T) {
 	t.Parallel()
 	env := codextest.NewReal(t)

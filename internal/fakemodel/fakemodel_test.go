@@ -140,6 +140,14 @@ func TestAddFilePatch(t *testing.T) {
 	}
 }
 
+func TestUpdateFilePatch(t *testing.T) {
+	got := UpdateFilePatch("d/x.go", "a\nb\n", "c")
+	want := "*** Begin Patch\n*** Update File: d/x.go\n@@\n-a\n-b\n+c\n*** End Patch\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestEventEncoding(t *testing.T) {
 	var buf bytes.Buffer
 	e := Event{Type: "response.output_text.delta", Data: map[string]any{"type": "response.output_text.delta", "delta": "a\nb"}}

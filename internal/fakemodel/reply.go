@@ -110,6 +110,25 @@ func AddFilePatch(path, content string) string {
 	return b.String()
 }
 
+// UpdateFilePatch returns an apply_patch text that changes the file at path (relative to the
+// working directory): the lines of old, which must be in the file as whole lines, become the lines
+// of replacement.
+func UpdateFilePatch(path, old, replacement string) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Update File: ")
+	b.WriteString(path)
+	b.WriteString("\n@@\n")
+	for _, side := range []struct{ sign, text string }{{"-", old}, {"+", replacement}} {
+		for line := range strings.SplitSeq(strings.TrimSuffix(side.text, "\n"), "\n") {
+			b.WriteString(side.sign)
+			b.WriteString(line)
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("*** End Patch\n")
+	return b.String()
+}
+
 // Failed is a stream that starts normally and ends in a response.failed event carrying message.
 // Codex reports it as "stream disconnected before completion: <message>".
 func Failed(message string) Reply {
