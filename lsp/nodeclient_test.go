@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
 // nodeSummary is the JSON line tools/nodeclient/client.mjs prints.
@@ -26,7 +27,13 @@ type nodeSummary struct {
 		Folder   string `json:"folder"`
 		Steered  bool   `json:"steered"`
 	} `json:"askResult"`
-	ProgressTokens []json.RawMessage `json:"progressTokens"`
+	AskResults []struct {
+		ThreadID string `json:"threadId"`
+		TurnID   string `json:"turnId"`
+	} `json:"askResults"`
+	ApplyEdits     []nodeApplyEdit             `json:"applyEdits"`
+	UndoResult     *hermesproto.UndoTurnResult `json:"undoResult"`
+	ProgressTokens []json.RawMessage           `json:"progressTokens"`
 	Progress       []struct {
 		Token   json.RawMessage `json:"token"`
 		Kind    string          `json:"kind"`
@@ -53,6 +60,15 @@ type nodeSummary struct {
 	DurationMs int     `json:"durationMs"`
 }
 
+// nodeApplyEdit is a workspace/applyEdit the Node client took.
+type nodeApplyEdit struct {
+	Label    string `json:"label"`
+	Metadata *struct {
+		IsRefactoring bool `json:"isRefactoring"`
+	} `json:"metadata"`
+	Changes []string `json:"changes"` // "edit", "create", "delete", "rename", in order
+}
+
 // TestNodeClientApprovalGatedTurn drives the built binary with Microsoft's LSP client libraries
 // (vscode-languageserver-protocol, what vscode-languageclient is built on) through a full turn of
 // the real pinned codex against the fake model: a command and a patch, each approved "Allow once"
@@ -62,99 +78,18 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 		t.Skip("builds the server and runs node and the real codex; skipped with -short")
 	}
 	t.Parallel()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found above the test: %v", err)
-	}
-	clientDir := filepath.Join(root, "tools", "nodeclient")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("the Node client test needs node on PATH (and `make tools`): %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "vscode-languageserver-protocol", "package.json")); err != nil {
-		t.Fatalf("tools/nodeclient/node_modules is missing: run `make tools` (%v)", err)
-	}
-
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
 		fakemodel.Exec("echo from-node > node_made.txt"),
 		fakemodel.Patch(fakemodel.AddFilePatch("node_patch.txt", "patched\n")),
 		fakemodel.Message("All done from node."),
 	)
-
 	tmp := t.TempDir()
-	bin := testbin.HermesLSP(t)
-
 	file := filepath.Join(env.Work, "notes.txt")
 	if err := os.WriteFile(file, []byte("Notes for the Node client test.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	settings := env.HermesSettings(filepath.Join(tmp, "state"))
-	settings["turnEvents"] = true
-	settingsJSON, err := json.Marshal(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(tmp, "hermes-lsp.log")
-
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	// node and the server it spawns share a process group: on timeout the whole group is killed.
-	cmd := proctest.GroupCommand(ctx, node, filepath.Join(clientDir, "client.mjs"),
-		"--server", bin,
-		"--folder", env.Work,
-		"--file", file,
-		"--prompt", "Make node_made.txt with a command, then node_patch.txt with a patch.",
-		"--settings", string(settingsJSON),
-		"--log-file", logFile,
-		"--log-level", "debug",
-		"--timeout-ms", "75000",
-	)
-	cmd.Dir = clientDir
-	// The editor side gets a throwaway HOME and XDG folders too, and no real API key.
-	editorHome := filepath.Join(tmp, "editor-home")
-	cmd.Env = append(os.Environ(),
-		"HOME="+editorHome,
-		"XDG_CONFIG_HOME="+filepath.Join(editorHome, ".config"),
-		"XDG_STATE_HOME="+filepath.Join(editorHome, ".local", "state"),
-		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
-		"OPENAI_API_KEY=", "CODEX_API_KEY=",
-	)
-	// Anything left in the group (nothing, normally: the client waits for the server) ends with it.
-	stdout, stderr, runErr := proctest.RunGroup(t, "node client", cmd)
-	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
-
-	dumpOnFailure := func() {
-		if !t.Failed() {
-			return
-		}
-		t.Logf("node client stderr:\n%s", stderr.String())
-		t.Logf("node client stdout:\n%s", stdout.String())
-		if b, err := os.ReadFile(logFile); err == nil {
-			t.Logf("server log (%s):\n%s", logFile, b)
-		} else {
-			t.Logf("server log: %v", err)
-		}
-		for i, l := range env.Model.Log() {
-			t.Logf("fake model %d: %s", i, l)
-		}
-	}
-	defer dumpOnFailure()
-
-	line := lastLine(stdout.String())
-	var sum nodeSummary
-	if err := json.Unmarshal([]byte(line), &sum); err != nil {
-		t.Fatalf("client printed no JSON summary (%v); run error: %v", err, runErr)
-	}
-	if sum.Error != nil {
-		t.Fatalf("client error: %s", *sum.Error)
-	}
-	if runErr != nil {
-		t.Fatalf("client: %v", runErr)
-	}
+	sum := runNodeClient(t, env, tmp, file, "--prompt", "Make node_made.txt with a command, then node_patch.txt with a patch.")
 	t.Logf("client session %d ms; approvals %d; progress %d; turn events %d; messages %d",
 		sum.DurationMs, len(sum.Approvals), len(sum.Progress), len(sum.TurnEventKinds), len(sum.ShowMessages))
 
@@ -247,6 +182,93 @@ func TestNodeClientApprovalGatedTurn(t *testing.T) {
 	} else if proctest.Exists(sum.ServerPID) {
 		t.Errorf("server pid %d still exists after exit", sum.ServerPID)
 	}
+}
+
+// runNodeClient runs tools/nodeclient/client.mjs against the built server in env's folder with
+// file open, the state folder under tmp, and args (--prompt ...) added; it fails the test unless
+// the client ran to its end, and logs the client's and the server's output if the test fails.
+func runNodeClient(t *testing.T, env *codextest.Real, tmp, file string, args ...string) nodeSummary {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found above the test: %v", err)
+	}
+	clientDir := filepath.Join(root, "tools", "nodeclient")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("the Node client test needs node on PATH (and `make tools`): %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(clientDir, "node_modules", "vscode-languageserver-protocol", "package.json")); err != nil {
+		t.Fatalf("tools/nodeclient/node_modules is missing: run `make tools` (%v)", err)
+	}
+
+	bin := testbin.HermesLSP(t)
+	settings := env.HermesSettings(filepath.Join(tmp, "state"))
+	settings["turnEvents"] = true
+	settingsJSON, err := json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(tmp, "hermes-lsp.log")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	// node and the server it spawns share a process group: on timeout the whole group is killed.
+	cmd := proctest.GroupCommand(ctx, node, append([]string{filepath.Join(clientDir, "client.mjs"),
+		"--server", bin,
+		"--folder", env.Work,
+		"--file", file,
+		"--settings", string(settingsJSON),
+		"--log-file", logFile,
+		"--log-level", "debug",
+		"--timeout-ms", "75000",
+	}, args...)...)
+	cmd.Dir = clientDir
+	// The editor side gets a throwaway HOME and XDG folders too, and no real API key.
+	editorHome := filepath.Join(tmp, "editor-home")
+	cmd.Env = append(os.Environ(),
+		"HOME="+editorHome,
+		"XDG_CONFIG_HOME="+filepath.Join(editorHome, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(editorHome, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
+		"OPENAI_API_KEY=", "CODEX_API_KEY=",
+	)
+	// Anything left in the group (nothing, normally: the client waits for the server) ends with it.
+	stdout, stderr, runErr := proctest.RunGroup(t, "node client", cmd)
+	t.Cleanup(func() { proctest.EndCodex(t, env.CodexHome) })
+
+	dumpOnFailure := func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("node client stderr:\n%s", stderr.String())
+		t.Logf("node client stdout:\n%s", stdout.String())
+		if b, err := os.ReadFile(logFile); err == nil {
+			t.Logf("server log (%s):\n%s", logFile, b)
+		} else {
+			t.Logf("server log: %v", err)
+		}
+		for i, l := range env.Model.Log() {
+			t.Logf("fake model %d: %s", i, l)
+		}
+	}
+	t.Cleanup(dumpOnFailure)
+
+	line := lastLine(stdout.String())
+	var sum nodeSummary
+	if err := json.Unmarshal([]byte(line), &sum); err != nil {
+		t.Fatalf("client printed no JSON summary (%v); run error: %v", err, runErr)
+	}
+	if sum.Error != nil {
+		t.Fatalf("client error: %s", *sum.Error)
+	}
+	if runErr != nil {
+		t.Fatalf("client: %v", runErr)
+	}
+	return sum
 }
 
 func lastLine(s string) string {

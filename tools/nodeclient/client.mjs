@@ -1,27 +1,36 @@
 // client.mjs drives hermes-lsp the way VS Code's language client does, through Microsoft's own
 // libraries (vscode-languageserver-protocol over vscode-jsonrpc): it spawns the server, initializes
-// with VS Code's window and workspace capabilities, runs one hermes.ask, answers every approval
-// prompt "Allow once", waits for the turn's progress to end and its final message, shuts the server
-// down, and prints one JSON summary line on stdout. lsp/nodeclient_test.go runs it.
+// with VS Code's window and workspace capabilities, runs hermes.ask for each --prompt in turn,
+// answers every approval prompt "Allow once", waits for each turn's progress to end and its final
+// message, runs hermes.undoTurn after the turn --undo-after names, shuts the server down, and prints
+// one JSON summary line on stdout. lsp/nodeclient_test.go runs it.
 //
 // Usage:
 //
-//	node client.mjs --server BIN --folder DIR --file FILE --prompt TEXT --settings JSON
+//	node client.mjs --server BIN --folder DIR --file FILE --prompt TEXT [--prompt TEXT ...]
+//	                --settings JSON [--undo-after N] [--client-name NAME]
 //	                [--log-file PATH] [--log-level LEVEL] [--timeout-ms N] [-- EXTRA SERVER ARGS]
 //
 // --settings is the `hermes` settings object: it is sent as initializationOptions and returned for
-// workspace/configuration. Any protocol error, unexpected server exit or timeout exits non-zero (the
-// summary is still printed, with `error`), after the server process has been ended.
+// workspace/configuration. workspace/applyEdit is applied as VS Code does with
+// files.refactoring.autoSave: to the open document (didChange) or the file, then saved on disk
+// (didSave). Any protocol error, unexpected server exit or timeout exits non-zero (the summary is
+// still printed, with `error`), after the server process has been ended.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { TextDocument } from 'vscode-languageserver-textdocument';
+
 import {
+	ApplyWorkspaceEditRequest,
 	ConfigurationRequest,
+	DidChangeTextDocumentNotification,
 	DidOpenTextDocumentNotification,
+	DidSaveTextDocumentNotification,
 	ExecuteCommandRequest,
 	ExitNotification,
 	InitializeRequest,
@@ -43,7 +52,9 @@ const { values: opts, positionals: extraArgs } = parseArgs({
 		server: { type: 'string', default: process.env.HERMES_LSP_BIN },
 		folder: { type: 'string' },
 		file: { type: 'string' },
-		prompt: { type: 'string', default: 'Say hello.' },
+		prompt: { type: 'string', multiple: true, default: ['Say hello.'] },
+		'undo-after': { type: 'string', default: '0' },
+		'client-name': { type: 'string', default: 'Visual Studio Code (vscode-languageserver-protocol)' },
 		settings: { type: 'string', default: process.env.HERMES_SETTINGS ?? '{}' },
 		'log-file': { type: 'string' },
 		'log-level': { type: 'string', default: 'debug' },
@@ -67,6 +78,9 @@ const summary = {
 	serverPid: 0,
 	capabilities: null,
 	askResult: null,
+	askResults: [],
+	applyEdits: [],
+	undoResult: null,
 	progressTokens: [],
 	progress: [],
 	approvals: [],
@@ -111,10 +125,16 @@ connection.onClose(() => {
 });
 connection.onUnhandledNotification((n) => log('unhandled notification', n.method));
 
-// Progress: record every token the server creates, and every begin/report/end on it.
-let progressEnded;
-const progressEnd = new Promise((resolve) => { progressEnded = resolve; });
+// Progress: record every token the server creates, and every begin/report/end on it. Each turn
+// waits for the next end and the first showMessage after it.
+let progressEnded, messageAfterEnd, progressEnd, finalMessage;
 let endIndex = -1; // index in showMessages of the first message after the end
+function expectTurnEnd() {
+	endIndex = -1;
+	progressEnd = new Promise((resolve) => { progressEnded = resolve; });
+	finalMessage = new Promise((resolve) => { messageAfterEnd = resolve; });
+}
+expectTurnEnd();
 connection.onRequest(WorkDoneProgressCreateRequest.type, (params) => {
 	summary.progressTokens.push(params.token);
 	connection.onProgress(WorkDoneProgress.type, params.token, (value) => {
@@ -137,8 +157,6 @@ connection.onRequest(ShowMessageRequest.type, (params) => {
 	return allow ?? null;
 });
 
-let messageAfterEnd;
-const finalMessage = new Promise((resolve) => { messageAfterEnd = resolve; });
 connection.onNotification(ShowMessageNotification.type, (params) => {
 	summary.showMessages.push({ type: params.type, message: params.message });
 	log('showMessage', JSON.stringify(params.message.split('\n')[0]));
@@ -164,6 +182,79 @@ connection.onNotification('hermes/turnEvent', (params) => {
 	summary.turnEventKinds.push(params?.event?.kind);
 });
 
+// Open documents, by URI: the editor's text and version.
+const documents = new Map();
+
+// workspace/applyEdit, as VS Code applies an edit marked isRefactoring with its default
+// files.refactoring.autoSave: resource operations on disk; text edits to the open document (then
+// didChange) or to the file's text; each changed file saved (then didSave for an open one).
+connection.onRequest(ApplyWorkspaceEditRequest.type, async (params) => {
+	const record = { label: params.label ?? null, metadata: params.metadata ?? null, changes: [] };
+	summary.applyEdits.push(record);
+	try {
+		const changes = params.edit.documentChanges ?? Object.entries(params.edit.changes ?? {}).map(([uri, edits]) => ({ textDocument: { uri, version: null }, edits }));
+		for (const change of changes) {
+			record.changes.push(change.kind ?? 'edit');
+			if (change.kind) {
+				applyResourceOperation(change);
+			} else {
+				await applyTextEdits(change.textDocument, change.edits);
+			}
+		}
+		log('applyEdit', JSON.stringify(params.label ?? ''), record.changes.join(','));
+		return { applied: true };
+	} catch (err) {
+		log('applyEdit failed:', err.message);
+		return { applied: false, failureReason: err.message };
+	}
+});
+
+function applyResourceOperation(op) {
+	const path = fileURLToPath(op.uri);
+	switch (op.kind) {
+	case 'create':
+		if (existsSync(path) && !op.options?.overwrite) {
+			if (op.options?.ignoreIfExists) return;
+			throw new Error(`${path} exists`);
+		}
+		writeFileSync(path, '');
+		return;
+	case 'delete':
+		if (!existsSync(path)) {
+			if (op.options?.ignoreIfNotExists) return;
+			throw new Error(`${path} does not exist`);
+		}
+		rmSync(path, { recursive: !!op.options?.recursive });
+		documents.delete(op.uri);
+		return;
+	case 'rename':
+		renameSync(path, fileURLToPath(op.newUri));
+		return;
+	default:
+		throw new Error(`unknown resource operation ${op.kind}`);
+	}
+}
+
+async function applyTextEdits(id, edits) {
+	const path = fileURLToPath(id.uri);
+	const open = documents.get(id.uri);
+	if (open && id.version != null && id.version !== open.version) {
+		throw new Error(`${id.uri} is at version ${open.version}, the edit is for ${id.version}`);
+	}
+	const before = open ? open.text : readFileSync(path, 'utf8');
+	const text = TextDocument.applyEdits(TextDocument.create(id.uri, 'plaintext', 0, before), edits);
+	writeFileSync(path, text);
+	if (open) {
+		open.version++;
+		open.text = text;
+		await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+			textDocument: { uri: id.uri, version: open.version },
+			contentChanges: [{ text }],
+		});
+		await connection.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri: id.uri }, text });
+	}
+}
+
 connection.listen();
 
 // --- the session ----------------------------------------------------------------------------
@@ -180,7 +271,7 @@ async function session() {
 	const folderUri = pathToFileURL(opts.folder).href;
 	const init = await withTimeout(connection.sendRequest(InitializeRequest.type, {
 		processId: process.pid,
-		clientInfo: { name: 'Visual Studio Code (vscode-languageserver-protocol)', version: '1.139.0' },
+		clientInfo: { name: opts['client-name'], version: '1.139.0' },
 		locale: 'en',
 		rootPath: opts.folder,
 		rootUri: folderUri,
@@ -189,7 +280,7 @@ async function session() {
 		capabilities: {
 			workspace: {
 				applyEdit: true,
-				workspaceEdit: { documentChanges: true },
+				workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
 				didChangeConfiguration: { dynamicRegistration: true },
 				executeCommand: { dynamicRegistration: true },
 				configuration: true,
@@ -217,18 +308,33 @@ async function session() {
 	await connection.sendNotification(InitializedNotification.type, {});
 
 	const fileUri = pathToFileURL(opts.file).href;
+	const text = readFileSync(opts.file, 'utf8');
+	documents.set(fileUri, { version: 1, text });
 	await connection.sendNotification(DidOpenTextDocumentNotification.type, {
-		textDocument: { uri: fileUri, languageId: 'plaintext', version: 1, text: readFileSync(opts.file, 'utf8') },
+		textDocument: { uri: fileUri, languageId: 'plaintext', version: 1, text },
 	});
 
-	summary.askResult = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, {
-		command: 'hermes.ask',
-		arguments: [{ prompt: opts.prompt, uri: fileUri }],
-	}), 'hermes.ask');
-	log('hermes.ask ->', JSON.stringify(summary.askResult));
+	const undoAfter = Number(opts['undo-after']);
+	for (const [i, prompt] of opts.prompt.entries()) {
+		expectTurnEnd();
+		const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, {
+			command: 'hermes.ask',
+			arguments: [{ prompt, uri: fileUri }],
+		}), 'hermes.ask');
+		summary.askResults.push(result);
+		summary.askResult ??= result;
+		log('hermes.ask ->', JSON.stringify(result));
 
-	await withTimeout(progressEnd, 'the progress end');
-	await withTimeout(finalMessage, 'the final showMessage after the progress end');
+		await withTimeout(progressEnd, `the progress end of turn ${i + 1}`);
+		await withTimeout(finalMessage, `the final showMessage after the progress end of turn ${i + 1}`);
+		if (i + 1 === undoAfter) {
+			summary.undoResult = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, {
+				command: 'hermes.undoTurn',
+				arguments: [{ uri: fileUri }],
+			}), 'hermes.undoTurn');
+			log('hermes.undoTurn ->', JSON.stringify(summary.undoResult));
+		}
+	}
 	if (settings.openTranscript !== false) await withTimeout(transcriptShown, 'the transcript (window/showDocument)');
 
 	await withTimeout(connection.sendRequest(ShutdownRequest.type), 'shutdown');
