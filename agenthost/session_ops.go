@@ -74,9 +74,12 @@ func (h *Host) Resolve(approvalID string, d Decision) error {
 	return fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
 }
 
-// turnFor returns the running turn if it is codex turn turnID (or turnID is empty). Loop only.
+// turnFor returns the running turn if it is codex turn turnID (or either id is not known). Loop only.
 func (st *sessionState) turnFor(turnID string) *turnState {
-	if st.current == nil || (turnID != "" && st.current.shared.attempt.turnID != turnID) {
+	// While turn/start has not been answered the running turn's id is unknown, yet codex may already
+	// send its items and approvals (they race the answer): they can only be that turn's, since
+	// codex runs one turn per thread at a time.
+	if current := st.current; current == nil || (turnID != "" && current.shared.attempt.turnID != "" && current.shared.attempt.turnID != turnID) {
 		return nil
 	}
 	return st.current

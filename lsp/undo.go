@@ -68,6 +68,10 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		switch now := agenthost.ReadImage(f.Path); {
 		case f.Before.TooLarge || f.After.TooLarge:
 			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: fmt.Sprintf("over %d MiB or unreadable: not recorded", agenthost.MaxCheckpointFile>>20)})
+		case s.docs.Dirty(f.Path) && !a.Force:
+			// Restoring would replace (through the editor) or contradict (on disk) what the user has
+			// not saved yet.
+			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: "unsaved changes in your editor: save or revert them, or run hermes.undoTurn with force"})
 		case !now.Equal(f.After) && !a.Force:
 			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: "changed since the turn: run hermes.undoTurn with force to restore it anyway"})
 		case now.Equal(f.Before):
@@ -153,6 +157,8 @@ func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) 
 		current := ""
 		if f.After.Absent {
 			changes = append(changes, map[string]any{"kind": "create", "uri": u, "options": map[string]any{"ignoreIfExists": true}})
+		} else if text, open := s.docs.Text(string(u)); open {
+			current = text // the edit replaces the editor's text, which may differ from the disk's
 		} else if img := agenthost.ReadImage(f.Path); !img.Absent && !img.TooLarge {
 			current = string(img.Content)
 		}

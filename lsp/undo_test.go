@@ -187,3 +187,36 @@ func TestUndoTurnThroughTheEditor(t *testing.T) {
 		t.Errorf("undo message: %q", last)
 	}
 }
+
+// TestUndoTurnRefusesUnsavedBuffers: a file with unsaved edits in the editor is left alone (the
+// restore would replace them); force sends the edit, over the editor's text rather than the disk's.
+func TestUndoTurnRefusesUnsavedBuffers(t *testing.T) {
+	f := start(t, lsptest.VSCode, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	path := f.file("calc.go", "v1\n")
+	f.fake.OnTurn(patchTurn(t, map[string]string{path: "v2\n"}))
+	f.ask(ctx, map[string]any{"prompt": "bump"})
+	f.awaitEnd(ctx)
+	if err := f.ed.OpenFile(ctx, path, "v2\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.SetFileText(ctx, path, "v2\nmine, unsaved\n"); err != nil {
+		t.Fatal(err)
+	}
+	before := len(f.ed.State().Requests["workspace/applyEdit"])
+	res := undo(t, f, map[string]any{})
+	if len(res.Restored) != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "unsaved changes in your editor") {
+		t.Fatalf("undo of a file with unsaved edits: %+v", res)
+	}
+	if n := len(f.ed.State().Requests["workspace/applyEdit"]); n != before {
+		t.Fatalf("%d edits sent for a refused undo", n-before)
+	}
+	res = undo(t, f, map[string]any{"force": true})
+	if len(res.Restored) != 1 {
+		t.Fatalf("forced undo: %+v", res)
+	}
+	edits := f.ed.State().Requests["workspace/applyEdit"][before:]
+	if len(edits) != 1 || !strings.Contains(string(edits[0]), `"newText":"v1\n"`) || !strings.Contains(string(edits[0]), `"end":{"line":2,"character":0}`) {
+		t.Errorf("forced undo edits, want v1 over the editor's two lines: %s", edits)
+	}
+}
