@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -125,7 +127,7 @@ func TestSavedBufferIsClean(t *testing.T) {
 // TestPatchApprovalWarnsOfUnsavedChanges: a patch that touches a file with unsaved edits says so
 // in its approval prompt, in words the user cannot miss.
 func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
-	f := start(t, lsptest.VSCode, nil)
+	f := start(t, lsptest.VSCode, map[string]any{"turnEvents": true})
 	ctx := testCtx(t)
 	path := f.file("calc.go", "package calc\n")
 	if err := f.ed.OpenFile(ctx, path, "package calc\n"); err != nil {
@@ -145,6 +147,18 @@ func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
 	reqs := f.ed.ShowMessageRequests()
 	if len(reqs) == 0 || !strings.Contains(reqs[0].Message, "calc.go has unsaved changes in your editor: applying this patch will conflict with them") {
 		t.Fatalf("approval prompt: %+v", reqs)
+	}
+	// The turn event that announces the approval carries the warning too (plugins build their
+	// prompts from it).
+	var warned bool
+	for _, raw := range f.ed.State().Notifications["hermes/turnEvent"] {
+		var ev hermesproto.TurnEventParams
+		if err := json.Unmarshal(raw, &ev); err == nil && ev.Event.Kind == hermesproto.EventKindApprovalWaiting && ev.Event.Approval != nil {
+			warned = strings.Contains(ev.Event.Approval.Warning, "calc.go has unsaved changes in your editor")
+		}
+	}
+	if !warned {
+		t.Errorf("no approvalWaiting turn event with the warning")
 	}
 }
 

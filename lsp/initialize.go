@@ -40,6 +40,9 @@ type clientCaps struct {
 	// reloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
 	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
 	reloadsBuffers bool
+	// savesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
+	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
+	savesUndoEdits bool
 	// resourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
 	resourceOps []string
 }
@@ -63,6 +66,7 @@ func readCaps(p *initializeParams) clientCaps {
 		}
 	}
 	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
+	c.savesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
 	return c
 }
 

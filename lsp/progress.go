@@ -79,8 +79,13 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 				events = nil
 				continue
 			}
+			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
 			if s.currentSettings().TurnEvents {
-				s.notify(ctx, MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wireEvent(ev)})
+				wev := wireEvent(ev)
+				if wev.Approval != nil {
+					wev.Approval.Warning = conflict
+				}
+				s.notify(ctx, MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wev})
 			}
 			if ev.Kind == agenthost.EventTurnCompleted {
 				result = ev.Result
@@ -91,7 +96,6 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 					s.logMessage(ctx, protocol.MessageTypeLog, "Hermes: "+line)
 				}
 			}
-			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
 			msg, changed := state.apply(ev)
 			if !changed {
 				continue

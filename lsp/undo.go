@@ -90,7 +90,10 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	}
 	s.syncBuffers(ctx, folder.Path) // files restored on disk: clean buffers follow
 	msg := fmt.Sprintf("Hermes undid turn %s in %s: %d file(s) restored", cp.TurnID, folder.Name, len(res.Restored))
-	if unsaved := unsavedRestores(folder.Path, todo, res.Restored); len(unsaved) > 0 {
+	s.mu.Lock()
+	saves := s.caps.savesUndoEdits
+	s.mu.Unlock()
+	if unsaved := unsavedRestores(folder.Path, todo, res.Restored); len(unsaved) > 0 && !saves {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
 	}
 	if len(res.Skipped) > 0 {

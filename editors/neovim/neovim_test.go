@@ -44,23 +44,33 @@ type summary struct {
 		Status    string `json:"status"`
 		FinalText string `json:"finalText"`
 	} `json:"turnResults"`
-	AnswerBuffer      string  `json:"answerBuffer"`
-	DiffText          string  `json:"diffText"`
-	StatusMessage     string  `json:"statusMessage"`
-	TranscriptWindow  string  `json:"transcriptWindow"`
-	TranscriptFocused bool    `json:"transcriptFocused"`
-	TranscriptText    string  `json:"transcriptText"`
-	ServerStopped     bool    `json:"serverStopped"`
-	Error             *string `json:"error"`
-	DurationMs        int     `json:"durationMs"`
+	AnswerBuffer      string `json:"answerBuffer"`
+	DiffText          string `json:"diffText"`
+	StatusMessage     string `json:"statusMessage"`
+	TranscriptWindow  string `json:"transcriptWindow"`
+	TranscriptFocused bool   `json:"transcriptFocused"`
+	TranscriptText    string `json:"transcriptText"`
+	ServerStopped     bool   `json:"serverStopped"`
+	// The patch turn and :HermesUndo.
+	PatchToBufferMs    int     `json:"patchToBufferMs"`
+	PatchedModified    bool    `json:"patchedModified"`
+	DirtyLine          string  `json:"dirtyLine"`
+	DirtyModified      bool    `json:"dirtyModified"`
+	UndoSkipped        string  `json:"undoSkipped"`
+	UndoneText         string  `json:"undoneText"`
+	DirtyLineAfterUndo string  `json:"dirtyLineAfterUndo"`
+	Error              *string `json:"error"`
+	DurationMs         int     `json:"durationMs"`
 }
 
 // TestNeovimApprovalGatedTurn runs hermes.nvim in Neovim (Debian's 0.7.2 in CI) headless, through
 // the plugin's own setup and commands: :'<,'>HermesAsk with a visual selection; a command approval
 // answered "Allow once" in the vim.ui.select picker; a patch approval whose picker shows the diff and
 // is then dismissed, answered with :HermesApprove once; the answer streamed into the Hermes buffer;
-// :HermesStatus; :HermesTranscript (the plugin's window/showDocument); a second turn stopped with
-// :HermesStop; the server stopped with Neovim's client.
+// :HermesStatus; :HermesTranscript (the plugin's window/showDocument); a second turn that patches
+// a file open in a clean buffer (it shows the new text, unmodified) and one in a modified buffer
+// (the user's text stays), then :HermesUndo; a third turn stopped with :HermesStop; the server
+// stopped with Neovim's client.
 func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server and runs Neovim and the real codex; skipped with -short")
@@ -80,6 +90,9 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		fakemodel.Exec("echo from-neovim > nvim_made.txt"),
 		fakemodel.Patch(fakemodel.AddFilePatch("nvim_patch.txt", "patched in neovim\n")),
 		fakemodel.Message("Done in Neovim."),
+		fakemodel.Patch(fakemodel.UpdateFilePatch("notes.txt", "Third line.", "Third line, patched by the agent.")),
+		fakemodel.Patch(fakemodel.UpdateFilePatch("dirty.txt", "Dirty line.", "The agent's line.")),
+		fakemodel.Message("Patched both."),
 		fakemodel.Hang(),
 	)
 
@@ -94,6 +107,11 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if err := os.WriteFile(file, []byte("First line of the notes.\nSecond line, selected too.\nThird line.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// dirty.txt gets unsaved edits in its buffer before the agent patches it.
+	dirty := filepath.Join(env.Work, "dirty.txt")
+	if err := os.WriteFile(dirty, []byte("Dirty line.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stateDir := filepath.Join(tmp, "state")
 	settingsJSON, err := json.Marshal(env.HermesSettings(stateDir))
 	if err != nil {
@@ -101,14 +119,14 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	}
 	logFile := filepath.Join(tmp, "hermes-lsp.log")
 	summaryFile := filepath.Join(tmp, "summary.json")
-	// The second turn's model request (the fourth) hangs: e2e.lua stops the turn once this file exists.
+	// The third turn's model request (the seventh) hangs: e2e.lua stops the turn once this file exists.
 	// An interrupt sent before codex made that request is lost (codex accepts it, the turn goes on).
 	hangSignal := filepath.Join(tmp, "model-hanging")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
 	go func() {
-		if env.Model.WaitRequests(ctx, 4) == nil {
+		if env.Model.WaitRequests(ctx, 7) == nil {
 			_ = os.WriteFile(hangSignal, nil, 0o644)
 		}
 	}()
@@ -129,6 +147,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		"HERMES_NVIM_SERVER_LOG="+logFile,
 		"HERMES_NVIM_SETTINGS="+string(settingsJSON),
 		"HERMES_NVIM_FILE="+file,
+		"HERMES_NVIM_DIRTY_FILE="+dirty,
 		"HERMES_NVIM_PROMPT=Make nvim_made.txt with a command, then nvim_patch.txt with a patch.",
 		"HERMES_NVIM_SUMMARY="+summaryFile,
 		"HERMES_NVIM_HANG_SIGNAL="+hangSignal,
@@ -188,8 +207,8 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 			t.Errorf("first picker item %v, want Deny", s.Items)
 		}
 	}
-	if len(sum.Selects) != 3 {
-		t.Fatalf("picker prompts: got %d, want 3: %q", len(sum.Selects), prompts)
+	if len(sum.Selects) != 5 {
+		t.Fatalf("picker prompts: got %d, want 5: %q", len(sum.Selects), prompts)
 	}
 	if s := sum.Selects[0]; !strings.Contains(s.Prompt, "echo from-neovim > nvim_made.txt") || s.Answered == nil || *s.Answered != "Allow once" {
 		t.Errorf("first picker: %q answered %v", s.Prompt, s.Answered)
@@ -226,11 +245,13 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 			t.Errorf("no %s among the turn events %v", kind, sum.TurnEventKinds)
 		}
 	}
-	if len(sum.TurnResults) != 2 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." {
+	if len(sum.TurnResults) != 3 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." ||
+		sum.TurnResults[1].FinalText != "Patched both." {
 		t.Errorf("turn results: %+v", sum.TurnResults)
-	} else if sum.TurnResults[1].Status == "completed" {
-		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[1].Status)
+	} else if sum.TurnResults[2].Status == "completed" {
+		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[2].Status)
 	}
+	checkBuffersFollowTheDisk(t, sum, file, dirty)
 
 	// Progress: the statusline followed the turn; vim.notify at its start and end.
 	// The command shows in the statusline, as the tool step or its approval: progress is coalesced to
@@ -281,5 +302,40 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		t.Errorf("server stopped %v, pid %d", sum.ServerStopped, sum.ServerPID)
 	} else if proctest.Exists(sum.ServerPID) {
 		t.Errorf("server pid %d still exists", sum.ServerPID)
+	}
+}
+
+// checkBuffersFollowTheDisk checks the patch turn: the clean buffer of file showed the agent's patch
+// without being modified, the modified buffer of dirty kept the user's text (and its approval said
+// so), and :HermesUndo restored file on disk and in its buffer, leaving dirty as it was.
+func checkBuffersFollowTheDisk(t *testing.T, sum summary, file, dirty string) {
+	t.Helper()
+	t.Logf("patch → buffer: notes.txt's buffer showed the patch %d ms after the approval", sum.PatchToBufferMs)
+	if sum.PatchedModified {
+		t.Errorf("the reloaded buffer of %s is modified", file)
+	}
+	notesPrompt, dirtyPrompt := sum.Selects[3].Prompt, sum.Selects[4].Prompt
+	if !strings.Contains(notesPrompt, "notes.txt") || strings.Contains(notesPrompt, "unsaved changes") {
+		t.Errorf("the patch approval of the clean buffer: %q", notesPrompt)
+	}
+	if !strings.Contains(dirtyPrompt, "dirty.txt has unsaved changes in your editor: applying this patch will conflict with them") {
+		t.Errorf("the patch approval of the modified buffer does not warn: %q", dirtyPrompt)
+	}
+	if sum.DirtyLine != "The user's unsaved line." || !sum.DirtyModified {
+		t.Errorf("the modified buffer lost the user's text: %q (modified %v)", sum.DirtyLine, sum.DirtyModified)
+	}
+	if got, _ := os.ReadFile(dirty); string(got) != "The agent's line.\n" {
+		t.Errorf("dirty.txt on disk: %q, want the agent's patch", got)
+	}
+
+	const original = "First line of the notes.\nSecond line, selected too.\nThird line.\n"
+	if sum.UndoneText+"\n" != original {
+		t.Errorf("notes.txt's buffer after :HermesUndo: %q", sum.UndoneText)
+	}
+	if got, _ := os.ReadFile(file); string(got) != original {
+		t.Errorf("notes.txt on disk after :HermesUndo: %q, want %q", got, original)
+	}
+	if !strings.Contains(sum.UndoSkipped, "dirty.txt left as it is: unsaved changes in your editor") || sum.DirtyLineAfterUndo != "The user's unsaved line." {
+		t.Errorf(":HermesUndo and the modified buffer: %q, buffer %q", sum.UndoSkipped, sum.DirtyLineAfterUndo)
 	}
 }

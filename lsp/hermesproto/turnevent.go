@@ -125,6 +125,10 @@ type Approval struct {
 	Changes   []FileChange `json:"changes,omitempty"`
 	GrantRoot string       `json:"grantRoot,omitempty"`
 	Reason    string       `json:"reason,omitempty"`
+	// Warning is set when a patch touches files with unsaved edits in the editor: the sentence that
+	// says so ("calc.go has unsaved changes in your editor: applying this patch will conflict with
+	// them"), for the prompt.
+	Warning string `json:"warning,omitempty"`
 	// Decision and DecidedBy are set once it is resolved: DecidedBy is "user", "policy" (auto-approved),
 	// "timeout", "error", "dismissed", "withdrawn" or "shutdown".
 	Decision  Decision `json:"decision,omitempty"`

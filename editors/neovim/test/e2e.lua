@@ -6,7 +6,9 @@
 --
 -- The fake model's script (set by the Go test): an exec approval answered "Allow once" in the picker,
 -- a patch approval where the picker first asks "Show diff" and is then dismissed, answered with
--- :HermesApprove once; the final message; then a second turn that hangs until :HermesStop.
+-- :HermesApprove once; the final message. A second turn patches a clean buffer's file (it must
+-- reload) and a modified buffer's (it must keep the user's text), then :HermesUndo. A third turn
+-- hangs until :HermesStop.
 --
 -- nvim --headless --clean --cmd "set rtp+=editors/neovim" -c "luafile editors/neovim/test/e2e.lua"
 local started = vim.loop.hrtime()
@@ -86,6 +88,8 @@ local function run()
 
   -- A picker that answers from a script, asynchronously.
   local patch_asks = 0
+  local notes_patch = false -- the picker is asked about the patch of notes.txt
+  local notes_allowed_at -- when the picker answered it (hrtime)
   vim.ui.select = function(items, opts, on_choice)
     local titles = {}
     for _, item in ipairs(items) do
@@ -94,6 +98,11 @@ local function run()
     local rec = { prompt = opts.prompt, kind = opts.kind, items = titles }
     local answer
     if opts.kind == "hermes.approval" and opts.prompt:find("wants to run", 1, true) then
+      answer = "Allow once"
+    elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) and opts.prompt:find("notes.txt", 1, true) then
+      answer = "Allow once"
+      notes_patch = true
+    elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) and opts.prompt:find("dirty.txt", 1, true) then
       answer = "Allow once"
     elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) then
       patch_asks = patch_asks + 1
@@ -105,12 +114,17 @@ local function run()
     rec.mode = vim.api.nvim_get_mode().mode
     table.insert(summary.selects, rec)
     log("select: " .. tostring(opts.prompt) .. " -> " .. tostring(answer))
+    local is_notes = notes_patch
+    notes_patch = false
     vim.defer_fn(function()
       local idx
       for i, t in ipairs(titles) do
         if t == answer then
           idx = i
         end
+      end
+      if is_notes then
+        notes_allowed_at = vim.loop.hrtime()
       end
       on_choice(idx and items[idx] or nil, idx)
     end, 30)
@@ -219,21 +233,66 @@ local function run()
     return false
   end)
 
-  -- A second turn hangs in the model until :HermesStop, run from the file's window.
+  -- A turn patches two open files: notes.txt, whose buffer is clean (:checktime reloads it), and
+  -- dirty.txt, whose buffer has unsaved edits (they stay; the approval says so). Then :HermesUndo.
+  vim.cmd("edit " .. vim.fn.fnameescape(getenv("HERMES_NVIM_DIRTY_FILE")))
+  local dirtybuf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(dirtybuf, 0, 1, false, { "The user's unsaved line." })
   vim.cmd("edit " .. vim.fn.fnameescape(file))
+  local notesbuf = vim.api.nvim_get_current_buf()
+  local function notes_line3()
+    return vim.api.nvim_buf_get_lines(notesbuf, 2, 3, false)[1]
+  end
+  vim.cmd("HermesAsk Patch the notes and the dirty file.")
+  wait_for("the patch of notes.txt to be allowed", 60000, function()
+    return notes_allowed_at ~= nil
+  end)
+  if not vim.wait(20000, function()
+    return notes_line3() == "Third line, patched by the agent."
+  end, 2) then
+    error("notes.txt's buffer did not show the patch: " .. tostring(notes_line3()))
+  end
+  summary.patchToBufferMs = math.floor((vim.loop.hrtime() - notes_allowed_at) / 1e6)
+  summary.patchedModified = vim.bo[notesbuf].modified
+  log(string.format("notes.txt's buffer shows the patch %d ms after it was allowed", summary.patchToBufferMs))
+  wait_for("the patch turn to end", 60000, function()
+    return #summary.turnResults >= 2
+  end)
+  vim.wait(200) -- the turn's end runs :checktime again: it must keep the user's text too
+  summary.dirtyLine = vim.api.nvim_buf_get_lines(dirtybuf, 0, 1, false)[1]
+  summary.dirtyModified = vim.bo[dirtybuf].modified
+
+  local before_undo = #summary.notifications
+  vim.cmd("HermesUndo")
+  wait_for(":HermesUndo to restore notes.txt", 20000, function()
+    return notes_line3() == "Third line." and not vim.bo[notesbuf].modified
+  end)
+  wait_for(":HermesUndo to name the file it left", 5000, function()
+    for i = before_undo + 1, #summary.notifications do
+      if summary.notifications[i].message:find("left as it is", 1, true) then
+        summary.undoSkipped = summary.notifications[i].message
+        return true
+      end
+    end
+    return false
+  end)
+  summary.undoneText = table.concat(vim.api.nvim_buf_get_lines(notesbuf, 0, -1, false), "\n")
+  summary.dirtyLineAfterUndo = vim.api.nvim_buf_get_lines(dirtybuf, 0, 1, false)[1]
+
+  -- A third turn hangs in the model until :HermesStop, run from the file's window.
   vim.cmd("HermesAsk Wait for the model.")
-  wait_for("the second turn to start", 20000, function()
-    return count(summary.turnEventKinds, "turnStarted") >= 2
+  wait_for("the third turn to start", 20000, function()
+    return count(summary.turnEventKinds, "turnStarted") >= 3
   end)
   -- Stop it once the model got its request (the Go test writes the file then): an interrupt that
   -- reaches codex before that request is lost (codex accepts it and the turn goes on).
   local hanging = getenv("HERMES_NVIM_HANG_SIGNAL")
-  wait_for("the model request of the second turn", 20000, function()
+  wait_for("the model request of the third turn", 20000, function()
     return vim.loop.fs_stat(hanging) ~= nil
   end)
   vim.cmd("HermesStop")
-  wait_for("the second turn to stop", 30000, function()
-    return #summary.turnResults >= 2
+  wait_for("the third turn to stop", 30000, function()
+    return #summary.turnResults >= 3
   end)
 
   -- Stop the server (it stops codex) and wait for it to exit.

@@ -393,6 +393,12 @@ export interface Approval {
 	grantRoot?: string;
 	reason?: string;
 	/**
+	 * Warning is set when a patch touches files with unsaved edits in the editor: the sentence that
+	 * says so ("calc.go has unsaved changes in your editor: applying this patch will conflict with
+	 * them"), for the prompt.
+	 */
+	warning?: string;
+	/**
 	 * Decision and DecidedBy are set once it is resolved: DecidedBy is "user", "policy" (auto-approved),
 	 * "timeout", "error", "dismissed", "withdrawn" or "shutdown".
 	 */

@@ -153,20 +153,59 @@ function M.transcript()
   end)
 end
 
+-- file_buffers maps the full path of each loaded file buffer to its number.
+local function file_buffers()
+  local out = {}
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_is_loaded(b) and servers.is_file_buffer(b) then
+      out[vim.fn.fnamemodify(api.nvim_buf_get_name(b), ":p")] = b
+    end
+  end
+  return out
+end
+
+-- save_restored writes the buffers an undo restored through the editor (workspace/applyEdit leaves
+-- them modified) that had no unsaved edits before it, so that the restore reaches the disk as it
+-- does in VS Code. A buffer the user had modified (only a forced undo restores one) is left for them
+-- to save: `u` takes the restore back.
+local function save_restored(root, restored, modified_before)
+  local bufs = file_buffers()
+  for _, rel in ipairs(restored) do
+    local path = vim.fn.fnamemodify(root .. "/" .. rel, ":p")
+    local b = bufs[path]
+    if b and not modified_before[path] and vim.bo[b].modified then
+      local ok, e = pcall(api.nvim_buf_call, b, function()
+        vim.cmd("silent keepalt update")
+      end)
+      if not ok then
+        notify(string.format("Hermes: %s restored in its buffer, but not saved: %s", rel, tostring(e)), levels.WARN)
+      end
+    end
+  end
+end
+
 -- undo_turn restores the files the folder's last turn changed with patches (:HermesUndo; force,
--- :HermesUndo!, restores files changed since too).
+-- :HermesUndo!, restores files changed since, or with unsaved edits, too).
 function M.undo_turn(force)
   with_client(function(client, filebuf)
     local arg = folder_arg(filebuf)
     if force then
       arg = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { force = true })
     end
+    local modified_before = {}
+    for path, b in pairs(file_buffers()) do
+      modified_before[path] = vim.bo[b].modified or nil
+    end
     servers.execute(client, "hermes.undoTurn", arg, function(err, result)
       if err then
         return handlers.notify_error(err)
       end
-      for _, s in ipairs(type(result) == "table" and type(result.skipped) == "table" and result.skipped or {}) do
+      result = type(result) == "table" and result or {}
+      for _, s in ipairs(type(result.skipped) == "table" and result.skipped or {}) do
         notify(string.format("Hermes: %s left as it is: %s", s.path, s.reason), levels.WARN)
+      end
+      if type(result.restored) == "table" and client.config.root_dir then
+        save_restored(client.config.root_dir, result.restored, modified_before)
       end
       vim.cmd("checktime")
     end, filebuf)

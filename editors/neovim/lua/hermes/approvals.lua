@@ -52,6 +52,9 @@ function M.prompt(a)
   if a.reason and a.reason ~= "" then
     table.insert(parts, "(" .. a.reason .. ")")
   end
+  if type(a.warning) == "string" and a.warning ~= "" then
+    table.insert(parts, "⚠ " .. a.warning)
+  end
   return table.concat(parts, " ")
 end
 

@@ -94,8 +94,8 @@ local function client_config(folder)
   caps.window.workDoneProgress = true
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
-  -- their new text.
-  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, { hermes = { reloadsBuffers = true } })
+  -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua).
+  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, { hermes = { reloadsBuffers = true, savesUndoEdits = true } })
   if plugin().config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
   end
