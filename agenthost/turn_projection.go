@@ -142,6 +142,7 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
 		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
+		ExitCode: item.ExitCode,
 	}})
 }
 

@@ -199,6 +199,8 @@ type ToolEvent struct {
 	IsError    bool          `json:"isError,omitempty"`
 	Result     string        `json:"result,omitempty"`
 	Status     string        `json:"status,omitempty"`
+	// ExitCode is a finished command's exit status (exec_command only; nil when codex gave none).
+	ExitCode *int `json:"exitCode,omitempty"`
 }
 
 // Compaction reports that codex compacted a thread's context.

@@ -344,7 +344,7 @@ func wireEvent(ev agenthost.Event) hermesproto.Event {
 	if t := ev.Tool; t != nil {
 		out.Tool = &hermesproto.ToolEvent{
 			ItemID: t.ItemID, CallID: t.CallID, Name: t.Name, Args: t.Args, Preview: t.Preview,
-			DurationMs: t.DurationMs, IsError: t.IsError, Result: t.Result, Status: t.Status,
+			DurationMs: t.DurationMs, IsError: t.IsError, Result: t.Result, Status: t.Status, ExitCode: t.ExitCode,
 		}
 	}
 	for _, p := range ev.Plan {

@@ -71,6 +71,8 @@ type ToolEvent struct {
 	IsError    bool   `json:"isError,omitempty"`
 	Result     string `json:"result,omitempty"`
 	Status     string `json:"status,omitempty"`
+	// ExitCode is a finished command's exit status (exec_command only; absent when codex gave none).
+	ExitCode *int `json:"exitCode,omitempty"`
 }
 
 // PlanStep is one step of the agent's plan; Status is pending, inProgress or completed.

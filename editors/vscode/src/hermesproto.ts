@@ -329,6 +329,10 @@ export interface ToolEvent {
 	isError?: boolean;
 	result?: string;
 	status?: string;
+	/**
+	 * ExitCode is a finished command's exit status (exec_command only; absent when codex gave none).
+	 */
+	exitCode?: number /* int */;
 }
 /**
  * PlanStep is one step of the agent's plan; Status is pending, inProgress or completed.
