@@ -62,7 +62,9 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		})
 	}
 	for _, d := range p.Context.Diagnostics {
-		d := d
+		if d.Source == diagnosticSource {
+			continue // the server's own: they come with their own actions
+		}
 		drng := d.Range
 		actions = append(actions, protocol.CodeAction{
 			Title: TitleFixDiagnostic, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},

@@ -193,8 +193,19 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 		return AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
 	}
 	res := AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
-	if !turn.Steered() {
-		s.watchTurn(ctx, folder, turn, a.Prompt, token)
+	var tv *turnView
+	if turn.Steered() {
+		s.mu.Lock()
+		tv = s.turns[folder.Path]
+		s.mu.Unlock()
+	} else {
+		tv = s.watchTurn(ctx, folder, turn, a.Prompt, token)
+	}
+	if tv != nil && a.URI != "" && a.Range != nil {
+		// The turn shows where it was asked: hover and an inlay hint on that line.
+		s.origins.add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
+		s.refreshInlayHints()
+		s.hints.add(a.URI) // the line has been run: its hint goes
 	}
 	return res, nil
 }

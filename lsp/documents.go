@@ -22,8 +22,9 @@ import (
 // Positions are LSP positions: zero-based lines and UTF-16 code units within a line. A line ends
 // at "\n", "\r\n" or "\r"; the text of a line never includes its line break.
 type Documents struct {
-	mu   sync.RWMutex
-	docs map[string]*document
+	mu    sync.RWMutex
+	docs  map[string]*document
+	marks map[string][]*Mark // by document key; see marks.go
 }
 
 // document is one open document.
@@ -55,6 +56,7 @@ func (d *Documents) Open(uri string, version int32, text string) {
 		d.docs = map[string]*document{}
 	}
 	d.docs[k] = &document{version: version, text: text, saved: text, uri: uri}
+	d.relocateMarksLocked(k, text) // the file may have changed while it was closed
 }
 
 // Saved records a save (didSave): text is what was written when the editor sent it, else the
@@ -100,6 +102,17 @@ func (d *Documents) OpenFiles(dir string) []OpenFile {
 	return out
 }
 
+// URIs returns the URIs of the open documents.
+func (d *Documents) URIs() []string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]string, 0, len(d.docs))
+	for _, doc := range d.docs {
+		out = append(out, doc.uri)
+	}
+	return out
+}
+
 // Reloaded records that the file of the open document at path now holds disk on disk, and that
 // the editor's text follows it (the editor reloads it, or the server sent it as an edit).
 func (d *Documents) Reloaded(path, disk string) {
@@ -126,20 +139,25 @@ func (d *Documents) Change(uri string, version int32, changes []ContentChange) e
 	if !ok {
 		return fmt.Errorf("cannot apply a change to %s: the document is not open (no didOpen was received for it)", uri)
 	}
-	text := doc.text
 	for i, c := range changes {
-		if c.Range == nil {
-			text = c.Text
-			continue
-		}
-		r := *c.Range
-		if before(r.End, r.Start) {
+		if r := c.Range; r != nil && before(r.End, r.Start) {
 			return fmt.Errorf("change %d of %d to %s (version %d) has a range that ends at %s, before it starts at %s (zero-based line:character); none of the changes were applied and the document stays at version %d",
 				i+1, len(changes), uri, version, fmtPos(r.End), fmtPos(r.Start), doc.version)
 		}
-		start, end := offset(text, r.Start), offset(text, r.End)
+	}
+	text := doc.text
+	for _, c := range changes {
+		if c.Range == nil {
+			d.refreshMarkTextsLocked(k, text)
+			text = c.Text
+			d.relocateMarksLocked(k, text)
+			continue
+		}
+		start, end := offset(text, c.Range.Start), offset(text, c.Range.End)
+		d.moveMarksLocked(k, text, start, end, c.Text)
 		text = text[:start] + c.Text + text[end:]
 	}
+	d.refreshMarkTextsLocked(k, text)
 	doc.text, doc.version = text, version
 	return nil
 }

@@ -26,6 +26,29 @@ type initializeParams struct {
 	Capabilities          protocol.ClientCapabilities `json:"capabilities"`
 	WorkspaceFolders      []protocol.WorkspaceFolder  `json:"workspaceFolders"`
 	WorkDoneToken         *protocol.ProgressToken     `json:"workDoneToken"`
+
+	// inlayHintRefresh is workspace.inlayHint.refreshSupport, which protocol v0.12.0's
+	// ClientCapabilities lacks; decoded apart (decodeInitialize).
+	inlayHintRefresh bool
+}
+
+// decodeInitialize decodes initialize's params, with what protocol v0.12.0 cannot hold.
+func decodeInitialize(raw []byte, p *initializeParams) error {
+	if err := json.Unmarshal(raw, p); err != nil {
+		return err
+	}
+	var extra struct {
+		Capabilities struct {
+			Workspace struct {
+				InlayHint struct {
+					RefreshSupport bool `json:"refreshSupport"`
+				} `json:"inlayHint"`
+			} `json:"workspace"`
+		} `json:"capabilities"`
+	}
+	_ = json.Unmarshal(raw, &extra) // the same JSON: a type mismatch here was refused above or is ignorable
+	p.inlayHintRefresh = extra.Capabilities.Workspace.InlayHint.RefreshSupport
+	return nil
 }
 
 // clientCaps is what the server uses of the client's capabilities.
@@ -43,6 +66,8 @@ type clientCaps struct {
 	// savesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
 	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
 	savesUndoEdits bool
+	// inlayHintRefresh: the editor takes workspace/inlayHint/refresh.
+	inlayHintRefresh bool
 	// resourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
 	resourceOps []string
 }
@@ -67,6 +92,7 @@ func readCaps(p *initializeParams) clientCaps {
 	}
 	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.savesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
+	c.inlayHintRefresh = p.inlayHintRefresh
 	return c
 }
 
@@ -141,6 +167,13 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 
 // initialized fetches the configuration the editor keeps (when it can tell) and prewarms codex.
 func (s *Server) initialized() {
+	s.mu.Lock()
+	refresh := s.caps.inlayHintRefresh
+	s.mu.Unlock()
+	if refresh {
+		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
+	}
+	s.goAsync("instruction hints", s.instructionHintLoop)
 	s.goAsync("initialized", func(ctx context.Context) {
 		s.mu.Lock()
 		canAsk := s.caps.configuration

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,19 +17,21 @@ import (
 // reportInterval is the least time between two progress reports: about ten a second at most.
 const reportInterval = 100 * time.Millisecond
 
-// turnView is a running turn as the editor sees it: its folder and its progress token.
+// turnView is a running turn as the editor sees it: its folder, its progress token, and its record
+// for the lines it was asked from.
 type turnView struct {
 	folder workspace.Folder
 	turn   *agenthost.Turn
 	token  *protocol.ProgressToken // nil when the client shows no progress
+	rec    *turnRecord
 }
 
 // MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
 const MethodTurnEvent = hermesproto.MethodTurnEvent
 
 // watchTurn gives a turn its progress and follows it to its end.
-func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) {
-	tv := &turnView{folder: folder, turn: turn}
+func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
+	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
 	s.mu.Lock()
 	canProgress := s.caps.workDoneProgress
 	s.mu.Unlock()
@@ -47,6 +50,7 @@ func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *a
 	s.turns[folder.Path] = tv
 	s.mu.Unlock()
 	s.goAsync("turn", func(ctx context.Context) { s.follow(ctx, tv, prompt) })
+	return tv
 }
 
 // follow reports a turn's events until it ends: coalesced progress, hermes/turnEvent notifications,
@@ -78,6 +82,9 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 			if !ok {
 				events = nil
 				continue
+			}
+			if tv.rec.apply(ev) && s.origins.has(tv.rec) {
+				s.refreshInlayHints()
 			}
 			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
 			if s.currentSettings().TurnEvents {
@@ -155,6 +162,12 @@ func (s *Server) announce(ctx context.Context, tv *turnView, res *agenthost.Resu
 		}
 	}
 	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
+	if key, line, ok := s.origins.where(tv.rec); ok {
+		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
+		if res.TranscriptPath != "" {
+			msg += ", or read the transcript"
+		}
+	}
 	if res.TranscriptPath != "" {
 		msg += "\nTranscript: " + res.TranscriptPath
 	}

@@ -73,6 +73,10 @@ type Server struct {
 	docs        *Documents
 	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
 	turns       map[string]*turnView             // running turns by folder
+	origins     originSet                        // the lines turns were asked from (origins.go)
+	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
+	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
+	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
 
@@ -115,6 +119,8 @@ func NewServer(opts Options) *Server {
 		docs:        NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
+		inlayKick:   make(chan struct{}, 1),
+		hints:       newHintQueue(),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
 		exited:      make(chan struct{}),
@@ -253,6 +259,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		var p protocol.DidOpenTextDocumentParams
 		if s.decode(req, &p) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
+			s.hints.add(string(p.TextDocument.URI))
 			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
 			// must count as dirty, so that nothing the agent did replaces them.
 			if path, err := workspace.PathFromURI(string(p.TextDocument.URI)); err == nil {
@@ -267,11 +274,13 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			if err := s.docs.Change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges); err != nil {
 				s.log.Warn("could not apply a document change", "uri", p.TextDocument.URI, "err", err)
 			}
+			s.hints.add(string(p.TextDocument.URI))
 		}
 	case protocol.MethodTextDocumentDidClose:
 		var p protocol.DidCloseTextDocumentParams
 		if s.decode(req, &p) {
 			s.docs.Close(string(p.TextDocument.URI))
+			s.hints.add(string(p.TextDocument.URI)) // a closed document's hints are cleared
 			s.mu.Lock()
 			delete(s.diagnostics, string(p.TextDocument.URI))
 			s.mu.Unlock()
@@ -336,7 +345,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already called")
 		}
 		var p initializeParams
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
+		if err := decodeInitialize(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initialize: %v", err)
 		}
 		return s.initialize(ctx, &p)
@@ -360,6 +369,18 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction: %v", err)
 		}
 		return s.codeActions(ctx, &p)
+	case protocol.MethodTextDocumentHover:
+		var p protocol.HoverParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hover: %v", err)
+		}
+		return s.hover(&p)
+	case MethodInlayHint:
+		var p inlayHintParams
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "inlayHint: %v", err)
+		}
+		return s.inlayHints(&p)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "hermes-lsp does not implement %s", method)
 }

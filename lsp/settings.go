@@ -27,7 +27,11 @@ type Settings struct {
 	OpenTranscript     bool                         `json:"openTranscript"`
 	TurnEvents         bool                         `json:"turnEvents"`
 	CommandPrefix      string                       `json:"commandPrefix"`
-	StateDir           string                       `json:"stateDir"`
+	// InlineStatus shows a turn's state as an inlay hint at the end of the line it was asked from.
+	InlineStatus bool `json:"inlineStatus"`
+	// InstructionHints marks `hermes:` lines nobody has run yet with a Hint diagnostic.
+	InstructionHints bool   `json:"instructionHints"`
+	StateDir         string `json:"stateDir"`
 
 	openTranscriptSet bool // the user chose; else it follows the client's showDocument support
 }
@@ -57,6 +61,8 @@ func DefaultSettings() Settings {
 		Codex:              CodexSettings{ApprovalPolicy: "untrusted", Sandbox: "workspace-write", StartTimeoutSeconds: agenthost.DefaultStartTimeout.Seconds()},
 		Approvals:          ApprovalSettings{Mode: agenthost.ApprovalsManual, TimeoutSeconds: agenthost.DefaultApprovalTimeout.Seconds()},
 		TurnTimeoutSeconds: agenthost.DefaultTurnTimeout.Seconds(),
+		InlineStatus:       true,
+		InstructionHints:   true,
 	}
 }
 
@@ -83,7 +89,7 @@ func (st Settings) HostConfig() agenthost.Config {
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
 	// token is the socket token (handshake.go), read before settings are parsed; it is no setting.
-	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "token"},
+	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "token"},
 	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
 	"approvals": {"mode", "timeoutSeconds"},
 }
@@ -159,6 +165,7 @@ func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, erro
 		{"yolo", &st.Yolo}, {"turnTimeoutSeconds", &st.TurnTimeoutSeconds}, {"fallbackProviders", &st.FallbackProviders},
 		{"prewarm", &st.Prewarm}, {"openTranscript", &st.OpenTranscript}, {"turnEvents", &st.TurnEvents},
 		{"commandPrefix", &st.CommandPrefix}, {"stateDir", &st.StateDir},
+		{"inlineStatus", &st.InlineStatus}, {"instructionHints", &st.InstructionHints},
 	} {
 		if err := field(f.key, f.into); err != nil {
 			return base, nil, err
@@ -270,6 +277,12 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.settings = st
 	h := s.host
 	s.mu.Unlock()
+	if st.InstructionHints != current.InstructionHints {
+		s.hints.add("")
+	}
+	if st.InlineStatus != current.InlineStatus {
+		s.refreshInlayHints()
+	}
 	if h != nil {
 		if err := h.Reconfigure(s.hostConfig(st)); err != nil {
 			s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())

@@ -245,6 +245,11 @@ func (e *Editor) recordRequestLocked(method string, params json.RawMessage) answ
 		a, normal = p.ApplyEdit, answerValue(&protocol.ApplyWorkspaceEditResponse{Applied: true})
 	case protocol.MethodClientRegisterCapability, methodUnregisterCapability:
 		a, normal = p.RegisterCapability, answerNull
+	case methodInlayHintRefresh:
+		a, normal = AnswerMethodNotFound, answerNull
+		if p.InlayHintRefresh {
+			a = AnswerNormal
+		}
 	case methodWorkspaceFolders:
 		if p.supportsWorkspaceFolders() {
 			a, normal = AnswerNormal, answerValue(e.workspaceFoldersLocked())

@@ -41,8 +41,16 @@ func (e *Editor) Initialize(ctx context.Context, folders []string, initOptions a
 	if e.profile.supportsWorkspaceFolders() {
 		params.WorkspaceFolders = workspaceFolders(abs)
 	}
+	var sent any = params
+	if e.profile.InlayHintRefresh {
+		withInlay, err := withInlayHintRefresh(params)
+		if err != nil {
+			return nil, err
+		}
+		sent = withInlay
+	}
 	var raw json.RawMessage
-	if err := e.Call(ctx, protocol.MethodInitialize, params, &raw); err != nil {
+	if err := e.Call(ctx, protocol.MethodInitialize, sent, &raw); err != nil {
 		return nil, err
 	}
 	var res protocol.InitializeResult
@@ -235,4 +243,31 @@ func (e *Editor) CancelProgress(ctx context.Context, token protocol.ProgressToke
 		return fmt.Errorf("%s: progress %q has ended", method, token)
 	}
 	return e.Notify(ctx, protocol.MethodWorkDoneProgressCancel, &protocol.WorkDoneProgressCancelParams{Token: token})
+}
+
+// methodInlayHintRefresh is LSP 3.17's workspace/inlayHint/refresh.
+const methodInlayHintRefresh = "workspace/inlayHint/refresh"
+
+// withInlayHintRefresh is params as JSON with capabilities.workspace.inlayHint.refreshSupport set.
+func withInlayHintRefresh(params *protocol.InitializeParams) (map[string]any, error) {
+	data, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	caps, _ := m["capabilities"].(map[string]any)
+	if caps == nil {
+		caps = map[string]any{}
+		m["capabilities"] = caps
+	}
+	ws, _ := caps["workspace"].(map[string]any)
+	if ws == nil {
+		ws = map[string]any{}
+		caps["workspace"] = ws
+	}
+	ws["inlayHint"] = map[string]any{"refreshSupport": true}
+	return m, nil
 }

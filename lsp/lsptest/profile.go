@@ -72,6 +72,9 @@ type Profile struct {
 	// RegisterCapability answers client/registerCapability and client/unregisterCapability.
 	// Normal: null.
 	RegisterCapability Answer
+	// InlayHintRefresh advertises workspace.inlayHint.refreshSupport (LSP 3.17, which
+	// protocol v0.12.0's capabilities cannot hold) and answers workspace/inlayHint/refresh with null.
+	InlayHintRefresh bool
 
 	// NoCancelRequest says the editor never sends $/cancelRequest: a Call whose ctx ends gives up
 	// without telling the server, and Pending.Cancel fails.
@@ -121,8 +124,9 @@ var (
 	// is a toast whose buttons send back the whole action item (additionalPropertiesSupport);
 	// dismissing it answers null.
 	VSCode = Profile{
-		Name:       "VSCode",
-		ClientInfo: &protocol.ClientInfo{Name: "Visual Studio Code", Version: "1.139.0"},
+		Name:             "VSCode",
+		InlayHintRefresh: true,
+		ClientInfo:       &protocol.ClientInfo{Name: "Visual Studio Code", Version: "1.139.0"},
 		Capabilities: protocol.ClientCapabilities{
 			Window: &protocol.WindowClientCapabilities{
 				WorkDoneProgress: true,

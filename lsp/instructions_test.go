@@ -1,0 +1,106 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+)
+
+// publishedFor returns the newest textDocument/publishDiagnostics of path, and how many there were.
+func publishedFor(s *lsptest.State, path string) ([]protocol.Diagnostic, int) {
+	var last []protocol.Diagnostic
+	n := 0
+	for _, raw := range s.Notifications["textDocument/publishDiagnostics"] {
+		var p protocol.PublishDiagnosticsParams
+		if json.Unmarshal(raw, &p) == nil && p.URI == uri.File(path) {
+			last, n = p.Diagnostics, n+1
+		}
+	}
+	return last, n
+}
+
+// diagnosticsFor holds once path's newest published diagnostics number n (after at least one
+// publication).
+func diagnosticsFor(path string, n int) lsptest.Condition {
+	return func(s *lsptest.State) bool {
+		d, count := publishedFor(s, path)
+		return count > 0 && len(d) == n
+	}
+}
+
+// TestInstructionHints: a `hermes:` line nobody has run carries a Hint diagnostic that says how to
+// run it; running it removes the hint; the diagnostic is not offered as something to fix; the
+// setting instructionHints false clears them.
+func TestInstructionHints(t *testing.T) {
+	f := start(t, lsptest.VSCode, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	text := "package a\n// hermes: add tests\n# HERMES: document it\n// hermes:\n"
+	path := f.file("a.go", text)
+	if err := f.ed.OpenFile(ctx, path, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.Await(ctx, diagnosticsFor(path, 2)); err != nil {
+		t.Fatal(err)
+	}
+	diags, _ := publishedFor(f.ed.State(), path)
+	d := diags[0]
+	if d.Range.Start.Line != 1 || d.Range.Start.Character != 3 || d.Range.End.Character != 20 ||
+		d.Severity != protocol.DiagnosticSeverityHint || d.Source != "hermes" || d.Message != "Hermes instruction: run it from the code actions" {
+		t.Errorf("hint: %+v", d)
+	}
+	if diags[1].Range.Start.Line != 2 {
+		t.Errorf("second hint on line %d, want 2", diags[1].Range.Start.Line)
+	}
+
+	// The code actions of the line run it; they do not offer to "fix" the hint.
+	var actions []protocol.CodeAction
+	if err := f.ed.Call(ctx, "textDocument/codeAction", &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)},
+		Range:        d.Range,
+		Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d}},
+	}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range actions {
+		if a.Title == lsp.TitleFixDiagnostic {
+			t.Errorf("the hint is offered as a diagnostic to fix: %+v", a)
+		}
+	}
+	if len(actions) == 0 || actions[0].Title != lsp.TitleRunInstruct {
+		t.Fatalf("code actions on the hint: %+v", actions)
+	}
+
+	// Run it: its hint goes, the other stays.
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.AgentMessage("ok")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	raw, _ := json.Marshal(actions[0].Command.Arguments[0])
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	f.ask(ctx, args)
+	if err := f.ed.Await(ctx, diagnosticsFor(path, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if diags, _ := publishedFor(f.ed.State(), path); diags[0].Range.Start.Line != 2 {
+		t.Errorf("hint left on line %d, want 2", diags[0].Range.Start.Line)
+	}
+	f.awaitEnd(ctx)
+
+	// The setting off clears them.
+	if err := f.ed.Notify(ctx, "workspace/didChangeConfiguration", map[string]any{
+		"settings": map[string]any{"hermes": map[string]any{"stateDir": f.state, "yolo": true, "instructionHints": false}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.Await(ctx, diagnosticsFor(path, 0)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,171 @@
+package lsp
+
+// This file is the documents' line marks: lines the server points at (where a turn was asked, a
+// review finding) that move with the editor's edits and die with their line.
+
+import (
+	"strings"
+)
+
+// maxMarksPerDocument bounds a document's marks; the oldest die first.
+const maxMarksPerDocument = 200
+
+// A Mark is a line of a document that follows its edits: lines inserted or deleted above move it,
+// and it dies when its line's text is deleted or replaced whole. A whole-document change, or the
+// document opened again, finds the line again by its text (the nearest line with the same text),
+// else the mark dies. Marks outlive a document's close; a file that is not open has marks that
+// stay where they were put.
+type Mark struct {
+	d    *Documents
+	line uint32
+	text string // the line's text, to find it again after a whole-document change
+	dead bool
+}
+
+// Line returns the mark's line now, with false once it died.
+func (m *Mark) Line() (uint32, bool) {
+	m.d.mu.RLock()
+	defer m.d.mu.RUnlock()
+	return m.line, !m.dead
+}
+
+// Drop kills the mark: its owner no longer needs it.
+func (m *Mark) Drop() {
+	m.d.mu.Lock()
+	defer m.d.mu.Unlock()
+	m.dead = true
+}
+
+// Mark puts a mark on line of the document at uri (open or not; text is the line's text, used when
+// the document is not open).
+func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
+	k := documentKey(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.docs[k]; ok {
+		if start, end, _, ok := lineBounds(doc.text, line); ok {
+			text = doc.text[start:end]
+		}
+	}
+	m := &Mark{d: d, line: line, text: text}
+	if d.marks == nil {
+		d.marks = make(map[string][]*Mark)
+	}
+	live := d.marks[k][:0]
+	for _, old := range d.marks[k] {
+		if !old.dead {
+			live = append(live, old)
+		}
+	}
+	if len(live) >= maxMarksPerDocument {
+		live[0].dead = true
+		live = live[1:]
+	}
+	d.marks[k] = append(live, m)
+	return m
+}
+
+// moveMarksLocked moves the marks of key for one ranged change: the text from byte start to end of
+// text (the document before the change) replaced by newText.
+func (d *Documents) moveMarksLocked(key, text string, start, end int, newText string) {
+	marks := d.marks[key]
+	if len(marks) == 0 {
+		return
+	}
+	startLine := lineOf(text, start)
+	removed := lineOf(text, end) - startLine
+	added := uint32(lineBreaks(newText))
+	for _, m := range marks {
+		if m.dead {
+			continue
+		}
+		ls, le, _, ok := lineBounds(text, m.line)
+		switch {
+		case !ok:
+			// The document is shorter than the mark (a file changed while closed): leave it.
+		case end <= ls && !(start == end && start == le):
+			// Before the line's text (an insertion at the line's start pushes it down).
+			m.line = m.line + added - removed
+			if end == ls {
+				m.text = "" // what was inserted without a line break joined its head
+			}
+		case start >= le:
+			// After the line's text (its end, or a later line): it stays.
+			if start == le {
+				m.text = "" // text appended to it
+			}
+		case start <= ls && end >= le:
+			m.dead = true // the line's text is gone
+		case start <= ls:
+			// Its head is replaced: what is left of it follows the new text.
+			m.line = startLine + added
+			m.text = ""
+		default:
+			m.text = "" // edited inside: the line stays, its text is refreshed after the change
+		}
+	}
+}
+
+// relocateMarksLocked finds each live mark of key again in text (after a whole-document change or
+// a reopen): the nearest line whose text is the mark's, else it dies.
+func (d *Documents) relocateMarksLocked(key, text string) {
+	for _, m := range d.marks[key] {
+		if m.dead {
+			continue
+		}
+		if m.text == "" {
+			m.dead = true
+			continue
+		}
+		best, found := uint32(0), false
+		var line uint32
+		for rest := text; ; line++ {
+			i := strings.IndexAny(rest, "\r\n")
+			cur := rest
+			if i >= 0 {
+				cur = rest[:i]
+			}
+			if cur == m.text && (!found || distance(line, m.line) < distance(best, m.line)) {
+				best, found = line, true
+			}
+			if i < 0 {
+				break
+			}
+			next := i + 1
+			if rest[i] == '\r' && next < len(rest) && rest[next] == '\n' {
+				next++
+			}
+			rest = rest[next:]
+		}
+		m.line, m.dead = best, !found
+	}
+}
+
+// refreshMarkTextsLocked records the current text of key's marks whose text an edit changed.
+func (d *Documents) refreshMarkTextsLocked(key, text string) {
+	for _, m := range d.marks[key] {
+		if m.dead || m.text != "" {
+			continue
+		}
+		if start, end, _, ok := lineBounds(text, m.line); ok {
+			m.text = text[start:end]
+		}
+	}
+}
+
+// lineOf is the zero-based line of byte offset off in text.
+func lineOf(text string, off int) uint32 {
+	return uint32(lineBreaks(text[:off]))
+}
+
+// lineBreaks counts the line breaks in s: "\n", "\r\n" and a lone "\r" each count once.
+func lineBreaks(s string) int {
+	return strings.Count(s, "\n") + strings.Count(s, "\r") - strings.Count(s, "\r\n")
+}
+
+func distance(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}

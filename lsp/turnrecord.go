@@ -1,0 +1,327 @@
+package lsp
+
+// This file is what the editor shows of a turn where it was asked: a turn's record, kept up to date
+// from its events, rendered as a hover (markdown) and as an inlay hint (one short line).
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+)
+
+// Bounds of a turn record: it lives as long as its origin line, so it keeps no more than a hover
+// can show.
+const (
+	recordAnswerMax    = 32 << 10 // bytes of the answer kept
+	recordToolsMax     = 30       // tool rows kept (the count goes on)
+	recordApprovalsMax = 20
+	recordFilesMax     = 50
+)
+
+// Turn record states.
+const (
+	stateRunning = "running"
+	stateDone    = "done"
+	stateFailed  = "failed"
+	stateStopped = "stopped"
+)
+
+// toolRow is one tool call of a turn, as the hover lists it.
+type toolRow struct {
+	name, preview string
+	done, isError bool
+	exitCode      *int
+	took          time.Duration
+}
+
+// turnRecord is a turn as its origin line shows it. The turn's follower writes it; hover and inlay
+// hint requests read it.
+type turnRecord struct {
+	mu         sync.Mutex
+	prompt     string
+	folder     string
+	threadID   string
+	turnID     string
+	state      string            // running until the turn ends
+	step       string            // what it does now
+	waiting    map[string]string // approvals asked and not answered: summary by id
+	answer     strings.Builder
+	cut        bool // the answer was longer than recordAnswerMax
+	tools      []toolRow
+	toolCount  int
+	files      []string
+	approvals  []string
+	usage      agenthost.Usage
+	transcript string
+}
+
+func newTurnRecord(folder, prompt, threadID, turnID string) *turnRecord {
+	return &turnRecord{folder: folder, prompt: prompt, threadID: threadID, turnID: turnID, state: stateRunning}
+}
+
+// apply takes a turn event into the record. It reports whether the inlay hint's label changed.
+func (r *turnRecord) apply(ev agenthost.Event) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	before := r.labelLocked()
+	switch ev.Kind {
+	case agenthost.EventAnswerDelta:
+		if r.answer.Len()+len(ev.Text) <= recordAnswerMax {
+			r.answer.WriteString(ev.Text)
+		} else {
+			r.cut = true
+		}
+		r.step = "answering"
+	case agenthost.EventReasoningDelta:
+		r.step = "thinking"
+	case agenthost.EventToolStarted:
+		r.step = ev.Tool.Preview
+		if r.step == "" {
+			r.step = ev.Tool.Name
+		}
+		r.toolCount++
+		if len(r.tools) < recordToolsMax {
+			r.tools = append(r.tools, toolRow{name: ev.Tool.Name, preview: ev.Tool.Preview})
+		}
+	case agenthost.EventToolCompleted:
+		r.toolDoneLocked(ev.Tool)
+	case agenthost.EventApprovalWaiting:
+		if r.waiting == nil {
+			r.waiting = make(map[string]string)
+		}
+		r.waiting[ev.Approval.ID] = ev.Approval.Summary
+	case agenthost.EventApprovalResolved:
+		delete(r.waiting, ev.Approval.ID)
+		if len(r.approvals) < recordApprovalsMax {
+			by := ev.Approval.DecidedBy
+			if by == "" {
+				by = "user"
+			}
+			r.approvals = append(r.approvals, fmt.Sprintf("%s: %s (%s)", ev.Approval.Summary, ev.Approval.Decision, by))
+		}
+	case agenthost.EventUsage:
+		r.usage = *ev.Usage
+	case agenthost.EventCompaction:
+		r.step = "compacting the context"
+	case agenthost.EventTurnCompleted:
+		r.endLocked(ev.Result)
+	}
+	return r.labelLocked() != before
+}
+
+// toolDoneLocked marks the newest unfinished row of the tool as done and notes the files a patch
+// changed.
+func (r *turnRecord) toolDoneLocked(t *agenthost.ToolEvent) {
+	r.step = t.Preview
+	for i := len(r.tools) - 1; i >= 0; i-- {
+		if row := &r.tools[i]; !row.done && row.name == t.Name {
+			row.done, row.isError, row.exitCode, row.took = true, t.IsError, t.ExitCode, t.Duration
+			if t.Preview != "" {
+				row.preview = t.Preview
+			}
+			break
+		}
+	}
+	if t.Name != "apply_patch" || t.IsError {
+		return
+	}
+	var args struct {
+		Changes []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"changes"`
+	}
+	_ = json.Unmarshal(t.Args, &args)
+	for _, c := range args.Changes {
+		if len(r.files) < recordFilesMax && !slices.Contains(r.files, c.Path) {
+			r.files = append(r.files, c.Path)
+		}
+	}
+}
+
+// endLocked records the turn's result.
+func (r *turnRecord) endLocked(res *agenthost.Result) {
+	r.step = ""
+	r.waiting = nil
+	if res == nil {
+		r.state = stateFailed
+		return
+	}
+	switch {
+	case res.Completed:
+		r.state = stateDone
+	case res.Status == agenthost.StatusInterrupted:
+		r.state = stateStopped
+	default:
+		r.state = stateFailed
+	}
+	// The result's text is the whole answer (and, for a failure, what to do next).
+	if text := strings.TrimSpace(res.FinalText); text != "" && (res.Completed || r.answer.Len() == 0) {
+		r.answer.Reset()
+		r.cut = len(text) > recordAnswerMax
+		r.answer.WriteString(text[:min(len(text), recordAnswerMax)])
+	}
+	if res.Error != "" && !res.Completed {
+		r.step = firstLineOf(res.Error)
+	}
+	r.usage = res.Usage
+	r.transcript = res.TranscriptPath
+	if r.turnID == "" {
+		r.turnID = res.TurnID
+	}
+}
+
+// label is the inlay hint: the turn's state in a few characters.
+func (r *turnRecord) label() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.labelLocked()
+}
+
+func (r *turnRecord) labelLocked() string {
+	switch r.state {
+	case stateRunning:
+		if len(r.waiting) > 0 {
+			return "⏸ approval"
+		}
+	case stateDone:
+		l := fmt.Sprintf("✓ done · %d tools", r.toolCount)
+		if r.toolCount == 1 {
+			l = "✓ done · 1 tool"
+		}
+		if r.usage.Total > 0 {
+			l += " · " + compactTokens(r.usage.Total) + " tok"
+		}
+		return l
+	case stateFailed:
+		return "✗ failed"
+	case stateStopped:
+		return "■ stopped"
+	}
+	step := r.step
+	if step == "" {
+		step = "working"
+	}
+	return "⋯ " + agenthost.Truncate(oneLineOf(step), 40)
+}
+
+// compactTokens writes a token count as 812, 6.0k, 12k or 1.2M.
+func compactTokens(n int64) string {
+	if n >= 1000 && n < 10_000 {
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return compactCount(n)
+}
+
+// hover is the turn in markdown: the prompt, the state, the answer so far, the tools, the files,
+// the approvals, the tokens and the transcript.
+func (r *turnRecord) hover() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Hermes** · %s\n\n", r.stateLineLocked())
+	fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(agenthost.Truncate(strings.TrimSpace(r.prompt), 500), "\n", "\n> "))
+	if r.answer.Len() > 0 {
+		b.WriteString(r.answer.String())
+		if r.cut {
+			b.WriteString("\n\n*(the answer goes on in the transcript)*")
+		}
+		b.WriteString("\n\n")
+	}
+	if len(r.tools) > 0 {
+		b.WriteString("**Tools**\n\n")
+		for _, t := range r.tools {
+			fmt.Fprintf(&b, "- `%s` %s %s\n", t.name, inlineCode(agenthost.Truncate(t.preview, 80)), toolStatus(t))
+		}
+		if more := r.toolCount - len(r.tools); more > 0 {
+			fmt.Fprintf(&b, "- … and %d more\n", more)
+		}
+		b.WriteString("\n")
+	}
+	if len(r.files) > 0 {
+		b.WriteString("**Files changed**: ")
+		for i, f := range r.files {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(inlineCode(f))
+		}
+		b.WriteString("\n\n")
+	}
+	if len(r.approvals) > 0 {
+		b.WriteString("**Approvals**\n\n")
+		for _, a := range r.approvals {
+			fmt.Fprintf(&b, "- %s\n", a)
+		}
+		b.WriteString("\n")
+	}
+	if r.usage.Total > 0 {
+		fmt.Fprintf(&b, "%s tokens", compactTokens(r.usage.Total))
+		if pct := r.usage.ContextPercent(); pct > 0 {
+			fmt.Fprintf(&b, " · %d%% context", pct)
+		}
+		b.WriteString("\n\n")
+	}
+	if r.transcript != "" {
+		fmt.Fprintf(&b, "Transcript: %s\n", r.transcript)
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func (r *turnRecord) stateLineLocked() string {
+	switch r.state {
+	case stateRunning:
+		for _, what := range r.waiting {
+			return "waiting for approval: " + inlineCode(agenthost.Truncate(oneLineOf(what), 100))
+		}
+		if r.step != "" {
+			return "running: " + inlineCode(agenthost.Truncate(oneLineOf(r.step), 100))
+		}
+		return "running"
+	case stateFailed, stateStopped:
+		if r.step != "" {
+			return r.state + ": " + agenthost.Truncate(r.step, 200)
+		}
+	}
+	return r.state
+}
+
+// toolStatus is a tool row's outcome: running, ✓/✗ with the exit code, and how long it took.
+func toolStatus(t toolRow) string {
+	if !t.done {
+		return "⋯"
+	}
+	s := "✓"
+	if t.isError {
+		s = "✗"
+	}
+	if t.exitCode != nil {
+		s += fmt.Sprintf(" exit %d", *t.exitCode)
+	}
+	if t.took > 0 {
+		s += " · " + t.took.Round(100*time.Millisecond).String()
+	}
+	return s
+}
+
+// inlineCode quotes s as markdown code, with a fence longer than any backquote run in it.
+func inlineCode(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// oneLineOf is s with its line breaks as spaces.
+func oneLineOf(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
