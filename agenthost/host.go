@@ -45,6 +45,9 @@ type Host struct {
 
 	approvalSeq atomic.Int64
 
+	rateLimits     atomic.Pointer[RateLimits] // as codex last reported them
+	rateLimitsRead atomic.Int64               // the codex generation asked for them last
+
 	closing   chan struct{}      // closed by Close
 	closed    context.Context    // done once Close has begun: the calls to codex that start turns end
 	markClose context.CancelFunc // ends closed
@@ -322,6 +325,7 @@ func (h *Host) codexOptions(cfg Config) codex.Options {
 		OnRequest:  h.handleRequest,
 		OnNotification: func(ev codex.Event) {
 			h.rememberFileChange(ev)
+			h.noteRateLimits(ev)
 			if ev.ThreadID == "" && (ev.Method == "configWarning" || ev.Method == "warning" || ev.Method == "deprecationNotice") {
 				h.log.Warn("codex: "+ev.Method, "params", string(ev.Params))
 			}

@@ -54,6 +54,9 @@ type sessionState struct {
 	last        *Result
 	pumps       map[*eventQueue]struct{} // event queues being delivered, abandoned when the loop ends
 	ending      bool                     // the host closes or the session was removed: no new turns
+	unnamed     string                   // a thread codex started for the session, to be named by its first turn
+	model       string                   // the folder's model for its turns ("" = codex's default)
+	effort      string                   // the folder's reasoning effort ("" = the model's default)
 }
 
 func newSession(h *Host, folder string, saved folderState) *Session {
@@ -68,6 +71,8 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 		st: sessionState{
 			threadID:    saved.ThreadID,
 			threadTotal: saved.ThreadTotal,
+			model:       saved.Model,
+			effort:      saved.Effort,
 			totals:      saved.Usage,
 			turns:       saved.Turns,
 			compactions: saved.Compactions,
@@ -175,7 +180,7 @@ func (s *Session) end() {
 func (s *Session) save(st *sessionState) {
 	s.h.store.stage(s.folder, folderState{
 		ThreadID: st.threadID, ThreadTotal: st.threadTotal, Usage: st.totals, Turns: st.turns,
-		Compactions: st.compactions, Updated: time.Now(),
+		Compactions: st.compactions, Model: st.model, Effort: st.effort, Updated: time.Now(),
 	})
 }
 

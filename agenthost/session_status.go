@@ -61,6 +61,9 @@ type Status struct {
 	Yolo           bool        `json:"yolo"`
 	// AutoApprove is whether approvals are answered without asking, and why.
 	AutoApprove AutoApprove `json:"autoApprove"`
+	// Model and Effort are the folder's choice for its turns (empty: the defaults).
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 	// Fallback names the fallback provider the session moved to, if any.
 	Fallback         string     `json:"fallback,omitempty"`
 	PendingApprovals []Approval `json:"pendingApprovals"`
@@ -87,6 +90,7 @@ func (s *Session) status(ss *sessionState, cfg Config, st *Status) {
 	st.ThreadID = ss.threadID
 	st.Usage, st.Turns, st.ToolIterations, st.Compactions = ss.totals, ss.turns, ss.toolIters, ss.compactions
 	st.Yolo, st.AutoApprove = ss.yolo, autoApprove(cfg, ss.yolo)
+	st.Model, st.Effort = ss.model, ss.effort
 	if ss.fallback != nil {
 		st.Fallback = ss.fallback.Name
 	}

@@ -34,13 +34,33 @@ func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
 	if err != nil {
 		return err
 	}
+	var model, effort, unnamed string
+	_ = s.call(func(st *sessionState) {
+		model, effort, unnamed = st.model, st.effort, st.unnamed
+		st.unnamed = ""
+	})
+	if ts.input.Model != "" {
+		model = ts.input.Model
+	}
+	if ts.input.Effort != "" {
+		effort = ts.input.Effort
+	}
 	turn, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
 		ThreadID: threadID,
 		Input:    []codex.UserInput{codex.TextInput(ts.input.Prompt)},
+		Model:    model,
+		Effort:   effort,
 	})
 	if err != nil {
 		s.retireIfSilent(ctx, client)
 		return fmt.Errorf("start turn: %w", err)
+	}
+	if unnamed == threadID {
+		title := ts.input.Title
+		if title == "" {
+			title = ts.input.Prompt
+		}
+		s.nameThread(ctx, client, threadID, title)
 	}
 	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
 	return nil
@@ -85,6 +105,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 	if err != nil {
 		return "", false, fmt.Errorf("start thread in %s: %w", s.folder, err)
 	}
+	_ = s.call(func(st *sessionState) { st.unnamed = res.Thread.ID }) // its first turn names it
 	s.loaded(res.Thread.ID, gen)
 	return res.Thread.ID, threadID != "", nil
 }

@@ -35,7 +35,10 @@ type folderState struct {
 	Usage       Usage             `json:"usage"`
 	Turns       int               `json:"turns"`
 	Compactions int               `json:"compactions"`
-	Updated     time.Time         `json:"updated"`
+	// Model and Effort are the folder's choice for its turns (hermes.setModel); empty: defaults.
+	Model   string    `json:"model,omitempty"`
+	Effort  string    `json:"effort,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 type stateFile struct {

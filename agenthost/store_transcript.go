@@ -1,8 +1,10 @@
 package agenthost
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -191,4 +193,24 @@ func fence(s string) string {
 		ticks += "`"
 	}
 	return ticks + "\n" + strings.TrimRight(s, "\n") + "\n" + ticks + "\n"
+}
+
+// recordedTurnsMax bounds how much of a JSONL transcript recordedTurns reads.
+const recordedTurnsMax = 32 << 20
+
+// recordedTurns counts the turns recorded in a thread's JSONL transcript (one result entry each;
+// in a message's JSON the key's quotes are escaped, so only entries count). A missing or
+// unreadable transcript counts 0.
+func (st *store) recordedTurns(threadID string) int {
+	jsonl, _, err := TranscriptPaths(st.dir, threadID)
+	if err != nil {
+		return 0
+	}
+	f, err := os.Open(jsonl)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, recordedTurnsMax))
+	return bytes.Count(data, []byte(`"kind":"result"`))
 }

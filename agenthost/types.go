@@ -11,6 +11,12 @@ import (
 type Input struct {
 	// Prompt is the full text sent to the agent.
 	Prompt string
+	// Title names the thread when the turn starts a new one: the user's words, without the context
+	// Prompt adds. Empty: Prompt's first line.
+	Title string
+	// Model and Effort override the folder's model and reasoning effort for this turn (and, as
+	// codex does, the thread's later turns); empty keeps them.
+	Model, Effort string
 }
 
 // Turn states, as Result.Status and Status.TurnState report them.

@@ -4,6 +4,16 @@ package codex
 
 import "encoding/json"
 
+// Sparse rolling rate-limit update.
+//
+// Clients should merge available values into the most recent
+// `account/rateLimits/read` response or refetch that snapshot. Nullable account
+// metadata may be unavailable in a rolling update and does not clear a previously
+// observed value.
+type AccountRateLimitsUpdatedNotification struct {
+	RateLimits RateLimitSnapshot `json:"rateLimits"`
+}
+
 type AdditionalFileSystemPermissions struct {
 	Entries          []FileSystemSandboxEntry `json:"entries,omitempty,omitzero"`
 	GlobScanMaxDepth int                      `json:"globScanMaxDepth,omitempty,omitzero"`
@@ -96,6 +106,12 @@ type ContextCompactedNotification struct {
 	TurnID   string `json:"turnId"`
 }
 
+type CreditsSnapshot struct {
+	Balance    string `json:"balance,omitempty,omitzero"`
+	HasCredits bool   `json:"hasCredits"`
+	Unlimited  bool   `json:"unlimited"`
+}
+
 type ErrorNotification struct {
 	Error     TurnError `json:"error"`
 	ThreadID  string    `json:"threadId"`
@@ -132,6 +148,31 @@ type FileUpdateChange struct {
 }
 
 type FunctionCallOutputBody = json.RawMessage
+
+type GetAccountRateLimitsResponse struct {
+	// Account associated with this usage snapshot, when supplied by the backend.
+	AccountID string `json:"accountId,omitempty,omitzero"`
+
+	// Backend permission for ordinary included usage, validated against the active
+	// account. Null means unavailable; clients must not infer recovery from
+	// percentages or reset times.
+	OrdinaryUsageAllowed  bool                         `json:"ordinaryUsageAllowed,omitempty,omitzero"`
+	RateLimitResetCredits RateLimitResetCreditsSummary `json:"rateLimitResetCredits,omitempty,omitzero"`
+
+	// Optional backend-owned banner from the same usage read. Its nested keys retain
+	// the backend's snake_case contract; an absent banner leaves the client's
+	// existing UI unchanged.
+	RateLimitUpsell interface{} `json:"rateLimitUpsell,omitempty,omitzero"`
+
+	// Backward-compatible single-bucket view; mirrors the historical payload.
+	RateLimits RateLimitSnapshot `json:"rateLimits"`
+
+	// Multi-bucket view keyed by metered `limit_id` (for example, `codex`).
+	RateLimitsByLimitID GetAccountRateLimitsResponseRateLimitsByLimitID `json:"rateLimitsByLimitId,omitempty,omitzero"`
+}
+
+// Multi-bucket view keyed by metered `limit_id` (for example, `codex`).
+type GetAccountRateLimitsResponseRateLimitsByLimitID map[string]RateLimitSnapshot
 
 type GitInfo struct {
 	Branch    string `json:"branch,omitempty,omitzero"`
@@ -191,6 +232,9 @@ type InitializeResponse struct {
 	UserAgent  string `json:"userAgent"`
 }
 
+// Canonical user-input modality tags advertised by a model.
+type InputModality = json.RawMessage
+
 type ItemStartedNotification struct {
 	Item ThreadItem `json:"item"`
 
@@ -220,6 +264,85 @@ type MisalignmentSteer struct {
 	Message string `json:"message"`
 }
 
+type Model struct {
+	// Deprecated: use `serviceTiers` instead.
+	AdditionalSpeedTiers []string             `json:"additionalSpeedTiers,omitempty,omitzero"`
+	AvailabilityNux      ModelAvailabilityNux `json:"availabilityNux,omitempty,omitzero"`
+
+	// Null when the catalog does not provide access-program metadata.
+	AvailableAccessPrograms ModelAccessPrograms `json:"availableAccessPrograms,omitempty,omitzero"`
+	DefaultReasoningEffort  string              `json:"defaultReasoningEffort"`
+
+	// Catalog default service tier id for this model, when one is configured.
+	DefaultServiceTier string          `json:"defaultServiceTier,omitempty,omitzero"`
+	Description        string          `json:"description"`
+	DisplayName        string          `json:"displayName"`
+	Hidden             bool            `json:"hidden"`
+	ID                 string          `json:"id"`
+	InputModalities    []InputModality `json:"inputModalities,omitempty,omitzero"`
+	IsDefault          bool            `json:"isDefault"`
+	Model              string          `json:"model"`
+	ModelSpecialty     string          `json:"modelSpecialty,omitempty,omitzero"`
+
+	// Multi-agent runtime declared by this model, when available.
+	MultiAgentVersion         string                  `json:"multiAgentVersion,omitempty,omitzero"`
+	ServiceTiers              []ModelServiceTier      `json:"serviceTiers,omitempty,omitzero"`
+	SupportedReasoningEfforts []ReasoningEffortOption `json:"supportedReasoningEfforts"`
+
+	// @deprecated Always false; models no longer support personality selection.
+	SupportsPersonality bool             `json:"supportsPersonality,omitempty,omitzero"`
+	Upgrade             string           `json:"upgrade,omitempty,omitzero"`
+	UpgradeInfo         ModelUpgradeInfo `json:"upgradeInfo,omitempty,omitzero"`
+}
+
+// Caller-specific explicit access programs advertised by model discovery.
+type ModelAccessPrograms struct {
+	// Accepted explicit selections.
+	Cyber []string `json:"cyber"`
+}
+
+type ModelAvailabilityNux struct {
+	Message string `json:"message"`
+}
+
+type ModelListParams struct {
+	// Opaque pagination cursor returned by a previous call.
+	Cursor string `json:"cursor,omitempty,omitzero"`
+
+	// When true, include models that are hidden from the default picker list.
+	IncludeHidden bool `json:"includeHidden,omitempty,omitzero"`
+
+	// Optional page size; defaults to a reasonable server-side value.
+	Limit int `json:"limit,omitempty,omitzero"`
+
+	// List models for this configured provider instead of the app-server default.
+	ModelProvider string `json:"modelProvider,omitempty,omitzero"`
+}
+
+type ModelListResponse struct {
+	Data []Model `json:"data"`
+
+	// Opaque cursor to pass to the next call to continue after the last item. If
+	// None, there are no more items to return.
+	NextCursor string `json:"nextCursor,omitempty,omitzero"`
+}
+
+type ModelServiceTier struct {
+	Description string `json:"description"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+}
+
+type ModelUpgradeInfo struct {
+	MigrationMarkdown string `json:"migrationMarkdown,omitempty,omitzero"`
+	Model             string `json:"model"`
+	ModelLink         string `json:"modelLink,omitempty,omitzero"`
+
+	// Informational Unix timestamp for this upgrade's scheduled retirement, if known.
+	RetirementAt int64  `json:"retirementAt,omitempty,omitzero"`
+	UpgradeCopy  string `json:"upgradeCopy,omitempty,omitzero"`
+}
+
 type NetworkApprovalContext struct {
 	Host     string `json:"host"`
 	Protocol string `json:"protocol"`
@@ -243,6 +366,68 @@ type PermissionsRequestApprovalParams struct {
 	TurnID      string `json:"turnId"`
 }
 
+type RateLimitResetCredit struct {
+	// Backend-provided display description for this credit, or `null` when
+	// unavailable.
+	Description string `json:"description,omitempty,omitzero"`
+
+	// Unix timestamp in seconds when the credit expires, or `null` if it does not
+	// expire.
+	ExpiresAt int64 `json:"expiresAt,omitempty,omitzero"`
+
+	// Unix timestamp in seconds when the credit was granted.
+	GrantedAt int64 `json:"grantedAt"`
+
+	// Opaque backend identifier for this reset credit.
+	ID        string `json:"id"`
+	ResetType string `json:"resetType"`
+	Status    string `json:"status"`
+
+	// Backend-provided display title for this credit, or `null` when unavailable.
+	Title string `json:"title,omitempty,omitzero"`
+}
+
+type RateLimitResetCreditsSummary struct {
+	AvailableCount int64 `json:"availableCount"`
+
+	// Detail rows for available reset credits, when the backend provides them.
+	//
+	// `null` means only `availableCount` is known, while an empty array means details
+	// were fetched and no available credits were returned. The backend may cap this
+	// list, so its length can be less than `availableCount`.
+	Credits []RateLimitResetCredit `json:"credits,omitempty,omitzero"`
+}
+
+type RateLimitSnapshot struct {
+	Credits         CreditsSnapshot           `json:"credits,omitempty,omitzero"`
+	IndividualLimit SpendControlLimitSnapshot `json:"individualLimit,omitempty,omitzero"`
+	LimitID         string                    `json:"limitId,omitempty,omitzero"`
+	LimitName       string                    `json:"limitName,omitempty,omitzero"`
+
+	// Normal model whose display name and reasoning options describe this quota
+	// alias.
+	NormalModelSlug      string          `json:"normalModelSlug,omitempty,omitzero"`
+	PlanType             string          `json:"planType,omitempty,omitzero"`
+	Primary              RateLimitWindow `json:"primary,omitempty,omitzero"`
+	RateLimitReachedType string          `json:"rateLimitReachedType,omitempty,omitzero"`
+	Secondary            RateLimitWindow `json:"secondary,omitempty,omitzero"`
+
+	// Backend-reported spend-control state. `None` is unavailable, not a
+	// sparse-update recovery.
+	SpendControlReached bool `json:"spendControlReached,omitempty,omitzero"`
+}
+
+type RateLimitWindow struct {
+	ResetsAt           int64 `json:"resetsAt,omitempty,omitzero"`
+	UsedPercent        int   `json:"usedPercent"`
+	WindowDurationMins int64 `json:"windowDurationMins,omitempty,omitzero"`
+}
+
+type ReasoningEffortOption struct {
+	Description     string `json:"description"`
+	ReasoningEffort string `json:"reasoningEffort"`
+}
+
 // A summary of the reasoning performed by the model. This can be useful for
 // debugging and understanding the model's reasoning process. See
 // https://platform.openai.com/docs/guides/reasoning?api-mode=responses#reasoning-summaries
@@ -255,163 +440,16 @@ type RequestPermissionProfile struct {
 	Network    AdditionalNetworkPermissions    `json:"network,omitempty,omitzero"`
 }
 
-type SandboxPolicy = json.RawMessage
-
-type ServerRequestResolvedNotification struct {
-	RequestID RequestID `json:"requestId"`
-	ThreadID  string    `json:"threadId"`
+type ReviewStartParams struct {
+	// Reviews run inline on the supplied thread. Omit this field or pass `inline`. To
+	// review on a separate thread, start a thread first and use its id.
+	Delivery string       `json:"delivery,omitempty,omitzero"`
+	Target   ReviewTarget `json:"target"`
+	ThreadID string       `json:"threadId"`
 }
 
-type SessionSource = json.RawMessage
-
-// Settings for a collaboration mode.
-type Settings struct {
-	DeveloperInstructions string `json:"developer_instructions,omitempty,omitzero"`
-	Model                 string `json:"model"`
-	ReasoningEffort       string `json:"reasoning_effort,omitempty,omitzero"`
+type ReviewStartResponse struct {
+	// The thread id supplied to `review/start`.
+	ReviewThreadID string `json:"reviewThreadId"`
+	Turn           Turn   `json:"turn"`
 }
-
-type Thread struct {
-	// Optional random unique nickname assigned to an AgentControl-spawned sub-agent.
-	AgentNickname string `json:"agentNickname,omitempty,omitzero"`
-
-	// Optional role (agent_role) assigned to an AgentControl-spawned sub-agent.
-	AgentRole string `json:"agentRole,omitempty,omitzero"`
-
-	// Version of the CLI that created the thread.
-	CliVersion string `json:"cliVersion"`
-
-	// Unix timestamp (in seconds) when the thread was created.
-	CreatedAt int64 `json:"createdAt"`
-
-	// Working directory captured for the thread.
-	Cwd string `json:"cwd"`
-
-	// Whether the thread is ephemeral and should not be materialized on disk.
-	Ephemeral bool `json:"ephemeral"`
-
-	// Source thread id when this thread was created by forking another thread.
-	ForkedFromID string `json:"forkedFromId,omitempty,omitzero"`
-
-	// Optional Git metadata captured when the thread was created.
-	GitInfo GitInfo `json:"gitInfo,omitempty,omitzero"`
-
-	// Persisted thread history contract selected when this thread was created.
-	HistoryMode string `json:"historyMode,omitempty,omitzero"`
-
-	// Identifier for this thread. Codex-generated thread IDs are UUIDv7.
-	ID string `json:"id"`
-
-	// Current configured model when loaded, otherwise the latest persisted model.
-	// Null when unavailable. This is not per-turn execution telemetry.
-	Model string `json:"model,omitempty,omitzero"`
-
-	// Model provider used for this thread (for example, 'openai').
-	ModelProvider string `json:"modelProvider"`
-
-	// Optional user-facing thread title.
-	Name string `json:"name,omitempty,omitzero"`
-
-	// Originator recorded when the thread was created, independent of its current
-	// client or executor. Null when the recorded originator is unavailable.
-	Originator string `json:"originator,omitempty,omitzero"`
-
-	// The ID of the parent thread. This will only be set if this thread is a
-	// subagent.
-	ParentThreadID string `json:"parentThreadId,omitempty,omitzero"`
-
-	// [UNSTABLE] Path to the thread on disk.
-	Path string `json:"path,omitempty,omitzero"`
-
-	// Usually the first user message in the thread, if available.
-	Preview string `json:"preview"`
-
-	// Canonical project assignment owned by app-server, if any.
-	ProjectID string `json:"projectId"`
-
-	// Current configured reasoning effort when loaded, otherwise the latest persisted
-	// effort. Null when unset or unavailable. This is not per-turn execution
-	// telemetry.
-	ReasoningEffort string `json:"reasoningEffort,omitempty,omitzero"`
-
-	// Unix timestamp (in seconds) used for thread recency ordering.
-	RecencyAt int64 `json:"recencyAt,omitempty,omitzero"`
-
-	// The independently persisted section selected for this thread, if any.
-	Section ThreadSection `json:"section,omitempty,omitzero"`
-
-	// Unix timestamp in seconds when the thread entered its current section.
-	SectionEnteredAt int64 `json:"sectionEnteredAt,omitempty,omitzero"`
-
-	// Session id shared by threads that belong to the same session tree.
-	SessionID string `json:"sessionId"`
-
-	// Origin of the thread (CLI, VSCode, codex exec, codex app-server, etc.).
-	Source SessionSource `json:"source"`
-
-	// Current runtime status for the thread.
-	Status ThreadStatus `json:"status"`
-
-	// Optional analytics source classification for this thread.
-	ThreadSource string `json:"threadSource,omitempty,omitzero"`
-
-	// Only populated on `thread/resume`, `thread/fork`, and `thread/read` (when
-	// `includeTurns` is true) responses. For all other responses and notifications
-	// returning a Thread, the turns field will be an empty list.
-	Turns []Turn `json:"turns"`
-
-	// Unix timestamp (in seconds) when the thread was last updated.
-	UpdatedAt int64 `json:"updatedAt"`
-}
-
-type ThreadCompactStartParams struct {
-	ThreadID string `json:"threadId"`
-}
-
-type ThreadItem = Item
-
-// There are three ways to resume a thread: 1. By thread_id: load the thread from
-// disk by thread_id and resume it. 2. By history: instantiate the thread from
-// memory and resume it. 3. By path: load the thread from disk by path and resume
-// it.
-//
-// For non-running threads, the precedence is: history > non-empty path >
-// thread_id. If using history or a non-empty path for a non-running thread, the
-// thread_id param will be ignored.
-//
-// If thread_id identifies a running thread, app-server rejoins that thread and
-// treats a non-empty path as a consistency check against the active rollout path.
-// Empty string path values are treated as absent.
-//
-// Prefer using thread_id whenever possible.
-type ThreadResumeParams struct {
-	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
-
-	// Override where approval requests are routed for review on this thread and
-	// subsequent turns.
-	ApprovalsReviewer     string                   `json:"approvalsReviewer,omitempty,omitzero"`
-	BaseInstructions      string                   `json:"baseInstructions,omitempty,omitzero"`
-	Config                ThreadResumeParamsConfig `json:"config,omitempty,omitzero"`
-	Cwd                   string                   `json:"cwd,omitempty,omitzero"`
-	DeveloperInstructions string                   `json:"developerInstructions,omitempty,omitzero"`
-
-	// When true, return only thread metadata and live-resume state without populating
-	// `thread.turns`. This is useful when the client plans to call
-	// `thread/turns/list` immediately after resuming. Full-history hydration is
-	// deprecated for paginated threads; use this with `thread/turns/list` and
-	// `thread/items/list` instead.
-	ExcludeTurns bool `json:"excludeTurns,omitempty,omitzero"`
-
-	// Configuration overrides for the resumed thread, if any.
-	Model         string `json:"model,omitempty,omitzero"`
-	ModelProvider string `json:"modelProvider,omitempty,omitzero"`
-
-	// @deprecated `friendly` and `pragmatic` no longer select a style. Changing this
-	// does not rewrite the thread's existing instructions.
-	Personality string `json:"personality,omitempty,omitzero"`
-	Sandbox     string `json:"sandbox,omitempty,omitzero"`
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-	ThreadID    string `json:"threadId"`
-}
-
-type ThreadResumeParamsConfig map[string]interface{}

@@ -4,6 +4,252 @@ package codex
 
 import "encoding/json"
 
+type ReviewTarget = json.RawMessage
+
+type SandboxPolicy = json.RawMessage
+
+type ServerRequestResolvedNotification struct {
+	RequestID RequestID `json:"requestId"`
+	ThreadID  string    `json:"threadId"`
+}
+
+type SessionSource = json.RawMessage
+
+// Settings for a collaboration mode.
+type Settings struct {
+	DeveloperInstructions string `json:"developer_instructions,omitempty,omitzero"`
+	Model                 string `json:"model"`
+	ReasoningEffort       string `json:"reasoning_effort,omitempty,omitzero"`
+}
+
+type SpendControlLimitSnapshot struct {
+	Limit            string `json:"limit"`
+	RemainingPercent int    `json:"remainingPercent"`
+	ResetsAt         int64  `json:"resetsAt"`
+	Used             string `json:"used"`
+}
+
+type Thread struct {
+	// Optional random unique nickname assigned to an AgentControl-spawned sub-agent.
+	AgentNickname string `json:"agentNickname,omitempty,omitzero"`
+
+	// Optional role (agent_role) assigned to an AgentControl-spawned sub-agent.
+	AgentRole string `json:"agentRole,omitempty,omitzero"`
+
+	// Version of the CLI that created the thread.
+	CliVersion string `json:"cliVersion"`
+
+	// Unix timestamp (in seconds) when the thread was created.
+	CreatedAt int64 `json:"createdAt"`
+
+	// Working directory captured for the thread.
+	Cwd string `json:"cwd"`
+
+	// Whether the thread is ephemeral and should not be materialized on disk.
+	Ephemeral bool `json:"ephemeral"`
+
+	// Source thread id when this thread was created by forking another thread.
+	ForkedFromID string `json:"forkedFromId,omitempty,omitzero"`
+
+	// Optional Git metadata captured when the thread was created.
+	GitInfo GitInfo `json:"gitInfo,omitempty,omitzero"`
+
+	// Persisted thread history contract selected when this thread was created.
+	HistoryMode string `json:"historyMode,omitempty,omitzero"`
+
+	// Identifier for this thread. Codex-generated thread IDs are UUIDv7.
+	ID string `json:"id"`
+
+	// Current configured model when loaded, otherwise the latest persisted model.
+	// Null when unavailable. This is not per-turn execution telemetry.
+	Model string `json:"model,omitempty,omitzero"`
+
+	// Model provider used for this thread (for example, 'openai').
+	ModelProvider string `json:"modelProvider"`
+
+	// Optional user-facing thread title.
+	Name string `json:"name,omitempty,omitzero"`
+
+	// Originator recorded when the thread was created, independent of its current
+	// client or executor. Null when the recorded originator is unavailable.
+	Originator string `json:"originator,omitempty,omitzero"`
+
+	// The ID of the parent thread. This will only be set if this thread is a
+	// subagent.
+	ParentThreadID string `json:"parentThreadId,omitempty,omitzero"`
+
+	// [UNSTABLE] Path to the thread on disk.
+	Path string `json:"path,omitempty,omitzero"`
+
+	// Usually the first user message in the thread, if available.
+	Preview string `json:"preview"`
+
+	// Canonical project assignment owned by app-server, if any.
+	ProjectID string `json:"projectId"`
+
+	// Current configured reasoning effort when loaded, otherwise the latest persisted
+	// effort. Null when unset or unavailable. This is not per-turn execution
+	// telemetry.
+	ReasoningEffort string `json:"reasoningEffort,omitempty,omitzero"`
+
+	// Unix timestamp (in seconds) used for thread recency ordering.
+	RecencyAt int64 `json:"recencyAt,omitempty,omitzero"`
+
+	// The independently persisted section selected for this thread, if any.
+	Section ThreadSection `json:"section,omitempty,omitzero"`
+
+	// Unix timestamp in seconds when the thread entered its current section.
+	SectionEnteredAt int64 `json:"sectionEnteredAt,omitempty,omitzero"`
+
+	// Session id shared by threads that belong to the same session tree.
+	SessionID string `json:"sessionId"`
+
+	// Origin of the thread (CLI, VSCode, codex exec, codex app-server, etc.).
+	Source SessionSource `json:"source"`
+
+	// Current runtime status for the thread.
+	Status ThreadStatus `json:"status"`
+
+	// Optional analytics source classification for this thread.
+	ThreadSource string `json:"threadSource,omitempty,omitzero"`
+
+	// Only populated on `thread/resume`, `thread/fork`, and `thread/read` (when
+	// `includeTurns` is true) responses. For all other responses and notifications
+	// returning a Thread, the turns field will be an empty list.
+	Turns []Turn `json:"turns"`
+
+	// Unix timestamp (in seconds) when the thread was last updated.
+	UpdatedAt int64 `json:"updatedAt"`
+}
+
+type ThreadCompactStartParams struct {
+	ThreadID string `json:"threadId"`
+}
+
+type ThreadItem = Item
+
+type ThreadListCwdFilter = json.RawMessage
+
+type ThreadListParams struct {
+	// Optional archived filter; when set to true, only archived threads are returned.
+	// If false or null, only non-archived threads are returned.
+	Archived bool `json:"archived,omitempty,omitzero"`
+
+	// Show local history visible to the current ChatGPT account. Defaults to false.
+	CurrentAccountOnly bool `json:"currentAccountOnly,omitempty,omitzero"`
+
+	// Opaque pagination cursor returned by a previous call.
+	Cursor string `json:"cursor,omitempty,omitzero"`
+
+	// Optional cwd filter or filters; when set, only threads whose session cwd
+	// exactly matches one of these paths are returned.
+	Cwd ThreadListCwdFilter `json:"cwd,omitempty,omitzero"`
+
+	// Thread IDs to exclude before applying the result limit. Up to 100 entries;
+	// invalid IDs or a larger list are rejected, never truncated. Send the same
+	// exclusions on each page. Omitted, null, or empty means no exclusions.
+	ExcludedThreadIds []string `json:"excludedThreadIds,omitempty,omitzero"`
+
+	// Restrict results to up to 100 thread IDs before pagination. Omit or send null
+	// for unrestricted results. An empty list matches nothing. Exclusions still
+	// apply. Repeat the same IDs on each page. The local store uses indexed metadata
+	// for this filter.
+	IncludedThreadIds []string `json:"includedThreadIds,omitempty,omitzero"`
+
+	// Optional page size; defaults to a reasonable server-side value.
+	Limit int `json:"limit,omitempty,omitzero"`
+
+	// Optional provider filter; when set, only sessions recorded under these
+	// providers are returned. When present but empty, includes all providers.
+	ModelProviders []string `json:"modelProviders,omitempty,omitzero"`
+
+	// Optional originator allowlist, matching any supplied value exactly. Supported
+	// by hosted backends only; the local app-server rejects a nonempty list. Omitted
+	// or empty lists leave originators unrestricted.
+	Originators []string `json:"originators,omitempty,omitzero"`
+
+	// Optional substring filter for the extracted thread title.
+	SearchTerm string `json:"searchTerm,omitempty,omitzero"`
+
+	// Omit to include every section, set to `null` for unsectioned threads, or
+	// provide a section ID to return only threads in that section.
+	SectionID string `json:"sectionId,omitempty,omitzero"`
+
+	// Optional sort direction; defaults to descending (newest first).
+	SortDirection string `json:"sortDirection,omitempty,omitzero"`
+
+	// Optional sort key; defaults to created_at.
+	SortKey string `json:"sortKey,omitempty,omitzero"`
+
+	// Optional source filter; when set, only sessions from these source kinds are
+	// returned. When omitted or empty, defaults to interactive sources.
+	SourceKinds []string `json:"sourceKinds,omitempty,omitzero"`
+
+	// If true, the local store returns indexed metadata without scanning JSONL
+	// rollouts for repairs. Requests with `includedThreadIds` always use indexed
+	// metadata.
+	UseStateDbOnly bool `json:"useStateDbOnly,omitempty,omitzero"`
+}
+
+type ThreadListResponse struct {
+	// Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only
+	// populated when the page contains at least one thread. Use it with the opposite
+	// `sortDirection`; for timestamp sorts it anchors at the start of the page
+	// timestamp so same-second updates are not skipped.
+	BackwardsCursor string   `json:"backwardsCursor,omitempty,omitzero"`
+	Data            []Thread `json:"data"`
+
+	// Opaque cursor to pass to the next call to continue after the last item. if
+	// None, there are no more items to return.
+	NextCursor string `json:"nextCursor,omitempty,omitzero"`
+}
+
+// There are three ways to resume a thread: 1. By thread_id: load the thread from
+// disk by thread_id and resume it. 2. By history: instantiate the thread from
+// memory and resume it. 3. By path: load the thread from disk by path and resume
+// it.
+//
+// For non-running threads, the precedence is: history > non-empty path >
+// thread_id. If using history or a non-empty path for a non-running thread, the
+// thread_id param will be ignored.
+//
+// If thread_id identifies a running thread, app-server rejoins that thread and
+// treats a non-empty path as a consistency check against the active rollout path.
+// Empty string path values are treated as absent.
+//
+// Prefer using thread_id whenever possible.
+type ThreadResumeParams struct {
+	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
+
+	// Override where approval requests are routed for review on this thread and
+	// subsequent turns.
+	ApprovalsReviewer     string                   `json:"approvalsReviewer,omitempty,omitzero"`
+	BaseInstructions      string                   `json:"baseInstructions,omitempty,omitzero"`
+	Config                ThreadResumeParamsConfig `json:"config,omitempty,omitzero"`
+	Cwd                   string                   `json:"cwd,omitempty,omitzero"`
+	DeveloperInstructions string                   `json:"developerInstructions,omitempty,omitzero"`
+
+	// When true, return only thread metadata and live-resume state without populating
+	// `thread.turns`. This is useful when the client plans to call
+	// `thread/turns/list` immediately after resuming. Full-history hydration is
+	// deprecated for paginated threads; use this with `thread/turns/list` and
+	// `thread/items/list` instead.
+	ExcludeTurns bool `json:"excludeTurns,omitempty,omitzero"`
+
+	// Configuration overrides for the resumed thread, if any.
+	Model         string `json:"model,omitempty,omitzero"`
+	ModelProvider string `json:"modelProvider,omitempty,omitzero"`
+
+	// @deprecated `friendly` and `pragmatic` no longer select a style. Changing this
+	// does not rewrite the thread's existing instructions.
+	Personality string `json:"personality,omitempty,omitzero"`
+	Sandbox     string `json:"sandbox,omitempty,omitzero"`
+	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
+	ThreadID    string `json:"threadId"`
+}
+
+type ThreadResumeParamsConfig map[string]interface{}
+
 type ThreadResumeResponse struct {
 	ApprovalPolicy AskForApproval `json:"approvalPolicy"`
 
@@ -69,6 +315,11 @@ type ThreadSection struct {
 type ThreadSectionAppearance struct {
 	Color string `json:"color,omitempty,omitzero"`
 	Icon  string `json:"icon,omitempty,omitzero"`
+}
+
+type ThreadSetNameParams struct {
+	Name     string `json:"name"`
+	ThreadID string `json:"threadId"`
 }
 
 type ThreadStartParams struct {
@@ -192,164 +443,4 @@ type TurnDiffUpdatedNotification struct {
 	Diff     string `json:"diff"`
 	ThreadID string `json:"threadId"`
 	TurnID   string `json:"turnId"`
-}
-
-type TurnError struct {
-	AdditionalDetails string         `json:"additionalDetails,omitempty,omitzero"`
-	CodexErrorInfo    CodexErrorInfo `json:"codexErrorInfo,omitempty,omitzero"`
-	Message           string         `json:"message"`
-
-	// Optional public explanation and continuation instruction for a misalignment
-	// block.
-	Misalignment MisalignmentErrorDetails `json:"misalignment,omitempty,omitzero"`
-}
-
-type TurnInterruptParams struct {
-	ThreadID string `json:"threadId"`
-	TurnID   string `json:"turnId"`
-}
-
-type TurnItemsView = json.RawMessage
-
-type TurnPlanStep struct {
-	Status string `json:"status"`
-	Step   string `json:"step"`
-}
-
-type TurnPlanUpdatedNotification struct {
-	Explanation string         `json:"explanation,omitempty,omitzero"`
-	Plan        []TurnPlanStep `json:"plan"`
-	ThreadID    string         `json:"threadId"`
-	TurnID      string         `json:"turnId"`
-}
-
-type TurnStartParams struct {
-	// Override the approval policy for this turn and subsequent turns.
-	ApprovalPolicy AskForApproval `json:"approvalPolicy,omitempty,omitzero"`
-
-	// Override where approval requests are routed for review on this turn and
-	// subsequent turns.
-	ApprovalsReviewer   string `json:"approvalsReviewer,omitempty,omitzero"`
-	ClientUserMessageID string `json:"clientUserMessageId,omitempty,omitzero"`
-
-	// Override the working directory for this turn and subsequent turns.
-	Cwd string `json:"cwd,omitempty,omitzero"`
-
-	// Replace this thread's disabled plugin IDs. Omitted/null preserves the list; []
-	// clears it.
-	DisabledPluginIds []string `json:"disabledPluginIds,omitempty,omitzero"`
-
-	// Override the reasoning effort for this turn and subsequent turns.
-	Effort string      `json:"effort,omitempty,omitzero"`
-	Input  []UserInput `json:"input"`
-
-	// Override the model for this turn and subsequent turns.
-	Model string `json:"model,omitempty,omitzero"`
-
-	// Optional JSON Schema used to constrain the final assistant message for this
-	// turn.
-	OutputSchema interface{} `json:"outputSchema,omitempty,omitzero"`
-
-	// ID of the turn that caused this new turn to start.
-	//
-	// Set this when starting work on behalf of another turn, such as delegated work
-	// in a different thread. Leave unset for work started directly by the user.
-	// Ignored when this request adds input to an active turn.
-	ParentTurnID string `json:"parentTurnId,omitempty,omitzero"`
-
-	// @deprecated `friendly` and `pragmatic` no longer select a style. Changing this
-	// does not rewrite the thread's existing instructions.
-	Personality string `json:"personality,omitempty,omitzero"`
-
-	// ID of the first turn in the chain of work that led to this new turn.
-	//
-	// When setting `parentTurnId`, set this to the parent turn's `rootTurnId` when
-	// known. This keeps descendant work attributed to the original turn. If omitted,
-	// the new turn becomes its own root. Ignored when this request adds input to an
-	// active turn.
-	RootTurnID string `json:"rootTurnId,omitempty,omitzero"`
-
-	// Override the sandbox policy for this turn and subsequent turns.
-	SandboxPolicy SandboxPolicy `json:"sandboxPolicy,omitempty,omitzero"`
-
-	// Override the service tier for this turn and subsequent turns.
-	ServiceTier string `json:"serviceTier,omitempty,omitzero"`
-
-	// Override the service tier only when this request starts a new turn. Use
-	// "default" for standard speed. Omitted or null inherits the thread's tier. Does
-	// not change the thread's tier or a turn being steered.
-	ServiceTierForTurn string `json:"serviceTierForTurn,omitempty,omitzero"`
-
-	// Override the reasoning summary for this turn and subsequent turns.
-	Summary    ReasoningSummary `json:"summary,omitempty,omitzero"`
-	ThreadID   string           `json:"threadId"`
-	ToolOutput TurnToolOutput   `json:"toolOutput,omitempty,omitzero"`
-
-	// Optional source classification for the caller that starts this turn. Ignored
-	// when this request steers an already-active turn.
-	TurnTrigger string `json:"turnTrigger,omitempty,omitzero"`
-}
-
-type TurnStartResponse struct {
-	Turn Turn `json:"turn"`
-}
-
-type TurnStartedNotification struct {
-	ThreadID string `json:"threadId"`
-	Turn     Turn   `json:"turn"`
-}
-
-type TurnSteerParams struct {
-	ClientUserMessageID string `json:"clientUserMessageId,omitempty,omitzero"`
-
-	// Required active turn id precondition. The request fails when it does not match
-	// the currently active turn.
-	ExpectedTurnID string      `json:"expectedTurnId"`
-	Input          []UserInput `json:"input"`
-	ThreadID       string      `json:"threadId"`
-}
-
-type TurnSteerResponse struct {
-	TurnID string `json:"turnId"`
-}
-
-type TurnToolOutput struct {
-	Name      string                 `json:"name"`
-	Namespace string                 `json:"namespace,omitempty,omitzero"`
-	Output    FunctionCallOutputBody `json:"output"`
-
-	// Requests retention of this output in the thread's model history.
-	Retain bool `json:"retain,omitempty,omitzero"`
-}
-
-type protocolRoots struct {
-	AgentMessageDeltaNotification         *AgentMessageDeltaNotification         `json:"AgentMessageDeltaNotification,omitempty,omitzero"`
-	CommandExecutionRequestApprovalParams *CommandExecutionRequestApprovalParams `json:"CommandExecutionRequestApprovalParams,omitempty,omitzero"`
-	ContextCompactedNotification          *ContextCompactedNotification          `json:"ContextCompactedNotification,omitempty,omitzero"`
-	ErrorNotification                     *ErrorNotification                     `json:"ErrorNotification,omitempty,omitzero"`
-	FileChangeRequestApprovalParams       *FileChangeRequestApprovalParams       `json:"FileChangeRequestApprovalParams,omitempty,omitzero"`
-	FileUpdateChange                      *FileUpdateChange                      `json:"FileUpdateChange,omitempty,omitzero"`
-	InitializeParams                      *InitializeParams                      `json:"InitializeParams,omitempty,omitzero"`
-	InitializeResponse                    *InitializeResponse                    `json:"InitializeResponse,omitempty,omitzero"`
-	ItemStartedNotification               *ItemStartedNotification               `json:"ItemStartedNotification,omitempty,omitzero"`
-	PermissionsRequestApprovalParams      *PermissionsRequestApprovalParams      `json:"PermissionsRequestApprovalParams,omitempty,omitzero"`
-	ServerRequestResolvedNotification     *ServerRequestResolvedNotification     `json:"ServerRequestResolvedNotification,omitempty,omitzero"`
-	ThreadCompactStartParams              *ThreadCompactStartParams              `json:"ThreadCompactStartParams,omitempty,omitzero"`
-	ThreadResumeParams                    *ThreadResumeParams                    `json:"ThreadResumeParams,omitempty,omitzero"`
-	ThreadResumeResponse                  *ThreadResumeResponse                  `json:"ThreadResumeResponse,omitempty,omitzero"`
-	ThreadRevertParams                    *ThreadRevertParams                    `json:"ThreadRevertParams,omitempty,omitzero"`
-	ThreadStartParams                     *ThreadStartParams                     `json:"ThreadStartParams,omitempty,omitzero"`
-	ThreadStartResponse                   *ThreadStartResponse                   `json:"ThreadStartResponse,omitempty,omitzero"`
-	ThreadStartedNotification             *ThreadStartedNotification             `json:"ThreadStartedNotification,omitempty,omitzero"`
-	ThreadStatusChangedNotification       *ThreadStatusChangedNotification       `json:"ThreadStatusChangedNotification,omitempty,omitzero"`
-	ThreadTokenUsageUpdatedNotification   *ThreadTokenUsageUpdatedNotification   `json:"ThreadTokenUsageUpdatedNotification,omitempty,omitzero"`
-	TurnCompletedNotification             *TurnCompletedNotification             `json:"TurnCompletedNotification,omitempty,omitzero"`
-	TurnDiffUpdatedNotification           *TurnDiffUpdatedNotification           `json:"TurnDiffUpdatedNotification,omitempty,omitzero"`
-	TurnInterruptParams                   *TurnInterruptParams                   `json:"TurnInterruptParams,omitempty,omitzero"`
-	TurnPlanUpdatedNotification           *TurnPlanUpdatedNotification           `json:"TurnPlanUpdatedNotification,omitempty,omitzero"`
-	TurnStartParams                       *TurnStartParams                       `json:"TurnStartParams,omitempty,omitzero"`
-	TurnStartResponse                     *TurnStartResponse                     `json:"TurnStartResponse,omitempty,omitzero"`
-	TurnStartedNotification               *TurnStartedNotification               `json:"TurnStartedNotification,omitempty,omitzero"`
-	TurnSteerParams                       *TurnSteerParams                       `json:"TurnSteerParams,omitempty,omitzero"`
-	TurnSteerResponse                     *TurnSteerResponse                     `json:"TurnSteerResponse,omitempty,omitzero"`
 }

@@ -92,6 +92,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 					Command: command(title, CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
 				})
 			}
+			actions = append(actions, s.resumeActions(ctx, folder.Path, uri, sess, h)...)
 		}
 	}
 	// Pending approvals come before everything else, each with Deny first: eglot pre-selects the

@@ -31,6 +31,10 @@ const (
 	CmdShowTranscript = hermesproto.CmdShowTranscript
 	CmdStatus         = hermesproto.CmdStatus
 	CmdUndoTurn       = hermesproto.CmdUndoTurn
+	CmdThreads        = hermesproto.CmdThreads
+	CmdResumeThread   = hermesproto.CmdResumeThread
+	CmdModels         = hermesproto.CmdModels
+	CmdSetModel       = hermesproto.CmdSetModel
 )
 
 var commandNames = hermesproto.Commands()
@@ -125,7 +129,28 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return result(s.showTranscript(ctx, folder, sess))
 		}
 	case CmdStatus:
-		return s.status(), nil
+		return s.status(ctx), nil
+	case CmdThreads, CmdModels:
+		var a folderArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		if name == CmdThreads {
+			return result(s.threads(ctx, a))
+		}
+		return result(s.models(ctx, a))
+	case CmdResumeThread:
+		var a hermesproto.ResumeThreadArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.resumeThread(ctx, a))
+	case CmdSetModel:
+		var a hermesproto.SetModelArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.setModel(ctx, a))
 	case CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {
@@ -187,7 +212,10 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	if ctx.Err() != nil {
 		return AskResult{}, ctx.Err()
 	}
-	turn, err := sess.Run(ctx, agenthost.Input{Prompt: prompt})
+	if err := checkEffort(a.Effort); err != nil {
+		return AskResult{}, err
+	}
+	turn, err := sess.Run(ctx, agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort})
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
 		return AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
@@ -380,12 +408,13 @@ type TurnState = hermesproto.TurnState
 // ApprovalSummary is a pending approval as hermes.status lists it.
 type ApprovalSummary = hermesproto.ApprovalSummary
 
-func (s *Server) status() hermesproto.Status {
+func (s *Server) status(ctx context.Context) hermesproto.Status {
 	folders := []FolderStatus{}
 	h, err := s.hostOrErr()
 	if err != nil {
 		return hermesproto.Status{Folders: folders}
 	}
+	rl := wireRateLimits(h.RateLimits(ctx))
 	for _, f := range s.folders.List() {
 		sess, err := h.Session(f.Path)
 		if err != nil {
@@ -396,6 +425,7 @@ func (s *Server) status() hermesproto.Status {
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
 			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
 			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undoableTurns(sess),
+			Model: st.Model, Effort: st.Effort,
 		}
 		if st.Turn != nil {
 			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}
@@ -405,5 +435,5 @@ func (s *Server) status() hermesproto.Status {
 		}
 		folders = append(folders, fs)
 	}
-	return hermesproto.Status{Folders: folders}
+	return hermesproto.Status{Folders: folders, RateLimits: rl}
 }

@@ -80,8 +80,8 @@ func initializeResult(commands []string, version string) map[string]any {
 				"save":      map[string]any{"includeText": true},
 			},
 			"executeCommandProvider": map[string]any{"commands": commands, "workDoneProgress": true},
-			"hoverProvider":     true,
-			"inlayHintProvider": true, // LSP 3.17; protocol v0.12.0 has no field for it
+			"hoverProvider":          true,
+			"inlayHintProvider":      true, // LSP 3.17; protocol v0.12.0 has no field for it
 			"codeActionProvider": map[string]any{
 				"codeActionKinds": []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor},
 			},

@@ -66,6 +66,9 @@ type clientCaps struct {
 	// savesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
 	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
 	savesUndoEdits bool
+	// threadPicker: the editor picks past threads itself (VS Code's extension; Neovim's plugin says
+	// so in experimental.hermes.threadPicker): no code action per thread.
+	threadPicker bool
 	// inlayHintRefresh: the editor takes workspace/inlayHint/refresh.
 	inlayHintRefresh bool
 	// resourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
@@ -93,6 +96,7 @@ func readCaps(p *initializeParams) clientCaps {
 	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.savesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
 	c.inlayHintRefresh = p.inlayHintRefresh
+	c.threadPicker = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	return c
 }
 

@@ -110,6 +110,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 			if conflict != "" {
 				msg += " · ⚠ " + conflict
 			}
+			msg += s.rateLimitNote()
 			pending = msg
 			if timer != nil {
 				continue // a report is due when the timer fires; it takes the newest line

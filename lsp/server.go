@@ -76,6 +76,7 @@ type Server struct {
 	origins     originSet                        // the lines turns were asked from (origins.go)
 	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
 	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
+	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
@@ -121,6 +122,7 @@ func NewServer(opts Options) *Server {
 		turns:       make(map[string]*turnView),
 		inlayKick:   make(chan struct{}, 1),
 		hints:       newHintQueue(),
+		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
 		exited:      make(chan struct{}),

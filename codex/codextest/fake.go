@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
@@ -41,6 +42,7 @@ type Fake struct {
 	conns       []*fakeConn
 	clients     []*codex.Client
 	counters    map[string]int // id prefix -> last number used
+	rateLimits  map[string]any // account/rateLimits/read's answer; nil: it fails
 
 	wg sync.WaitGroup // connection read loops and turn handlers
 }
@@ -62,6 +64,11 @@ type FakeThread struct {
 	Turns []string
 	// Reverted holds the ids of the turns thread/revert took out of Turns, in order.
 	Reverted []string
+	// Name is the thread's title (thread/name/set).
+	Name string
+
+	updated time.Time // thread/start, then each turn/start
+	preview string    // the first turn's prompt
 
 	approvalPolicy string
 	sandbox        string

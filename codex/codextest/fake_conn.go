@@ -138,7 +138,9 @@ func (c *fakeConn) handle(m Message) {
 	case codex.MethodThreadRevert:
 		c.threadRevert(m)
 	default:
-		c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
+		if !c.handleMore(m) {
+			c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
+		}
 	}
 }
 
@@ -185,6 +187,7 @@ func (c *fakeConn) threadStart(m Message) {
 		Start:          p,
 		approvalPolicy: string(p.ApprovalPolicy),
 		sandbox:        p.Sandbox,
+		updated:        time.Now(),
 	}
 	if th.Cwd == "" {
 		th.Cwd = c.opts.Process.Dir
@@ -426,6 +429,10 @@ func (c *fakeConn) newTurn(threadID string, p codex.TurnStartParams, compaction 
 	c.f.mu.Lock()
 	if th := c.f.threads[threadID]; th != nil {
 		th.Turns = append(th.Turns, ft.TurnID)
+		th.updated = ft.started
+		if th.preview == "" && !compaction {
+			th.preview = ft.Prompt
+		}
 		if ft.Cwd == "" {
 			ft.Cwd = th.Cwd
 		}

@@ -1,6 +1,10 @@
 package hermesproto
 
-import "go.lsp.dev/protocol"
+import (
+	"time"
+
+	"go.lsp.dev/protocol"
+)
 
 // Command names (workspace/executeCommand), without the server's configurable commandPrefix.
 const (
@@ -13,12 +17,17 @@ const (
 	CmdShowTranscript = "hermes.showTranscript"
 	CmdStatus         = "hermes.status"
 	CmdUndoTurn       = "hermes.undoTurn"
+	CmdThreads        = "hermes.threads"
+	CmdResumeThread   = "hermes.resumeThread"
+	CmdModels         = "hermes.models"
+	CmdSetModel       = "hermes.setModel"
 )
 
 // Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
-	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn}
+	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn,
+		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -30,6 +39,10 @@ type AskArgs struct {
 	URI         string                `json:"uri"`
 	Range       *protocol.Range       `json:"range"`
 	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+	// Model and Effort override the folder's model and reasoning effort (hermes.setModel) for this
+	// turn; empty keeps them.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 }
 
 // FolderArgs are the arguments of the commands that act on one workspace folder (hermes.cancel,
@@ -123,6 +136,8 @@ const (
 	CodeActionTitleAllowSession  = "Hermes: allow for session: "
 	CodeActionTitleDeny          = "Hermes: deny: "
 	CodeActionTitleUndoTurn      = "Hermes: undo last turn (%d files)"
+	// CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
+	CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (%s)"
 )
 
 // UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
@@ -143,4 +158,52 @@ type UndoTurnResult struct {
 type SkippedFile struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// ThreadInfo is one of a folder's threads in hermes.threads' answer, newest first. Title is the
+// thread's name (from its first prompt) or codex's preview; Turns counts the turns hermes-lsp
+// recorded in its transcript; Current marks the folder's thread.
+type ThreadInfo struct {
+	ThreadID  string    `json:"threadId"`
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Turns     int       `json:"turns"`
+	Current   bool      `json:"current"`
+}
+
+// ResumeThreadArgs are hermes.resumeThread's: the folder (URI) and one of its threads.
+type ResumeThreadArgs struct {
+	URI      string `json:"uri"`
+	ThreadID string `json:"threadId"`
+}
+
+// ResumeThreadResult is hermes.resumeThread's answer: the folder's thread from now on.
+type ResumeThreadResult struct {
+	Folder   string `json:"folder"`
+	ThreadID string `json:"threadId"`
+}
+
+// ModelInfo is a model in hermes.models' answer: its reasoning efforts and default one; Current
+// marks the model the folder's next turn uses.
+type ModelInfo struct {
+	ID            string   `json:"id"`
+	DisplayName   string   `json:"displayName"`
+	Efforts       []string `json:"efforts"`
+	DefaultEffort string   `json:"defaultEffort"`
+	Current       bool     `json:"current"`
+}
+
+// SetModelArgs are hermes.setModel's: the folder (URI), the model id (empty: codex's default) and
+// the reasoning effort (empty: the model's default).
+type SetModelArgs struct {
+	URI    string `json:"uri"`
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
+}
+
+// SetModelResult is hermes.setModel's answer: the folder's model and effort from now on.
+type SetModelResult struct {
+	Folder string `json:"folder"`
+	Model  string `json:"model"`
+	Effort string `json:"effort"`
 }

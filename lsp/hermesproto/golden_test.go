@@ -86,6 +86,26 @@ var goldenCases = []struct {
 		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}},
 	}}},
 	{"status_empty", hermesproto.Status{Folders: []hermesproto.FolderStatus{}}},
+	{"status_rate_limits", hermesproto.Status{
+		Folders: []hermesproto.FolderStatus{{Folder: "/home/u/work", Model: "gpt-5.5", Effort: "high", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}}},
+		RateLimits: &hermesproto.RateLimits{
+			Primary:   &hermesproto.RateLimitWindow{UsedPercent: 85, WindowMinutes: 300, ResetsAt: 1796000000},
+			Secondary: &hermesproto.RateLimitWindow{UsedPercent: 20, WindowMinutes: 10080},
+		},
+	}},
+	{"ask_args_model", hermesproto.AskArgs{Prompt: "explain", Model: "gpt-5.5-mini", Effort: "low"}},
+	{"threads_result", []hermesproto.ThreadInfo{
+		{ThreadID: "thread-2", Title: "Add a Sum function", UpdatedAt: asked, Turns: 3, Current: true},
+		{ThreadID: "thread-1", Title: "", UpdatedAt: asked},
+	}},
+	{"resume_thread_args", hermesproto.ResumeThreadArgs{URI: "file:///home/u/work", ThreadID: "thread-1"}},
+	{"resume_thread_result", hermesproto.ResumeThreadResult{Folder: "/home/u/work", ThreadID: "thread-1"}},
+	{"models_result", []hermesproto.ModelInfo{
+		{ID: "gpt-5.5", DisplayName: "GPT-5.5", Efforts: []string{"low", "medium", "high"}, DefaultEffort: "medium", Current: true},
+		{ID: "gpt-5.5-mini", DisplayName: "GPT-5.5 mini", Efforts: []string{"minimal", "low"}, DefaultEffort: "low"},
+	}},
+	{"set_model_args", hermesproto.SetModelArgs{URI: "file:///home/u/work", Model: "gpt-5.5", Effort: "high"}},
+	{"set_model_result", hermesproto.SetModelResult{Folder: "/home/u/work", Model: "gpt-5.5", Effort: "high"}},
 	{"turn_event_started", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
 		Kind: hermesproto.EventKindTurnStarted, ThreadID: "thread-1", TurnID: "turn-1", Time: asked, Text: "build it",
 	}}},

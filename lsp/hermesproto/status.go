@@ -5,6 +5,24 @@ import "time"
 // Status is hermes.status's answer: one entry per workspace folder with a session.
 type Status struct {
 	Folders []FolderStatus `json:"folders"`
+	// RateLimits are the account's, as codex last reported them; absent when unknown (an API key
+	// has none).
+	RateLimits *RateLimits `json:"rateLimits,omitempty"`
+}
+
+// RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,
+// usually a week), and the limit reached, if one was.
+type RateLimits struct {
+	Primary   *RateLimitWindow `json:"primary,omitempty"`
+	Secondary *RateLimitWindow `json:"secondary,omitempty"`
+	Reached   string           `json:"reached,omitempty"`
+}
+
+// RateLimitWindow is how much of a window is used, its length, and when it resets (Unix seconds).
+type RateLimitWindow struct {
+	UsedPercent   int   `json:"usedPercent"`
+	WindowMinutes int64 `json:"windowMinutes,omitempty"`
+	ResetsAt      int64 `json:"resetsAt,omitempty"`
 }
 
 // FolderStatus is one folder of hermes.status.
@@ -20,6 +38,9 @@ type FolderStatus struct {
 	// Yolo is whether approvals are answered without asking, whatever the source (AutoApprove says it).
 	Yolo        bool              `json:"yolo"`
 	AutoApprove AutoApproveStatus `json:"autoApprove"`
+	// Model and Effort are the folder's choice for its turns (hermes.setModel); absent: the defaults.
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
 	// Fallback names the fallback provider that answered the latest turn, if one did.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`

@@ -45,6 +45,9 @@ var Roots = []string{
 	"CommandExecutionRequestApprovalParams", "FileChangeRequestApprovalParams",
 	"PermissionsRequestApprovalParams",
 	"FileUpdateChange",
+	"ThreadListParams", "ThreadListResponse", "ThreadSetNameParams", "ModelListParams", "ModelListResponse",
+	"AccountRateLimitsUpdatedNotification", "GetAccountRateLimitsResponse",
+	"ReviewStartParams", "ReviewStartResponse",
 }
 
 // Handwritten are unions package codex types by hand (protocol.go), by schema name: the generated

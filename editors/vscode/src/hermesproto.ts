@@ -16,10 +16,14 @@ export const CmdToggleYolo = "hermes.toggleYolo";
 export const CmdShowTranscript = "hermes.showTranscript";
 export const CmdStatus = "hermes.status";
 export const CmdUndoTurn = "hermes.undoTurn";
+export const CmdThreads = "hermes.threads";
+export const CmdResumeThread = "hermes.resumeThread";
+export const CmdModels = "hermes.models";
+export const CmdSetModel = "hermes.setModel";
 /**
  * Command names (workspace/executeCommand), without the server's configurable commandPrefix.
  */
-export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn;
+export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel;
 /**
  * AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
  * file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
@@ -31,6 +35,12 @@ export interface AskArgs {
 	uri: string;
 	range?: Range;
 	diagnostics: Diagnostic[];
+	/**
+	 * Model and Effort override the folder's model and reasoning effort (hermes.setModel) for this
+	 * turn; empty keeps them.
+	 */
+	model?: string;
+	effort?: string;
 }
 /**
  * FolderArgs are the arguments of the commands that act on one workspace folder (hermes.cancel,
@@ -131,9 +141,13 @@ export const CodeActionTitleAllowSession = "Hermes: allow for session: ";
 export const CodeActionTitleDeny = "Hermes: deny: ";
 export const CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)";
 /**
+ * CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
+ */
+export const CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (%s)";
+/**
  * Code action titles; the approvals' are followed by the approval's summary.
  */
-export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn;
+export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn | typeof CodeActionTitleResumeThread;
 /**
  * UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
  */
@@ -157,6 +171,60 @@ export interface SkippedFile {
 	path: string;
 	reason: string;
 }
+/**
+ * ThreadInfo is one of a folder's threads in hermes.threads' answer, newest first. Title is the
+ * thread's name (from its first prompt) or codex's preview; Turns counts the turns hermes-lsp
+ * recorded in its transcript; Current marks the folder's thread.
+ */
+export interface ThreadInfo {
+	threadId: string;
+	title: string;
+	updatedAt: string /* RFC 3339 */;
+	turns: number /* int */;
+	current: boolean;
+}
+/**
+ * ResumeThreadArgs are hermes.resumeThread's: the folder (URI) and one of its threads.
+ */
+export interface ResumeThreadArgs {
+	uri: string;
+	threadId: string;
+}
+/**
+ * ResumeThreadResult is hermes.resumeThread's answer: the folder's thread from now on.
+ */
+export interface ResumeThreadResult {
+	folder: string;
+	threadId: string;
+}
+/**
+ * ModelInfo is a model in hermes.models' answer: its reasoning efforts and default one; Current
+ * marks the model the folder's next turn uses.
+ */
+export interface ModelInfo {
+	id: string;
+	displayName: string;
+	efforts: string[];
+	defaultEffort: string;
+	current: boolean;
+}
+/**
+ * SetModelArgs are hermes.setModel's: the folder (URI), the model id (empty: codex's default) and
+ * the reasoning effort (empty: the model's default).
+ */
+export interface SetModelArgs {
+	uri: string;
+	model: string;
+	effort: string;
+}
+/**
+ * SetModelResult is hermes.setModel's answer: the folder's model and effort from now on.
+ */
+export interface SetModelResult {
+	folder: string;
+	model: string;
+	effort: string;
+}
 
 //////////
 // source: status.go
@@ -166,6 +234,28 @@ export interface SkippedFile {
  */
 export interface Status {
 	folders: FolderStatus[];
+	/**
+	 * RateLimits are the account's, as codex last reported them; absent when unknown (an API key
+	 * has none).
+	 */
+	rateLimits?: RateLimits;
+}
+/**
+ * RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,
+ * usually a week), and the limit reached, if one was.
+ */
+export interface RateLimits {
+	primary?: RateLimitWindow;
+	secondary?: RateLimitWindow;
+	reached?: string;
+}
+/**
+ * RateLimitWindow is how much of a window is used, its length, and when it resets (Unix seconds).
+ */
+export interface RateLimitWindow {
+	usedPercent: number /* int */;
+	windowMinutes?: number /* int64 */;
+	resetsAt?: number /* int64 */;
 }
 /**
  * FolderStatus is one folder of hermes.status.
@@ -188,6 +278,11 @@ export interface FolderStatus {
 	 */
 	yolo: boolean;
 	autoApprove: AutoApproveStatus;
+	/**
+	 * Model and Effort are the folder's choice for its turns (hermes.setModel); absent: the defaults.
+	 */
+	model?: string;
+	effort?: string;
 	/**
 	 * Fallback names the fallback provider that answered the latest turn, if one did.
 	 */

@@ -1,0 +1,155 @@
+package agenthost
+
+// This file is the models codex offers (model/list), the folder's choice of model and reasoning
+// effort for its turns, and the account's rate limits (account/rateLimits).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// Efforts are the reasoning efforts codex knows (its ReasoningEffort).
+var Efforts = []string{"none", "minimal", "low", "medium", "high", "xhigh"}
+
+// ModelInfo is a model codex offers.
+type ModelInfo struct {
+	ID            string   `json:"id"`
+	DisplayName   string   `json:"displayName"`
+	Efforts       []string `json:"efforts"`
+	DefaultEffort string   `json:"defaultEffort"`
+	// IsDefault says codex uses it when no model is chosen.
+	IsDefault bool `json:"isDefault"`
+}
+
+// Models lists the models codex offers (model/list, without hidden ones).
+func (h *Host) Models(ctx context.Context) ([]ModelInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.config().StartTimeout)
+	defer cancel()
+	client, _, err := h.codexClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ModelInfo
+	cursor := ""
+	for page := 0; page < 5; page++ {
+		var res codex.ModelListResponse
+		if err := client.Call(ctx, "model/list", codex.ModelListParams{Cursor: cursor}, &res); err != nil {
+			return nil, fmt.Errorf("model/list: %w", err)
+		}
+		for _, m := range res.Data {
+			info := ModelInfo{ID: m.ID, DisplayName: m.DisplayName, DefaultEffort: m.DefaultReasoningEffort, IsDefault: m.IsDefault, Efforts: []string{}}
+			if info.DisplayName == "" {
+				info.DisplayName = m.ID
+			}
+			for _, e := range m.SupportedReasoningEfforts {
+				info.Efforts = append(info.Efforts, e.ReasoningEffort)
+			}
+			out = append(out, info)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	return out, nil
+}
+
+// SetModel sets the model and reasoning effort of the folder's next turns (persisted); empty
+// strings go back to the defaults. An effort must be one of Efforts.
+func (s *Session) SetModel(model, effort string) error {
+	if effort != "" && !slices.Contains(Efforts, effort) {
+		return fmt.Errorf("unknown reasoning effort %q: use one of %v", effort, Efforts)
+	}
+	if err := s.call(func(st *sessionState) {
+		st.model, st.effort = model, effort
+		s.save(st)
+	}); err != nil {
+		return err
+	}
+	s.flush()
+	return nil
+}
+
+// RateLimits is the account's use of its rate-limit windows, as codex last reported it.
+type RateLimits struct {
+	Primary   *RateLimitWindow `json:"primary,omitempty"`
+	Secondary *RateLimitWindow `json:"secondary,omitempty"`
+	// Reached names the limit that was hit, if one was (codex's rateLimitReachedType).
+	Reached string `json:"reached,omitempty"`
+}
+
+// RateLimitWindow is one window: how much of it is used, its length and when it resets.
+type RateLimitWindow struct {
+	UsedPercent   int   `json:"usedPercent"`
+	WindowMinutes int64 `json:"windowMinutes,omitempty"`
+	// ResetsAt is a Unix time in seconds, 0 when unknown.
+	ResetsAt int64 `json:"resetsAt,omitempty"`
+}
+
+// Highest is the most used of the windows and its length in minutes, or false when none is known.
+func (r RateLimits) Highest() (percent int, minutes int64, ok bool) {
+	for _, w := range []*RateLimitWindow{r.Primary, r.Secondary} {
+		if w != nil && (!ok || w.UsedPercent > percent) {
+			percent, minutes, ok = w.UsedPercent, w.WindowMinutes, true
+		}
+	}
+	return percent, minutes, ok
+}
+
+func rateLimitsOf(snap codex.RateLimitSnapshot) RateLimits {
+	window := func(w codex.RateLimitWindow) *RateLimitWindow {
+		if w == (codex.RateLimitWindow{}) {
+			return nil
+		}
+		return &RateLimitWindow{UsedPercent: w.UsedPercent, WindowMinutes: w.WindowDurationMins, ResetsAt: w.ResetsAt}
+	}
+	return RateLimits{Primary: window(snap.Primary), Secondary: window(snap.Secondary), Reached: snap.RateLimitReachedType}
+}
+
+// noteRateLimits keeps an account/rateLimits/updated notification. It runs on the client's read
+// goroutine.
+func (h *Host) noteRateLimits(ev codex.Event) {
+	if ev.Method != "account/rateLimits/updated" {
+		return
+	}
+	var n codex.AccountRateLimitsUpdatedNotification
+	if err := json.Unmarshal(ev.Params, &n); err != nil {
+		h.log.Debug("account/rateLimits/updated", "err", err)
+		return
+	}
+	rl := rateLimitsOf(n.RateLimits)
+	h.rateLimits.Store(&rl)
+}
+
+// KnownRateLimits returns the account's rate limits as codex last reported them, or nil; it asks
+// nothing.
+func (h *Host) KnownRateLimits() *RateLimits { return h.rateLimits.Load() }
+
+// RateLimits returns the account's rate limits as codex last reported them, or nil. When codex
+// runs and none was reported yet it asks (account/rateLimits/read) once per codex process.
+func (h *Host) RateLimits(ctx context.Context) *RateLimits {
+	if rl := h.rateLimits.Load(); rl != nil {
+		return rl
+	}
+	h.codexMu.Lock()
+	client, gen := h.client, h.gen
+	h.codexMu.Unlock()
+	if client == nil || h.rateLimitsRead.Load() == int64(gen) {
+		return nil
+	}
+	h.rateLimitsRead.Store(int64(gen))
+	var res struct {
+		RateLimits codex.RateLimitSnapshot `json:"rateLimits"`
+	}
+	if err := client.Call(ctx, "account/rateLimits/read", nil, &res); err != nil {
+		h.log.Debug("account/rateLimits/read", "err", err)
+		return nil
+	}
+	rl := rateLimitsOf(res.RateLimits)
+	h.rateLimits.Store(&rl)
+	return &rl
+}

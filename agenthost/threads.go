@@ -1,0 +1,139 @@
+package agenthost
+
+// This file is a folder's past threads: listing them (codex thread/list, filtered to the folder),
+// making one the folder's thread again, and naming new threads after their first prompt.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// maxThreads is the most threads Threads lists.
+const maxThreads = 50
+
+// ThreadInfo is one of a folder's codex threads.
+type ThreadInfo struct {
+	ID string `json:"threadId"`
+	// Title is the thread's name (set from its first prompt), else codex's preview of it.
+	Title     string    `json:"title"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	// Turns is how many turns hermes-lsp recorded in the thread's transcript.
+	Turns int `json:"turns"`
+	// Current says it is the folder's thread: the next turn runs on it.
+	Current bool `json:"current"`
+}
+
+// Threads lists the folder's threads in codex, newest first (at most maxThreads).
+func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	client, _, err := s.h.codexClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	threads, err := listThreads(ctx, client, s.folder, nil)
+	if err != nil {
+		return nil, err
+	}
+	var current string
+	_ = s.call(func(st *sessionState) { current = st.threadID })
+	out := make([]ThreadInfo, 0, len(threads))
+	for _, t := range threads {
+		out = append(out, ThreadInfo{
+			ID: t.ID, Title: threadTitle(t), UpdatedAt: time.Unix(t.UpdatedAt, 0).UTC(),
+			Turns: s.h.store.recordedTurns(t.ID), Current: t.ID == current,
+		})
+	}
+	return out, nil
+}
+
+// listThreads asks codex for the threads whose cwd is folder, newest first; ids restricts them.
+func listThreads(ctx context.Context, client *codex.Client, folder string, ids []string) ([]codex.Thread, error) {
+	cwd, _ := json.Marshal(folder)
+	var res codex.ThreadListResponse
+	err := client.Call(ctx, "thread/list", codex.ThreadListParams{
+		Cwd: cwd, SortKey: "updated_at", SortDirection: "desc", Limit: maxThreads, IncludedThreadIds: ids,
+	}, &res)
+	if err != nil {
+		return nil, fmt.Errorf("thread/list: %w", err)
+	}
+	return res.Data, nil
+}
+
+// threadTitle is what a thread is called in a list.
+func threadTitle(t codex.Thread) string {
+	title := t.Name
+	if title == "" {
+		title = t.Preview
+	}
+	return Truncate(oneLine(title), 80)
+}
+
+// ResumeThread makes threadID the folder's thread: the next turn resumes it in codex, with its
+// history. It must be one of the folder's threads, and no turn may run.
+func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
+	if !threadFileName.MatchString(threadID) {
+		return fmt.Errorf("%q is not a thread id", Truncate(threadID, 80))
+	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	client, _, err := s.h.codexClient(ctx)
+	if err != nil {
+		return err
+	}
+	found, err := listThreads(ctx, client, s.folder, []string{threadID})
+	if err != nil {
+		return err
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("thread %s is not one of %s's threads", threadID, s.folder)
+	}
+	var busy bool
+	if err := s.call(func(st *sessionState) {
+		if st.current != nil {
+			busy = true
+			return
+		}
+		if st.threadID == threadID {
+			return
+		}
+		st.threadID, st.loadedGen, st.fallback = threadID, 0, nil
+		st.threadTotal = nil // unknown until codex reports it: the next turn counts its own usage
+		st.history = nil
+		s.save(st)
+	}); err != nil {
+		return err
+	}
+	if busy {
+		return fmt.Errorf("%w: stop the running turn first", ErrBusy)
+	}
+	s.flush()
+	return nil
+}
+
+// nameThread gives a thread codex started for this session a title from the prompt of its first
+// turn (thread/name/set); failing is only logged.
+func (s *Session) nameThread(ctx context.Context, client *codex.Client, threadID, prompt string) {
+	name := Truncate(oneLine(firstLine(prompt)), 60)
+	if name == "" {
+		return
+	}
+	if err := client.Call(ctx, "thread/name/set", codex.ThreadSetNameParams{ThreadID: threadID, Name: name}, nil); err != nil {
+		s.h.log.Info("could not name the thread", "thread", threadID, "err", err)
+	}
+}
+
+// firstLine is s's first non-empty line.
+func firstLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}

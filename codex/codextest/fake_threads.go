@@ -1,0 +1,124 @@
+package codextest
+
+// This file is the fake's thread list (thread/list, thread/name/set), its models (model/list) and
+// the account's rate limits (account/rateLimits/read and .../updated).
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// FakeModels are the models the fake offers in model/list: FakeModel (the default) and a smaller one.
+var FakeModels = []map[string]any{
+	{
+		"id": FakeModel, "model": FakeModel, "displayName": "GPT-5.5", "description": "the fake's default",
+		"hidden": false, "isDefault": true, "defaultReasoningEffort": "medium",
+		"supportedReasoningEfforts": []map[string]any{
+			{"reasoningEffort": "low", "description": "fast"}, {"reasoningEffort": "medium", "description": "balanced"},
+			{"reasoningEffort": "high", "description": "deep"},
+		},
+	},
+	{
+		"id": "gpt-5.5-mini", "model": "gpt-5.5-mini", "displayName": "GPT-5.5 mini", "description": "smaller",
+		"hidden": false, "isDefault": false, "defaultReasoningEffort": "low",
+		"supportedReasoningEfforts": []map[string]any{
+			{"reasoningEffort": "minimal", "description": "fastest"}, {"reasoningEffort": "low", "description": "fast"},
+		},
+	},
+}
+
+// handleMore answers the requests of this file; it reports whether m was one.
+func (c *fakeConn) handleMore(m Message) bool {
+	switch m.Method {
+	case "thread/list":
+		c.threadList(m)
+	case "thread/name/set":
+		var p codex.ThreadSetNameParams
+		if !c.decode(m, &p) {
+			return true
+		}
+		c.f.mu.Lock()
+		th := c.f.threads[p.ThreadID]
+		if th != nil {
+			th.Name = p.Name
+		}
+		c.f.mu.Unlock()
+		if th == nil {
+			c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", p.ThreadID)
+			return true
+		}
+		c.reply(m.ID, map[string]any{})
+	case "model/list":
+		c.reply(m.ID, map[string]any{"data": FakeModels, "nextCursor": nil})
+	case "account/rateLimits/read":
+		c.f.mu.Lock()
+		rl := c.f.rateLimits
+		c.f.mu.Unlock()
+		if rl == nil {
+			c.fail(m.ID, codex.CodeInvalidRequest, "codex account authentication required to read rate limits")
+			return true
+		}
+		c.reply(m.ID, map[string]any{"rateLimits": rl, "rateLimitsByLimitId": nil})
+	default:
+		return false
+	}
+	return true
+}
+
+// threadList answers thread/list: the threads whose cwd matches (cwd a string or a list), newest
+// first, restricted to includedThreadIds when given.
+func (c *fakeConn) threadList(m Message) {
+	var p codex.ThreadListParams
+	if !c.decode(m, &p) {
+		return
+	}
+	var cwds []string
+	if len(p.Cwd) > 0 {
+		var one string
+		if json.Unmarshal(p.Cwd, &one) == nil {
+			cwds = []string{one}
+		} else {
+			_ = json.Unmarshal(p.Cwd, &cwds)
+		}
+	}
+	c.f.mu.Lock()
+	var threads []*FakeThread
+	for _, th := range c.f.threads {
+		if (len(cwds) == 0 || slices.Contains(cwds, th.Cwd)) && (p.IncludedThreadIds == nil || slices.Contains(p.IncludedThreadIds, th.ID)) {
+			threads = append(threads, th)
+		}
+	}
+	slices.SortFunc(threads, func(a, b *FakeThread) int { return b.updated.Compare(a.updated) })
+	if p.Limit > 0 && len(threads) > p.Limit {
+		threads = threads[:p.Limit]
+	}
+	data := make([]map[string]any, 0, len(threads))
+	for _, th := range threads {
+		_, thread := c.threadResult(th)
+		thread["name"] = th.Name
+		thread["preview"] = th.preview
+		thread["updatedAt"] = th.updated.Unix()
+		data = append(data, thread)
+	}
+	c.f.mu.Unlock()
+	c.reply(m.ID, map[string]any{"data": data, "nextCursor": nil})
+}
+
+// SetRateLimits sets the account's rate limits: account/rateLimits/read answers them (it fails
+// until they are set, as for an API key), and account/rateLimits/updated announces them.
+func (f *Fake) SetRateLimits(primaryPercent, secondaryPercent int) {
+	rl := map[string]any{
+		"limitId": "codex", "limitName": nil, "planType": "plus", "credits": nil,
+		"primary":   map[string]any{"usedPercent": primaryPercent, "windowDurationMins": 300, "resetsAt": time.Now().Add(time.Hour).Unix()},
+		"secondary": map[string]any{"usedPercent": secondaryPercent, "windowDurationMins": 10080, "resetsAt": time.Now().Add(72 * time.Hour).Unix()},
+	}
+	f.mu.Lock()
+	f.rateLimits = rl
+	f.mu.Unlock()
+	if c := f.current(); c != nil {
+		c.notify("account/rateLimits/updated", map[string]any{"rateLimits": rl})
+	}
+}
