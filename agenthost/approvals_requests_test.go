@@ -130,7 +130,7 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 				t.Errorf("changes %+v, want %+v", a.Changes, want)
 			}
 			md := readFile(t, res.TranscriptPath)
-			if !strings.Contains(md, "**Tool `apply_patch`**") || !strings.Contains(md, "(patch): "+tc.summary+" — **once** (user)") {
+			if !strings.Contains(md, "**Patch** `") || !strings.Contains(md, "> ✅ allowed once by you: `"+tc.summary+"`") {
 				t.Errorf("markdown:\n%s", md)
 			}
 		})

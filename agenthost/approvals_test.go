@@ -152,7 +152,11 @@ func TestApprovalDecisionsManual(t *testing.T) {
 				t.Errorf("transcript approvals: %+v", approvals)
 			}
 			md := readFile(t, res.TranscriptPath)
-			if want := "**Approval " + asked.ID + "** (exec): make deploy — **" + string(tc.decision) + "** (user)"; !strings.Contains(md, want) {
+			words := map[agenthost.Decision]string{
+				agenthost.DecisionOnce: "✅ allowed once by you", agenthost.DecisionSession: "✅ allowed for the session by you",
+				agenthost.DecisionDeny: "⛔ denied by you", agenthost.DecisionStop: "⛔ denied by you, and the turn stopped",
+			}
+			if want := "> " + words[tc.decision] + ": `make deploy`"; !strings.Contains(md, want) {
 				t.Errorf("markdown lacks %q:\n%s", want, md)
 			}
 		})

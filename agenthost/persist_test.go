@@ -232,23 +232,20 @@ func TestTranscriptFiles(t *testing.T) {
 	}
 
 	for _, want := range []string{
-		"## Turn " + res1.TurnID,
-		"thread `" + res1.ThreadID + "`, status **completed**",
-		"### You\n\n> why does CI fail?",
-		"_Reasoning:_ run the tests first",
-		"**Tool `exec_command`**",
-		"```\n[exit 1] --- FAIL: TestX\n```",
-		"(exec): go test ./... — **once** (user)",
+		"### You · ",
+		"\n\n> why does CI fail?\n\n",
+		"**$** `go test ./...` — ✗ exit 1",
+		"<details><summary>output · 1 line</summary>\n\n```text\n--- FAIL: TestX\n```\n\n</details>",
+		"> ✅ allowed once by you: `go test ./...`",
 		"### Hermes\n\nTestX fails: why does CI fail?",
-		"_Usage: prompt 500 (cached 200), output 40 (reasoning 9), total 540 tokens; context 50%",
-		"1 tool call(s)",
+		"_completed · turn `" + res1.TurnID + "` · 1 tool call(s) · 540 tokens (prompt 500, cached 200, output 40) · context 50%",
 	} {
 		if !strings.Contains(md1, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md1)
 		}
 	}
 	// The approval is shown under its tool call, before the tool's output.
-	if i, j := strings.Index(md1, "**Tool `exec_command`**"), strings.Index(md1, "**once** (user)"); i < 0 || j < i || j > strings.Index(md1, "--- FAIL") {
+	if i, j := strings.Index(md1, "**$** `go test"), strings.Index(md1, "allowed once by you"); i < 0 || j < i || j > strings.Index(md1, "--- FAIL") {
 		t.Errorf("approval not under its tool call:\n%s", md1)
 	}
 
@@ -260,7 +257,7 @@ func TestTranscriptFiles(t *testing.T) {
 	if !strings.HasPrefix(jsonl2, jsonl1) || !strings.HasPrefix(md2, md1) || len(md2) <= len(md1) {
 		t.Fatal("the second turn did not append to the transcripts")
 	}
-	if !strings.Contains(md2[len(md1):], "## Turn "+res2.TurnID) || !strings.Contains(md2[len(md1):], "> and now?") {
+	if !strings.Contains(md2[len(md1):], "turn `"+res2.TurnID+"`") || !strings.Contains(md2[len(md1):], "> and now?") {
 		t.Errorf("second turn's markdown:\n%s", md2[len(md1):])
 	}
 	results := 0

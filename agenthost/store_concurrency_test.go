@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestConcurrentTranscriptAppends appends turns to one thread from two stores on one state dir (two
@@ -31,7 +32,8 @@ func TestConcurrentTranscriptAppends(t *testing.T) {
 					ThreadID: "thread-shared", TurnID: fmt.Sprintf("w%d-t%d", w, i), Status: StatusCompleted,
 					Messages: []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: big}},
 				}
-				if path := st.appendTurn("/folder", Input{Prompt: "q"}, res, nil, false); path == "" {
+				md := mdHeader(Input{Prompt: "q"}, false, time.Now()) + mdAnswer(big) + mdEnd(res)
+				if path := st.appendTurn("/folder", res, nil, md); path == "" {
 					t.Error("appendTurn wrote nothing")
 				}
 			}
@@ -92,7 +94,7 @@ func TestConcurrentTranscriptAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(md), "\n## Turn "); n != total {
+	if n := strings.Count(string(md), "\n### You · "); n != total {
 		t.Errorf("markdown has %d turns, want %d", n, total)
 	}
 	if n := strings.Count(string(md), big); n != total {
@@ -148,7 +150,7 @@ func TestTranscriptRejectsUnsafeThreadID(t *testing.T) {
 			t.Errorf("TranscriptPaths(%q) = %q, %q; want an error", id, j, m)
 		}
 		res := &Result{ThreadID: id, TurnID: "turn-1", Status: StatusCompleted}
-		if path := st.appendTurn("/folder", Input{Prompt: "q"}, res, nil, false); path != "" {
+		if path := st.appendTurn("/folder", res, nil, "q"); path != "" {
 			t.Errorf("appendTurn on thread %q wrote %s", id, path)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 )
 
@@ -38,9 +37,10 @@ func TranscriptPaths(stateDir, threadID string) (jsonl, markdown string, err err
 // threadFileName is what a thread id must look like to be used in a file name.
 var threadFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
-// appendTurn records a finished turn in its thread's transcripts and returns the markdown path, or
-// "" when the thread id cannot name a file.
-func (st *store) appendTurn(folder string, in Input, res *Result, approvals []Approval, compaction bool) string {
+// appendTurn records a finished turn in its thread's JSONL transcript and appends mdTail (its last
+// rows) to the markdown one, whose earlier rows the live transcript wrote; it returns the markdown
+// path, or "" when the thread id cannot name a file.
+func (st *store) appendTurn(folder string, res *Result, approvals []Approval, mdTail string) string {
 	jsonlPath, mdPath, err := TranscriptPaths(st.dir, res.ThreadID)
 	if err != nil {
 		st.log.Warn("no transcript written for this turn", "folder", folder, "turn", res.TurnID, "err", err)
@@ -64,7 +64,6 @@ func (st *store) appendTurn(folder string, in Input, res *Result, approvals []Ap
 	summary := *res
 	summary.Messages = nil
 	add(transcriptEntry{Kind: "result", Result: &summary})
-	md := []byte(renderTurn(folder, in, res, approvals, compaction, now))
 
 	// Another server on the same folder may append to the same thread: the lock keeps each turn's
 	// records whole and the two files in the same order.
@@ -74,12 +73,21 @@ func (st *store) appendTurn(folder string, in Input, res *Result, approvals []Ap
 		if err := appendFile(jsonlPath, lines); err != nil {
 			st.log.Warn("could not write the transcript", "path", jsonlPath, "err", err)
 		}
-		if err := appendFile(mdPath, md); err != nil {
+		if err := appendFile(mdPath, []byte(mdTail)); err != nil {
 			st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
 		}
 		return nil
 	})
 	return mdPath
+}
+
+// appendMarkdown appends a row to a markdown transcript, whole, under the transcripts' lock.
+func (st *store) appendMarkdown(path, row string) error {
+	st.appendMu.Lock()
+	defer st.appendMu.Unlock()
+	return withFileLock(filepath.Join(st.dir, "transcripts.lock"), st.log, func() error {
+		return appendFile(path, []byte(row))
+	})
 }
 
 // appendFile appends data to the regular file at path with one write, creating it with mode 0600.
@@ -103,96 +111,6 @@ func appendFile(path string, data []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// renderTurn renders one turn as markdown: the prompt, reasoning, tool calls and results, approvals
-// and decisions, the answer and the usage.
-func renderTurn(folder string, in Input, res *Result, approvals []Approval, compaction bool, at time.Time) string {
-	var b strings.Builder
-	title := "Turn"
-	if compaction {
-		title = "Compaction"
-	}
-	fmt.Fprintf(&b, "\n## %s %s — %s\n\n", title, res.TurnID, at.Format("2006-01-02 15:04:05"))
-	fmt.Fprintf(&b, "_Folder `%s`, thread `%s`, status **%s**", folder, res.ThreadID, res.Status)
-	if res.Fallback != "" {
-		fmt.Fprintf(&b, ", answered by fallback **%s**", res.Fallback)
-	}
-	b.WriteString("_\n\n")
-
-	for _, m := range res.Messages {
-		switch {
-		case m.Role == "user":
-			b.WriteString("### You\n\n" + quote(m.Content) + "\n\n")
-		case m.Role == "assistant" && len(m.ToolCalls) > 0:
-			if m.Reasoning != "" {
-				b.WriteString("_Reasoning:_ " + oneLine(m.Reasoning) + "\n\n")
-			}
-			call := m.ToolCalls[0]
-			fmt.Fprintf(&b, "**Tool `%s`** `%s`\n\n", call.Function.Name, Truncate(call.Function.Arguments, 300))
-			for _, a := range approvals {
-				if callOfItem(call.ID, a.ItemID) {
-					b.WriteString(approvalLine(a))
-				}
-			}
-		case m.Role == "tool":
-			b.WriteString(fence(m.Content) + "\n")
-		case m.Role == "assistant":
-			if m.Reasoning != "" {
-				b.WriteString("_Reasoning:_ " + oneLine(m.Reasoning) + "\n\n")
-			}
-			b.WriteString("### Hermes\n\n" + m.Content + "\n\n")
-		}
-	}
-	// Approvals whose tool call never made it into the transcript.
-	for _, a := range approvals {
-		if !hasCall(res.Messages, a.ItemID) {
-			b.WriteString(approvalLine(a))
-		}
-	}
-	if res.Error != "" {
-		b.WriteString("**Error:** " + oneLine(res.Error) + "\n\n")
-	}
-	u := res.Usage
-	fmt.Fprintf(&b, "_Usage: prompt %d (cached %d), output %d (reasoning %d), total %d tokens", u.Prompt, u.CacheRead, u.Output, u.Reasoning, u.Total)
-	if p := u.ContextPercent(); p > 0 {
-		fmt.Fprintf(&b, "; context %d%%", p)
-	}
-	fmt.Fprintf(&b, "; %d tool call(s), %s._\n", res.ToolIterations, res.Duration.Round(time.Millisecond))
-	return b.String()
-}
-
-func approvalLine(a Approval) string {
-	return fmt.Sprintf("> **Approval %s** (%s): %s — **%s** (%s)\n\n", a.ID, a.Kind, a.Summary, a.Decision, a.DecidedBy)
-}
-
-// callOfItem reports whether a projected tool-call id is that of codex item itemID (ids end in it).
-func callOfItem(callID, itemID string) bool {
-	return itemID != "" && strings.HasSuffix(callID, "_"+itemID)
-}
-
-func hasCall(msgs []Message, itemID string) bool {
-	for _, m := range msgs {
-		for _, c := range m.ToolCalls {
-			if callOfItem(c.ID, itemID) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func quote(s string) string {
-	return "> " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
-}
-
-// fence wraps text in a code fence longer than any run of backticks inside it.
-func fence(s string) string {
-	ticks := "```"
-	for strings.Contains(s, ticks) {
-		ticks += "`"
-	}
-	return ticks + "\n" + strings.TrimRight(s, "\n") + "\n" + ticks + "\n"
 }
 
 // recordedTurnsMax bounds how much of a JSONL transcript recordedTurns reads.

@@ -80,6 +80,11 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
 	if !threadFileName.MatchString(threadID) {
 		return fmt.Errorf("%q is not a thread id", Truncate(threadID, 80))
 	}
+	var current string
+	_ = s.call(func(st *sessionState) { current = st.threadID })
+	if current == threadID {
+		return nil // already the folder's (a turn may run on it: a prompt steers it)
+	}
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	client, _, err := s.h.codexClient(ctx)

@@ -131,6 +131,7 @@ type turnState struct {
 	failure              error // the run broke: codex died or a call failed
 	fallback             string
 	apiCalls             int
+	live                 liveTranscript // the markdown transcript, written as the turn goes
 }
 
 // turnShared is the part of a turn its session's goroutine owns: what requests from outside the
@@ -157,6 +158,7 @@ func (s *Session) newTurnState(in Input, compaction bool) *turnState {
 		open:        make(map[string]*openItem),
 		compacted:   make(map[string]bool),
 		apiCalls:    1,
+		live:        newLiveTranscript(s.h.store, in, compaction, time.Now()),
 	}
 	if !compaction {
 		ts.messages = []Message{{Role: "user", Content: in.Prompt}}
@@ -279,6 +281,7 @@ func (ts *turnState) takeSteered() {
 	_ = ts.s.call(func(*sessionState) { in, ts.shared.steeredIn = ts.shared.steeredIn, nil })
 	for _, text := range in {
 		ts.messages = append(ts.messages, Message{Role: "user", Content: text})
+		ts.live.steered(text)
 	}
 }
 

@@ -93,6 +93,7 @@ func (ts *turnState) itemCompleted(item *codex.Item) {
 	case item.Type == codex.ItemAgentMessage:
 		ts.finalText = item.Text
 		ts.messages = append(ts.messages, Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
+		ts.live.answer(item.Text)
 	case item.Type == codex.ItemReasoning:
 		text := strings.Join(item.Summary, "\n")
 		if text == "" {
@@ -139,6 +140,9 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 		Message{Role: "assistant", ToolCalls: []ToolCall{call}, Reasoning: ts.takeReasoning()},
 		Message{Role: "tool", ToolCallID: call.ID, Content: result},
 	)
+	var approvals []Approval
+	_ = ts.s.call(func(*sessionState) { approvals = append(approvals, ts.shared.approvals...) })
+	ts.live.tool(item, took, approvals, note)
 	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
 		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,

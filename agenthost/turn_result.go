@@ -76,7 +76,8 @@ func (ts *turnState) finish(retired bool) {
 		res.Error = ""
 	}
 
-	res.TranscriptPath = s.h.store.appendTurn(s.folder, ts.input, res, approvals, ts.compaction)
+	ts.live.flushPending(threadID)
+	res.TranscriptPath = s.h.store.appendTurn(s.folder, res, approvals, ts.live.tail(res, approvals))
 	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
 		s.endTurn(st, ts, turnEnd{

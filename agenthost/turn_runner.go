@@ -19,6 +19,7 @@ func (ts *turnState) run() {
 	cfg := h.config()
 	deadline := time.NewTimer(cfg.TurnTimeout)
 	defer deadline.Stop()
+	ts.live.setThread(ts.cur.threadID)
 
 	ts.drive(deadline.C)
 	retire, why := ts.assess()

@@ -35,7 +35,11 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 	uri := string(p.TextDocument.URI)
 	folder, err := s.resolveFolder(uri)
 	if err != nil {
-		return []protocol.CodeAction{}, nil // not ours to act on; say nothing
+		f, _, ok := s.transcriptThread(uri)
+		if !ok {
+			return []protocol.CodeAction{}, nil // not ours to act on; say nothing
+		}
+		folder = f // a transcript: its `hermes:` lines continue its thread
 	}
 	if len(p.Context.Diagnostics) > 0 {
 		s.mu.Lock()

@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
@@ -202,10 +203,22 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
 	}
 	folder, sess, err := s.sessionFor(a.URI)
+	inPrompt := a
 	if err != nil {
-		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+		// A `hermes:` line in a thread's transcript continues that thread, in its folder.
+		f, threadID, ok := s.transcriptThread(a.URI)
+		if !ok {
+			return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		if folder, sess, err = s.sessionFor(string(uri.File(f.Path))); err != nil {
+			return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		if err := sess.ResumeThread(ctx, threadID); err != nil {
+			return AskResult{}, errorf(jsonrpc2.InvalidParams, "continue the transcript's thread: %v", err)
+		}
+		inPrompt.URI, inPrompt.Range, inPrompt.Diagnostics = "", nil, nil // the transcript is no file of the folder
 	}
-	prompt, err := s.buildPrompt(ctx, folder, a)
+	prompt, err := s.buildPrompt(ctx, folder, inPrompt)
 	if err != nil {
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}

@@ -101,7 +101,9 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 		return nil
 	}
 	if _, err := s.resolveFolder(uri); err != nil {
-		return nil
+		if _, _, ok := s.transcriptThread(uri); !ok {
+			return nil
+		}
 	}
 	text, ok := s.docs.Text(uri)
 	if !ok || len(text) > instructionScanMax || !strings.Contains(strings.ToLower(text), "hermes:") {

@@ -207,7 +207,7 @@ func (s *Server) resumeActions(ctx context.Context, folder string, uri string, s
 		}
 		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, t.Title, t.UpdatedAt.Local().Format("Jan 2 15:04"))
 		out = append(out, protocol.CodeAction{
-			Title: title,
+			Title:   title,
 			Command: &protocol.Command{Title: title, Command: prefix + CmdResumeThread, Arguments: []any{hermesproto.ResumeThreadArgs{URI: uri, ThreadID: t.ID}}},
 		})
 	}

@@ -1,0 +1,70 @@
+package lsp
+
+// This file makes a transcript a chat buffer in any editor: a `hermes:` line written in a thread's
+// markdown transcript and run continues that thread, in the folder it belongs to.
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// transcriptHeadMax bounds the first line of a JSONL transcript read to find its folder.
+const transcriptHeadMax = 1 << 20
+
+// transcriptThread reports whether uri is the markdown transcript of a thread (in the state
+// directory's transcripts folder), and its folder (a workspace folder of this editor) and thread.
+func (s *Server) transcriptThread(uri string) (workspace.Folder, string, bool) {
+	path, err := workspace.PathFromURI(uri)
+	if err != nil {
+		return workspace.Folder{}, "", false
+	}
+	h, err := s.hostOrErr()
+	if err != nil {
+		return workspace.Folder{}, "", false
+	}
+	dir := filepath.Join(h.StateDir(), "transcripts")
+	if filepath.Dir(filepath.Clean(path)) != filepath.Clean(dir) || filepath.Ext(path) != ".md" {
+		return workspace.Folder{}, "", false
+	}
+	threadID := strings.TrimSuffix(filepath.Base(path), ".md")
+	jsonl, _, err := agenthost.TranscriptPaths(h.StateDir(), threadID)
+	if err != nil {
+		return workspace.Folder{}, "", false
+	}
+	folder, ok := transcriptFolder(jsonl)
+	if !ok {
+		return workspace.Folder{}, "", false
+	}
+	for _, f := range s.folders.List() {
+		if filepath.Clean(f.Path) == filepath.Clean(folder) {
+			return f, threadID, true
+		}
+	}
+	return workspace.Folder{}, "", false
+}
+
+// transcriptFolder reads the folder a JSONL transcript's first entry names.
+func transcriptFolder(jsonl string) (string, bool) {
+	f, err := os.Open(jsonl)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 || len(line) > transcriptHeadMax {
+		return "", false
+	}
+	var e struct {
+		Folder string `json:"folder"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Folder == "" {
+		return "", false
+	}
+	return e.Folder, true
+}
