@@ -7,13 +7,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"regexp"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
-// Efforts are the reasoning efforts codex knows (its ReasoningEffort).
-var Efforts = []string{"none", "minimal", "low", "medium", "high", "xhigh"}
+// effortName is what a reasoning effort looks like: codex takes any effort its models advertise
+// (low, medium, high, xhigh, max, ...), so only the form is checked here.
+var effortName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+
+// CheckEffort refuses a reasoning effort that cannot be one.
+func CheckEffort(effort string) error {
+	if effort != "" && !effortName.MatchString(effort) {
+		return fmt.Errorf("%q is not a reasoning effort: use one a model lists in hermes.models (low, medium, high, ...)", Truncate(effort, 40))
+	}
+	return nil
+}
 
 // ModelInfo is a model codex offers.
 type ModelInfo struct {
@@ -59,10 +68,10 @@ func (h *Host) Models(ctx context.Context) ([]ModelInfo, error) {
 }
 
 // SetModel sets the model and reasoning effort of the folder's next turns (persisted); empty
-// strings go back to the defaults. An effort must be one of Efforts.
+// strings go back to the defaults.
 func (s *Session) SetModel(model, effort string) error {
-	if effort != "" && !slices.Contains(Efforts, effort) {
-		return fmt.Errorf("unknown reasoning effort %q: use one of %v", effort, Efforts)
+	if err := CheckEffort(effort); err != nil {
+		return err
 	}
 	if err := s.call(func(st *sessionState) {
 		st.model, st.effort = model, effort

@@ -31,7 +31,11 @@ type nodeSummary struct {
 		ThreadID string `json:"threadId"`
 		TurnID   string `json:"turnId"`
 	} `json:"askResults"`
-	ApplyEdits     []nodeApplyEdit             `json:"applyEdits"`
+	ApplyEdits []nodeApplyEdit `json:"applyEdits"`
+	Steps      []struct {
+		Kind   string          `json:"kind"`
+		Result json.RawMessage `json:"result"`
+	} `json:"steps"`
 	UndoResult     *hermesproto.UndoTurnResult `json:"undoResult"`
 	ProgressTokens []json.RawMessage           `json:"progressTokens"`
 	Progress       []struct {

@@ -90,6 +90,9 @@ func (s *Server) setModel(ctx context.Context, a hermesproto.SetModelArgs) (herm
 	if err := checkEffort(a.Effort); err != nil {
 		return hermesproto.SetModelResult{}, err
 	}
+	if err := s.checkModelEffort(ctx, sess, a.Model, a.Effort); err != nil {
+		return hermesproto.SetModelResult{}, err
+	}
 	if err := sess.SetModel(a.Model, a.Effort); err != nil {
 		return hermesproto.SetModelResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
@@ -104,10 +107,42 @@ func (s *Server) setModel(ctx context.Context, a hermesproto.SetModelArgs) (herm
 	return hermesproto.SetModelResult{Folder: folder.Path, Model: a.Model, Effort: a.Effort}, nil
 }
 
-// checkEffort refuses a reasoning effort codex does not know.
+// checkEffort refuses what cannot be a reasoning effort.
 func checkEffort(effort string) error {
-	if effort != "" && !slices.Contains(agenthost.Efforts, effort) {
-		return errorf(jsonrpc2.InvalidParams, "unknown reasoning effort %q: use one of %v", effort, agenthost.Efforts)
+	if err := agenthost.CheckEffort(effort); err != nil {
+		return errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	return nil
+}
+
+// checkModelEffort refuses an effort the model does not list (model "" is the folder's current
+// one, else codex's default). When codex cannot list its models, or does not list the model, the
+// choice is kept: codex has the last word.
+func (s *Server) checkModelEffort(ctx context.Context, sess *agenthost.Session, model, effort string) error {
+	if effort == "" {
+		return nil
+	}
+	h, err := s.hostOrErr()
+	if err != nil {
+		return nil
+	}
+	list, err := h.Models(ctx)
+	if err != nil {
+		return nil
+	}
+	if model == "" {
+		model = sess.Status().Model
+	}
+	if model == "" {
+		model = s.currentSettings().Codex.Model
+	}
+	for _, m := range list {
+		if m.ID == model || (model == "" && m.IsDefault) {
+			if !slices.Contains(m.Efforts, effort) {
+				return errorf(jsonrpc2.InvalidParams, "%s has no reasoning effort %q: use one of %v", m.ID, effort, m.Efforts)
+			}
+			return nil
+		}
 	}
 	return nil
 }

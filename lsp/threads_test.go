@@ -114,13 +114,18 @@ func TestModelsAndEffort(t *testing.T) {
 	if st.Folders[0].Model != "gpt-5.5-mini" || st.Folders[0].Effort != "low" {
 		t.Errorf("status model and effort: %+v", st.Folders[0])
 	}
-	for _, bad := range []map[string]any{{"model": "x", "effort": "extreme"}} {
-		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdSetModel, bad); err == nil || !strings.Contains(err.Error(), "unknown reasoning effort") {
-			t.Errorf("setModel %v: %v", bad, err)
+	for bad, want := range map[string]string{
+		`{"model": "gpt-5.5-mini", "effort": "high"}`: "gpt-5.5-mini has no reasoning effort \"high\"",
+		`{"model": "x", "effort": "Max!"}`:            "is not a reasoning effort",
+	} {
+		var args map[string]any
+		_ = json.Unmarshal([]byte(bad), &args)
+		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdSetModel, args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("setModel %s: %v, want %q", bad, err, want)
 		}
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "x", "effort": "max"}); err == nil {
-		t.Errorf("ask with an unknown effort was taken")
+	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "x", "effort": "no such"}); err == nil {
+		t.Errorf("ask with a malformed effort was taken")
 	}
 }
 

@@ -2,19 +2,22 @@
 // libraries (vscode-languageserver-protocol over vscode-jsonrpc): it spawns the server, initializes
 // with VS Code's window and workspace capabilities, runs hermes.ask for each --prompt in turn,
 // answers every approval prompt "Allow once", waits for each turn's progress to end and its final
-// message, runs hermes.undoTurn after the turn --undo-after names, shuts the server down, and prints
-// one JSON summary line on stdout. lsp/nodeclient_test.go runs it.
+// message, runs hermes.undoTurn after the turn --undo-after names, then each --step, shuts the
+// server down, and prints one JSON summary line on stdout. lsp/nodeclient_test.go runs it.
 //
 // Usage:
 //
 //	node client.mjs --server BIN --folder DIR --file FILE --prompt TEXT [--prompt TEXT ...]
-//	                --settings JSON [--undo-after N] [--client-name NAME]
+//	                --settings JSON [--undo-after N] [--client-name NAME] [--step JSON ...]
 //	                [--log-file PATH] [--log-level LEVEL] [--timeout-ms N] [-- EXTRA SERVER ARGS]
 //
 // --settings is the `hermes` settings object: it is sent as initializationOptions and returned for
 // workspace/configuration. workspace/applyEdit is applied as VS Code does with
 // files.refactoring.autoSave: to the open document (didChange) or the file, then saved on disk
-// (didSave). Any protocol error, unexpected server exit or timeout exits non-zero (the summary is
+// (didSave). A --step is one of {"ask": {prompt, line?, model?, effort?}} (a turn asked from that
+// line of --file, waited for as a --prompt's), {"command": NAME, "args": {...}} (a string "$ask:N"
+// in args is the thread id of the Nth ask step) or {"hover": LINE}; each one's result goes into the
+// summary's steps. Any protocol error, unexpected server exit or timeout exits non-zero (the summary is
 // still printed, with `error`), after the server process has been ended.
 
 import { spawn } from 'node:child_process';
@@ -54,6 +57,7 @@ const { values: opts, positionals: extraArgs } = parseArgs({
 		file: { type: 'string' },
 		prompt: { type: 'string', multiple: true, default: ['Say hello.'] },
 		'undo-after': { type: 'string', default: '0' },
+		step: { type: 'string', multiple: true, default: [] },
 		'client-name': { type: 'string', default: 'Visual Studio Code (vscode-languageserver-protocol)' },
 		settings: { type: 'string', default: process.env.HERMES_SETTINGS ?? '{}' },
 		'log-file': { type: 'string' },
@@ -81,6 +85,7 @@ const summary = {
 	askResults: [],
 	applyEdits: [],
 	undoResult: null,
+	steps: [],
 	progressTokens: [],
 	progress: [],
 	approvals: [],
@@ -335,12 +340,49 @@ async function session() {
 			log('hermes.undoTurn ->', JSON.stringify(summary.undoResult));
 		}
 	}
+	await runSteps(fileUri);
 	if (settings.openTranscript !== false) await withTimeout(transcriptShown, 'the transcript (window/showDocument)');
 
 	await withTimeout(connection.sendRequest(ShutdownRequest.type), 'shutdown');
 	exitExpected = true;
 	await connection.sendNotification(ExitNotification.type);
 	await withTimeout(exited, 'the server to exit');
+}
+
+// runSteps runs the --step list in order (see the usage).
+async function runSteps(fileUri) {
+	const askThreads = [];
+	const resolve = (v) => {
+		if (typeof v === 'string' && v.startsWith('$ask:')) return askThreads[Number(v.slice(5))];
+		if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+		return v;
+	};
+	for (const raw of opts.step) {
+		const step = JSON.parse(raw);
+		if (step.ask) {
+			const { line, ...rest } = step.ask;
+			const args = { ...rest, uri: fileUri };
+			if (line !== undefined) args.range = { start: { line, character: 0 }, end: { line, character: 1 } };
+			expectTurnEnd();
+			const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, { command: 'hermes.ask', arguments: [args] }), 'hermes.ask');
+			askThreads.push(result.threadId);
+			log('step ask ->', JSON.stringify(result));
+			await withTimeout(progressEnd, 'the progress end of an ask step');
+			await withTimeout(finalMessage, 'the final showMessage of an ask step');
+			summary.steps.push({ kind: 'ask', result });
+		} else if (step.command) {
+			const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, { command: step.command, arguments: [resolve(step.args ?? {})] }), step.command);
+			log('step', step.command, '->', JSON.stringify(result));
+			summary.steps.push({ kind: step.command, result });
+		} else if (step.hover !== undefined) {
+			const result = await withTimeout(connection.sendRequest('textDocument/hover', {
+				textDocument: { uri: fileUri }, position: { line: step.hover, character: 0 },
+			}), 'hover');
+			summary.steps.push({ kind: 'hover', result });
+		} else {
+			throw new Error(`unknown step ${raw}`);
+		}
+	}
 }
 
 let code = 0;
