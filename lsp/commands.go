@@ -284,6 +284,9 @@ func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a ask
 		return b.String(), nil
 	}
 	rel, _ := workspace.Rel(folder.Path, path)
+	if rel == "." {
+		return b.String(), nil // the folder itself (a chat buffer asks so): no file to name
+	}
 	b.WriteString("\n\nFile: " + rel)
 	if a.Range == nil {
 		return b.String(), nil

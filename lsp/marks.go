@@ -95,7 +95,13 @@ func (d *Documents) moveMarksLocked(key, text string, start, end int, newText st
 				m.text = "" // text appended to it
 			}
 		case start <= ls && end >= le:
-			m.dead = true // the line's text is gone
+			// The line's text is replaced: it lives on if the new text has it (an edit that
+			// replaces the whole document, as undo and editors without reload send it).
+			if i, ok := nearestLine(newText, m.text, int(m.line-startLine)); ok {
+				m.line = startLine + uint32(i)
+			} else {
+				m.dead = true
+			}
 		case start <= ls:
 			// Its head is replaced: what is left of it follows the new text.
 			m.line = startLine + added
@@ -117,28 +123,43 @@ func (d *Documents) relocateMarksLocked(key, text string) {
 			m.dead = true
 			continue
 		}
-		best, found := uint32(0), false
-		var line uint32
-		for rest := text; ; line++ {
-			i := strings.IndexAny(rest, "\r\n")
-			cur := rest
-			if i >= 0 {
-				cur = rest[:i]
-			}
-			if cur == m.text && (!found || distance(line, m.line) < distance(best, m.line)) {
-				best, found = line, true
-			}
-			if i < 0 {
-				break
-			}
-			next := i + 1
-			if rest[i] == '\r' && next < len(rest) && rest[next] == '\n' {
-				next++
-			}
-			rest = rest[next:]
-		}
-		m.line, m.dead = best, !found
+		best, found := nearestLine(text, m.text, int(m.line))
+		m.line, m.dead = uint32(best), !found
 	}
+}
+
+// nearestLine finds the line of text equal to want nearest to line near (zero-based, within text).
+func nearestLine(text, want string, near int) (int, bool) {
+	if want == "" {
+		return 0, false
+	}
+	best, found := 0, false
+	line := 0
+	for rest := text; ; line++ {
+		i := strings.IndexAny(rest, "\r\n")
+		cur := rest
+		if i >= 0 {
+			cur = rest[:i]
+		}
+		if cur == want && (!found || abs(line-near) < abs(best-near)) {
+			best, found = line, true
+		}
+		if i < 0 {
+			return best, found
+		}
+		next := i + 1
+		if rest[i] == '\r' && next < len(rest) && rest[next] == '\n' {
+			next++
+		}
+		rest = rest[next:]
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // refreshMarkTextsLocked records the current text of key's marks whose text an edit changed.
@@ -161,11 +182,4 @@ func lineOf(text string, off int) uint32 {
 // lineBreaks counts the line breaks in s: "\n", "\r\n" and a lone "\r" each count once.
 func lineBreaks(s string) int {
 	return strings.Count(s, "\n") + strings.Count(s, "\r") - strings.Count(s, "\r\n")
-}
-
-func distance(a, b uint32) uint32 {
-	if a > b {
-		return a - b
-	}
-	return b - a
 }

@@ -23,6 +23,8 @@ func TestMarksFollowEdits(t *testing.T) {
 		{"the line deleted (dd)", []ContentChange{rng(2, 0, 3, 0, "")}, 0, false},
 		{"the line deleted with the break before it", []ContentChange{rng(1, 0, 2, 16, "")}, 0, false},
 		{"the line replaced whole", []ContentChange{rng(2, 0, 2, 16, "// something else")}, 0, false},
+		{"the document replaced by an edit that keeps the line", []ContentChange{rng(0, 0, 5, 0, "package a\n\nfunc G() {}\n\n// hermes: do it\nfunc F() {}\n")}, 4, true},
+		{"the document replaced by an edit without it", []ContentChange{rng(0, 0, 5, 0, "package a\n")}, 0, false},
 		{"joined to the line above", []ContentChange{rng(1, 0, 2, 0, "")}, 1, true},
 		{"its head replaced across lines", []ContentChange{rng(0, 3, 2, 3, "X")}, 0, true},
 		{"edits in sequence", []ContentChange{rng(0, 0, 0, 0, "// a\n"), rng(0, 0, 0, 0, "// b\n"), rng(1, 0, 2, 0, "")}, 3, true},

@@ -43,6 +43,7 @@ type summary struct {
 	TurnResults    []struct {
 		Status    string `json:"status"`
 		FinalText string `json:"finalText"`
+		ThreadID  string `json:"threadId"`
 	} `json:"turnResults"`
 	AnswerBuffer      string `json:"answerBuffer"`
 	DiffText          string `json:"diffText"`
@@ -52,15 +53,20 @@ type summary struct {
 	TranscriptText    string `json:"transcriptText"`
 	ServerStopped     bool   `json:"serverStopped"`
 	// The patch turn and :HermesUndo.
-	PatchToBufferMs    int     `json:"patchToBufferMs"`
-	PatchedModified    bool    `json:"patchedModified"`
-	DirtyLine          string  `json:"dirtyLine"`
-	DirtyModified      bool    `json:"dirtyModified"`
-	UndoSkipped        string  `json:"undoSkipped"`
-	UndoneText         string  `json:"undoneText"`
-	DirtyLineAfterUndo string  `json:"dirtyLineAfterUndo"`
-	Error              *string `json:"error"`
-	DurationMs         int     `json:"durationMs"`
+	PatchToBufferMs    int    `json:"patchToBufferMs"`
+	PatchedModified    bool   `json:"patchedModified"`
+	DirtyLine          string `json:"dirtyLine"`
+	DirtyModified      bool   `json:"dirtyModified"`
+	UndoSkipped        string `json:"undoSkipped"`
+	UndoneText         string `json:"undoneText"`
+	DirtyLineAfterUndo string `json:"dirtyLineAfterUndo"`
+	// K and the Hermes buffer's input area.
+	HoverText           string  `json:"hoverText"`
+	HermesBufferFocused bool    `json:"hermesBufferFocused"`
+	InputAreaAfter      string  `json:"inputAreaAfter"`
+	HermesBufferText    string  `json:"hermesBufferText"`
+	Error               *string `json:"error"`
+	DurationMs          int     `json:"durationMs"`
 }
 
 // TestNeovimApprovalGatedTurn runs hermes.nvim in Neovim (Debian's 0.7.2 in CI) headless, through
@@ -93,6 +99,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		fakemodel.Patch(fakemodel.UpdateFilePatch("notes.txt", "Third line.", "Third line, patched by the agent.")),
 		fakemodel.Patch(fakemodel.UpdateFilePatch("dirty.txt", "Dirty line.", "The agent's line.")),
 		fakemodel.Message("Patched both."),
+		fakemodel.Message("Answered from the input area."),
 		fakemodel.Hang(),
 	)
 
@@ -119,14 +126,14 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	}
 	logFile := filepath.Join(tmp, "hermes-lsp.log")
 	summaryFile := filepath.Join(tmp, "summary.json")
-	// The third turn's model request (the seventh) hangs: e2e.lua stops the turn once this file exists.
+	// The fourth turn's model request (the eighth) hangs: e2e.lua stops the turn once this file exists.
 	// An interrupt sent before codex made that request is lost (codex accepts it, the turn goes on).
 	hangSignal := filepath.Join(tmp, "model-hanging")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
 	go func() {
-		if env.Model.WaitRequests(ctx, 7) == nil {
+		if env.Model.WaitRequests(ctx, 8) == nil {
 			_ = os.WriteFile(hangSignal, nil, 0o644)
 		}
 	}()
@@ -245,11 +252,20 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 			t.Errorf("no %s among the turn events %v", kind, sum.TurnEventKinds)
 		}
 	}
-	if len(sum.TurnResults) != 3 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." ||
-		sum.TurnResults[1].FinalText != "Patched both." {
+	if len(sum.TurnResults) != 4 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." ||
+		sum.TurnResults[1].FinalText != "Patched both." || sum.TurnResults[2].FinalText != "Answered from the input area." {
 		t.Errorf("turn results: %+v", sum.TurnResults)
-	} else if sum.TurnResults[2].Status == "completed" {
-		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[2].Status)
+	} else if sum.TurnResults[3].Status == "completed" {
+		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[3].Status)
+	} else if sum.TurnResults[2].ThreadID != sum.TurnResults[0].ThreadID {
+		t.Errorf("the input area's turn ran on thread %s, want the folder's %s", sum.TurnResults[2].ThreadID, sum.TurnResults[0].ThreadID)
+	}
+	if !strings.Contains(sum.HoverText, "Done in Neovim.") || !strings.Contains(sum.HoverText, "done") {
+		t.Errorf("K on the first turn's line showed:\n%s", sum.HoverText)
+	}
+	if !sum.HermesBufferFocused || sum.InputAreaAfter != "" || !strings.Contains(sum.HermesBufferText, "INPUT-AREA-MARKER") ||
+		!strings.Contains(sum.HermesBufferText, "Answered from the input area.") {
+		t.Errorf("the input area: focused %v, left %q, buffer:\n%s", sum.HermesBufferFocused, sum.InputAreaAfter, sum.HermesBufferText)
 	}
 	checkBuffersFollowTheDisk(t, sum, file, dirty)
 

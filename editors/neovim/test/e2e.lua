@@ -7,8 +7,9 @@
 -- The fake model's script (set by the Go test): an exec approval answered "Allow once" in the picker,
 -- a patch approval where the picker first asks "Show diff" and is then dismissed, answered with
 -- :HermesApprove once; the final message. A second turn patches a clean buffer's file (it must
--- reload) and a modified buffer's (it must keep the user's text), then :HermesUndo. A third turn
--- hangs until :HermesStop.
+-- reload) and a modified buffer's (it must keep the user's text), then :HermesUndo. K shows the
+-- first turn on its line; a prompt typed in the Hermes buffer's input area runs a third turn. A
+-- fourth turn hangs until :HermesStop.
 --
 -- nvim --headless --clean --cmd "set rtp+=editors/neovim" -c "luafile editors/neovim/test/e2e.lua"
 local started = vim.loop.hrtime()
@@ -155,7 +156,11 @@ local function run()
     local ev = params.event
     table.insert(summary.turnEventKinds, ev.kind)
     if ev.kind == "turnCompleted" then
-      table.insert(summary.turnResults, { status = ev.result and ev.result.status or vim.NIL, finalText = ev.result and ev.result.finalText or vim.NIL })
+      table.insert(summary.turnResults, {
+        status = ev.result and ev.result.status or vim.NIL,
+        finalText = ev.result and ev.result.finalText or vim.NIL,
+        threadId = params.threadId or vim.NIL,
+      })
     end
   end
 
@@ -279,20 +284,49 @@ local function run()
   summary.undoneText = table.concat(vim.api.nvim_buf_get_lines(notesbuf, 0, -1, false), "\n")
   summary.dirtyLineAfterUndo = vim.api.nvim_buf_get_lines(dirtybuf, 0, 1, false)[1]
 
-  -- A third turn hangs in the model until :HermesStop, run from the file's window.
+  -- K on the line the first turn was asked from (the selection's first line) shows its answer.
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd("normal K")
+  wait_for("K to show the hover", 10000, function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= "" then
+        summary.hoverText = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n")
+        pcall(vim.api.nvim_win_close, w, true)
+        return true
+      end
+    end
+    return false
+  end)
+
+  -- A prompt typed in the Hermes buffer's input area, sent with <CR>, runs on the same thread.
+  vim.cmd("HermesOpen")
+  local hb = require("hermes.view").buffer(summary.rootDir, false)
+  summary.hermesBufferFocused = vim.api.nvim_get_current_buf() == hb
+  vim.api.nvim_buf_set_lines(hb, -2, -1, false, { "INPUT-AREA-MARKER typed in the Hermes buffer" })
+  vim.cmd("normal " .. vim.api.nvim_replace_termcodes("<CR>", true, false, true))
+  wait_for("the turn from the input area to end", 60000, function()
+    return #summary.turnResults >= 3
+  end)
+  summary.inputAreaAfter = require("hermes.view").input(summary.rootDir)
+  summary.hermesBufferText = require("hermes.view").text(summary.rootDir)
+  vim.cmd("wincmd p")
+
+  -- A fourth turn hangs in the model until :HermesStop, run from the file's window.
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
   vim.cmd("HermesAsk Wait for the model.")
-  wait_for("the third turn to start", 20000, function()
-    return count(summary.turnEventKinds, "turnStarted") >= 3
+  wait_for("the fourth turn to start", 20000, function()
+    return count(summary.turnEventKinds, "turnStarted") >= 4
   end)
   -- Stop it once the model got its request (the Go test writes the file then): an interrupt that
   -- reaches codex before that request is lost (codex accepts it and the turn goes on).
   local hanging = getenv("HERMES_NVIM_HANG_SIGNAL")
-  wait_for("the model request of the third turn", 20000, function()
+  wait_for("the model request of the fourth turn", 20000, function()
     return vim.loop.fs_stat(hanging) ~= nil
   end)
   vim.cmd("HermesStop")
-  wait_for("the third turn to stop", 30000, function()
-    return #summary.turnResults >= 3
+  wait_for("the fourth turn to stop", 30000, function()
+    return #summary.turnResults >= 4
   end)
 
   -- Stop the server (it stops codex) and wait for it to exit.

@@ -56,7 +56,7 @@ end
 function M.ask(prompt, opts)
   ensure_setup()
   opts = opts or {}
-  local bufnr = opts.bufnr or api.nvim_get_current_buf()
+  local bufnr = opts.bufnr or (opts.folder and view.buffer(opts.folder, false)) or api.nvim_get_current_buf()
   local range = opts.range_lsp
   if prompt == nil or vim.trim(prompt) == "" then
     vim.ui.input({ prompt = "Hermes: " }, function(input)
@@ -79,6 +79,8 @@ function M.ask(prompt, opts)
     if range then
       arg.range = range
     end
+  elseif opts.folder then
+    arg.uri = vim.uri_from_fname(opts.folder) -- from the Hermes buffer: its folder
   end
   servers.execute(client, "hermes.ask", arg, function(err, result)
     if err then

@@ -95,7 +95,7 @@ local function client_config(folder)
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
   -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua).
-  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, { hermes = { reloadsBuffers = true, savesUndoEdits = true } })
+  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true } })
   if plugin().config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
   end
@@ -116,7 +116,17 @@ local function client_config(folder)
     capabilities = caps,
     handlers = hs,
     flags = { exit_timeout = plugin().config.exit_timeout },
-    on_attach = plugin().config.on_attach,
+    on_attach = function(c, bufnr)
+      if plugin().config.hover_keymap and vim.fn.has("nvim-0.10") == 0 then
+        local m = vim.fn.maparg("K", "n", false, true)
+        if type(m) ~= "table" or m.buffer ~= 1 then
+          vim.keymap.set("n", "K", vim.lsp.buf.hover, { buffer = bufnr, desc = "LSP hover (Hermes: the turn asked from this line)" })
+        end
+      end
+      if plugin().config.on_attach then
+        plugin().config.on_attach(c, bufnr)
+      end
+    end,
     on_exit = function(code, signal, client_id)
       vim.schedule(function()
         for f, id in pairs(clients) do

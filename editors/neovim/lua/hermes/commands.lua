@@ -12,6 +12,8 @@ local plain = {
   { "HermesNewThread", "new_thread", "Hermes: the next prompt starts a new thread" },
   { "HermesCompact", "compact", "Hermes: compact the thread's context" },
   { "HermesYolo", "toggle_yolo", "Hermes: toggle auto-approval in this folder" },
+  { "HermesThreads", "threads", "Hermes: resume a past thread of this folder" },
+  { "HermesModel", "model", "Hermes: choose the model and reasoning effort of this folder" },
 }
 
 function M.define()

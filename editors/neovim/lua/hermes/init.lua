@@ -3,7 +3,7 @@
 --   require("hermes").setup{}          -- start or attach the server for buffers inside a folder
 --   :HermesAsk [prompt]                -- a visual range sends the selection
 --   :HermesStop  :HermesApprove [once|session|deny|stop]  :HermesStatus  :HermesTranscript
---   :HermesNewThread  :HermesCompact  :HermesYolo  :HermesUndo[!]
+--   :HermesNewThread  :HermesCompact  :HermesYolo  :HermesUndo[!]  :HermesThreads  :HermesModel
 --   require("hermes").statusline()     -- "Hermes: exec_command: go test ./... · 2.5k tokens"
 local actions = require("hermes.actions")
 local client = require("hermes.client")
@@ -45,6 +45,9 @@ M.defaults = {
   notify_progress = true,
   -- Show the model's reasoning summaries in the Hermes buffer.
   reasoning = false,
+  -- Map K to vim.lsp.buf.hover in attached buffers where K has no buffer mapping yet, on Neovim
+  -- before 0.10 (0.10 maps it itself): hover on the line a turn was asked from shows the turn.
+  hover_keymap = true,
   -- Passed through to the LSP client.
   on_attach = nil,
   capabilities = nil,
@@ -72,12 +75,19 @@ M.compact = actions.compact
 M.toggle_yolo = actions.toggle_yolo
 M.undo_turn = actions.undo_turn
 M.open = actions.open
+M.threads = require("hermes.threads").threads
+M.model = require("hermes.threads").model
 
 -- Status, approvals and the statusline (hermes.status).
 M.status = status.status
 M.show_status = status.show_status
 M.approve_command = status.approve_command
 M.statusline = status.statusline
+
+-- What is typed in the Hermes buffer's input area goes to its folder.
+view.on_send = function(folder, text)
+  actions.ask(text, { folder = folder })
+end
 
 handlers.on_update = function()
   pcall(vim.cmd, "redrawstatus!")

@@ -1,6 +1,9 @@
 -- The Hermes buffer: one scratch buffer per workspace folder, named hermes://<folder>, into which
 -- the turns of that folder stream from `hermes/turnEvent` (the prompt, the answer as it is written,
--- tool calls with their results, approvals and how they were taken, the end of the turn).
+-- tool calls with their results, approvals and how they were taken, the end of the turn). Below a
+-- separator line is the input area: what is typed there is sent with <CR> in normal mode (a new
+-- turn on the folder's thread, or steering the running one). The conversation streams in above
+-- the separator, which an extmark follows.
 local compat = require("hermes.compat")
 
 local M = {}
@@ -16,6 +19,47 @@ M.config = {
 }
 
 local api = vim.api
+local ns = api.nvim_create_namespace("hermes_view")
+local separators = {} -- bufnr -> extmark id of the separator line
+
+-- SEPARATOR is the line between the conversation and the input area.
+M.SEPARATOR = "──── Ask Hermes below · <CR> in normal mode sends (steers a running turn) ────"
+
+-- M.on_send, set by the plugin, sends the input area's text: on_send(folder, text).
+M.on_send = nil
+
+-- content_count is the number of lines above the separator.
+local function content_count(b)
+  local id = separators[b]
+  local pos = id and api.nvim_buf_get_extmark_by_id(b, ns, id, {}) or {}
+  if pos[1] then
+    return pos[1]
+  end
+  return api.nvim_buf_line_count(b)
+end
+
+-- input returns the text of the input area.
+function M.input(folder)
+  local b = M.buffer(folder, false)
+  if not b then
+    return ""
+  end
+  return vim.trim(table.concat(api.nvim_buf_get_lines(b, content_count(b) + 1, -1, false), "\n"))
+end
+
+-- send sends the input area's text and empties it.
+function M.send(folder)
+  local b = M.buffer(folder, false)
+  local text = M.input(folder)
+  if not b or text == "" then
+    vim.notify("Hermes: type a prompt below the line first", vim.log.levels.INFO)
+    return
+  end
+  api.nvim_buf_set_lines(b, content_count(b) + 1, -1, false, { "" })
+  if M.on_send then
+    M.on_send(folder, text)
+  end
+end
 
 function M.buffer(folder, create)
   local b = bufs[folder]
@@ -30,9 +74,13 @@ function M.buffer(folder, create)
   vim.bo[b].buftype = "nofile"
   vim.bo[b].bufhidden = "hide"
   vim.bo[b].swapfile = false
-  vim.bo[b].modifiable = false
   vim.b[b].hermes_folder = folder
   bufs[folder] = b
+  api.nvim_buf_set_lines(b, 0, -1, false, { "", M.SEPARATOR, "" })
+  separators[b] = api.nvim_buf_set_extmark(b, ns, 1, 0, { hl_group = "Comment", end_col = #M.SEPARATOR })
+  vim.keymap.set("n", "<CR>", function()
+    M.send(folder)
+  end, { buffer = b, desc = "Hermes: send the prompt below the line" })
   -- A broken markdown ftplugin (say, a missing tree-sitter parser) must not stop the streaming.
   pcall(function()
     vim.bo[b].filetype = "markdown"
@@ -62,20 +110,19 @@ function M.windows_of(b, tab)
   return wins
 end
 
+-- follow_end shows the newest lines in the windows of b, but the one the user types in.
 local function follow_end(b)
   local last = api.nvim_buf_line_count(b)
+  local cur = api.nvim_get_current_win()
   for _, w in ipairs(M.windows_of(b)) do
-    pcall(api.nvim_win_set_cursor, w, { last, 0 })
+    if w ~= cur then
+      pcall(api.nvim_win_set_cursor, w, { last, 0 })
+    end
   end
 end
 
 local function write(b, fn)
-  vim.bo[b].modifiable = true
-  local ok, err = pcall(fn)
-  vim.bo[b].modifiable = false
-  if not ok then
-    error(err)
-  end
+  fn()
   follow_end(b)
 end
 
@@ -86,7 +133,7 @@ local function append(b, text)
   end
   text = text:gsub("\r\n", "\n")
   write(b, function()
-    local last = api.nvim_buf_line_count(b)
+    local last = content_count(b)
     local lastline = api.nvim_buf_get_lines(b, last - 1, last, false)[1] or ""
     local parts = compat.lines(text)
     parts[1] = lastline .. parts[1]
@@ -95,13 +142,13 @@ local function append(b, text)
 end
 
 local function is_empty(b)
-  return api.nvim_buf_line_count(b) == 1 and api.nvim_buf_get_lines(b, 0, 1, false)[1] == ""
+  return content_count(b) == 1 and api.nvim_buf_get_lines(b, 0, 1, false)[1] == ""
 end
 
 -- lines writes whole lines, starting on a fresh line.
 local function lines(b, ls)
   write(b, function()
-    local last = api.nvim_buf_line_count(b)
+    local last = content_count(b)
     local lastline = api.nvim_buf_get_lines(b, last - 1, last, false)[1] or ""
     if is_empty(b) then
       api.nvim_buf_set_lines(b, 0, 1, false, ls)
@@ -111,16 +158,17 @@ local function lines(b, ls)
       api.nvim_buf_set_lines(b, last, last, false, ls)
     end
     -- Leave an empty last line: the next delta continues there.
-    api.nvim_buf_set_lines(b, -1, -1, false, { "" })
+    local n = content_count(b)
+    api.nvim_buf_set_lines(b, n, n, false, { "" })
   end)
 end
 
 -- fresh makes the last line an empty one.
 local function fresh(b)
-  local last = api.nvim_buf_line_count(b)
+  local last = content_count(b)
   if (api.nvim_buf_get_lines(b, last - 1, last, false)[1] or "") ~= "" then
     write(b, function()
-      api.nvim_buf_set_lines(b, -1, -1, false, { "" })
+      api.nvim_buf_set_lines(b, last, last, false, { "" })
     end)
   end
 end
@@ -296,13 +344,13 @@ function M.on_event(params)
   end
 end
 
--- text returns the buffer of folder as one string (for tests and scripts).
+-- text returns the conversation of folder's buffer (above the input area) as one string.
 function M.text(folder)
   local b = M.buffer(folder, false)
   if not b then
     return ""
   end
-  return table.concat(api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+  return table.concat(api.nvim_buf_get_lines(b, 0, content_count(b), false), "\n")
 end
 
 function M.folders()
