@@ -31,9 +31,10 @@ func TestMain(m *testing.M) {
 // codex settings) on a markdown file: "Hermes: run instruction" from `space a` on a `hermes:` line;
 // the command approval answered "Allow once" in the picker (25.07) or with the "Hermes: allow once"
 // code action (25.01, which answers showMessageRequest with -32601); a patch of the open file,
-// approved the same way, shown in Helix's buffer; the final message; "Hermes: undo last turn"
-// putting the old text back in the buffer, and `:w!` on disk; then a second turn, the "Hermes: stop
-// turn" code action offered while it runs, and `:lsp-workspace-command hermes.cancel` stopping it.
+// approved the same way, shown in Helix's buffer; the final message; `space k` on the instruction
+// line showing the turn; "Hermes: undo last turn" putting the old text back in the buffer, and
+// `:w!` on disk; then a second turn, the "Hermes: stop turn" code action offered while it runs,
+// and `:lsp-workspace-command hermes.cancel` stopping it.
 func TestHelixInstructionApprovalStop(t *testing.T) {
 	hx := os.Getenv("HERMES_HX")
 	if hx == "" {
@@ -211,6 +212,18 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 		t.Errorf("hx_made.txt: %q, %v", got, err)
 	}
 	t.Logf("first turn (approvals through the %s) in %v", map[bool]string{true: "picker", false: "code actions"}[picker], time.Since(start).Round(time.Millisecond))
+
+	// space k on the `hermes:` line shows the turn there: its state, the tools and the answer.
+	keys("Escape")
+	keys("g", "g")
+	keys("Space")
+	keys("k")
+	s = waitFor("the hover on the instruction line", 10*time.Second, contains("Hermes · done"))
+	for _, want := range []string{"Done in Helix.", "echo from-helix", "Transcript:"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the hover lacks %q:\n%s", want, s)
+		}
+	}
 
 	// Undo the turn from the code actions: the buffer shows the old line again, as an edit Helix
 	// holds until it is written: with :w!, since the agent's patch changed the file after Helix read
