@@ -58,7 +58,7 @@ cross:
 	@for t in $(CROSS_TARGETS); do \
 	  echo "cross: $$t"; \
 	  export GOOS=$${t%/*} GOARCH=$${t#*/}; \
-	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ || exit 1; \
+	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ && $(GO) vet -tags screenshot ./editors/neovim/ || exit 1; \
 	done
 
 clean:
@@ -134,6 +134,20 @@ test-helix: $(CODEX_BIN)
 	    HERMES_HX="$(abspath tools/helix)/$$s/hx" $(GO) test -tags helix -count=1 -timeout 5m -v -run TestHelix ./editors/helix/ || exit 1; \
 	  done; \
 	fi
+
+## screenshots: docs/images' pictures of the editors: Helix 25.07's hover on an instruction line (the
+## Helix test) and Neovim's Hermes buffer with its input area (editors/neovim/screenshot_test.go,
+## build tag screenshot), screens captured through tmux and drawn by headless Chromium
+## (tools/termshot). VS Code's chat view is taken by make e2e-vscode.
+SHOTS := $(abspath artifacts/screens)
+.PHONY: screenshots
+screenshots: $(CODEX_BIN)
+	mkdir -p $(SHOTS) docs/images
+	bash editors/helix/fetch-hx.sh sid tools/helix/sid
+	HERMES_SCREENSHOTS=$(SHOTS) HERMES_HX="$(abspath tools/helix)/sid/hx" $(GO) test -tags helix -count=1 -timeout 5m -run TestHelix ./editors/helix/
+	HERMES_SCREENSHOTS=$(SHOTS) $(GO) test -tags screenshot -count=1 -timeout 5m -run TestNeovimScreenshot ./editors/neovim/
+	node tools/termshot/termshot.mjs --in $(SHOTS)/helix-hover.ansi --out docs/images/helix-hover.png --cols 160 --rows 45
+	node tools/termshot/termshot.mjs --in $(SHOTS)/neovim-chat.ansi --out docs/images/neovim-chat.png --cols 120 --rows 44
 # --- end of editors/neovim and editors/helix ---------------------------------------------------------
 
 # --- bench: benchmarks (docs/benchmarks.md) ----------------------------------------------------------

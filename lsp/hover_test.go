@@ -120,7 +120,7 @@ func TestTurnShowsOnItsLine(t *testing.T) {
 	f.awaitEnd(ctx)
 
 	h := hoverText(t, f.ed, path, 4)
-	for _, want := range []string{"**Hermes** · done", "Added `Sum`.\n\nIt loops from 1 to n.", "`go test ./...` ✓ exit 0", "6.0k tokens · 5% context", "go test ./...: once (user)", "Transcript: "} {
+	for _, want := range []string{"**Hermes** · done", "Added `Sum`.\n\nIt loops from 1 to n.", "`go test ./...` ✓ exit 0", "6.0k tokens · 5% context", "✓ allowed once by you: `go test ./...`", "Transcript: "} {
 		if !strings.Contains(h, want) {
 			t.Errorf("hover after the turn lacks %q:\n%s", want, h)
 		}

@@ -6,12 +6,14 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // Bounds of a turn record: it lives as long as its origin line, so it keeps no more than a hover
@@ -86,7 +88,7 @@ func (r *turnRecord) apply(ev agenthost.Event) bool {
 		}
 		r.toolCount++
 		if len(r.tools) < recordToolsMax {
-			r.tools = append(r.tools, toolRow{name: ev.Tool.Name, preview: ev.Tool.Preview})
+			r.tools = append(r.tools, toolRow{name: ev.Tool.Name, preview: r.relative(ev.Tool.Preview)})
 		}
 	case agenthost.EventToolCompleted:
 		r.toolDoneLocked(ev.Tool)
@@ -98,11 +100,7 @@ func (r *turnRecord) apply(ev agenthost.Event) bool {
 	case agenthost.EventApprovalResolved:
 		delete(r.waiting, ev.Approval.ID)
 		if len(r.approvals) < recordApprovalsMax {
-			by := ev.Approval.DecidedBy
-			if by == "" {
-				by = "user"
-			}
-			r.approvals = append(r.approvals, fmt.Sprintf("%s: %s (%s)", ev.Approval.Summary, ev.Approval.Decision, by))
+			r.approvals = append(r.approvals, approvalLine(*ev.Approval))
 		}
 	case agenthost.EventUsage:
 		r.usage = *ev.Usage
@@ -122,7 +120,7 @@ func (r *turnRecord) toolDoneLocked(t *agenthost.ToolEvent) {
 		if row := &r.tools[i]; !row.done && row.name == t.Name {
 			row.done, row.isError, row.exitCode, row.took = true, t.IsError, t.ExitCode, t.Duration
 			if t.Preview != "" {
-				row.preview = t.Preview
+				row.preview = r.relative(t.Preview)
 			}
 			break
 		}
@@ -138,10 +136,22 @@ func (r *turnRecord) toolDoneLocked(t *agenthost.ToolEvent) {
 	}
 	_ = json.Unmarshal(t.Args, &args)
 	for _, c := range args.Changes {
-		if len(r.files) < recordFilesMax && !slices.Contains(r.files, c.Path) {
-			r.files = append(r.files, c.Path)
+		path := c.Path
+		if rel, inside := workspace.Rel(r.folder, path); inside {
+			path = rel
+		}
+		if len(r.files) < recordFilesMax && !slices.Contains(r.files, path) {
+			r.files = append(r.files, path)
 		}
 	}
+}
+
+// relative shortens the folder's paths in s (a patch's preview names them absolute).
+func (r *turnRecord) relative(s string) string {
+	if r.folder == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, r.folder+string(filepath.Separator), "")
 }
 
 // endLocked records the turn's result.
@@ -225,7 +235,7 @@ func (r *turnRecord) hover() string {
 	defer r.mu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "**Hermes** · %s\n\n", r.stateLineLocked())
-	fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(agenthost.Truncate(strings.TrimSpace(r.prompt), 500), "\n", "\n> "))
+	fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(escapeMarkdown(agenthost.Truncate(strings.TrimSpace(r.prompt), 500)), "\n", "\n> "))
 	if r.answer.Len() > 0 {
 		b.WriteString(r.answer.String())
 		if r.cut {
@@ -309,6 +319,26 @@ func toolStatus(t toolRow) string {
 	return s
 }
 
+// approvalLine is an answered approval in words: "✓ allowed once by you: `go test ./...`".
+func approvalLine(a agenthost.Approval) string {
+	what := map[agenthost.Decision]string{
+		agenthost.DecisionOnce: "✓ allowed once", agenthost.DecisionSession: "✓ allowed for the session",
+		agenthost.DecisionDeny: "✗ denied", agenthost.DecisionStop: "✗ denied, turn stopped",
+	}[a.Decision]
+	if what == "" {
+		what = "… " + string(a.Decision)
+	}
+	by := "by you"
+	switch a.DecidedBy {
+	case "", "user":
+	case "policy":
+		by = "automatically"
+	default:
+		by = "(" + a.DecidedBy + ")"
+	}
+	return what + " " + by + ": " + inlineCode(agenthost.Truncate(oneLineOf(a.Summary), 120))
+}
+
 // inlineCode quotes s as markdown code, with a fence longer than any backquote run in it.
 func inlineCode(s string) string {
 	fence := "`"
@@ -319,6 +349,11 @@ func inlineCode(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// escapeMarkdown keeps the person's words as written: markdown's emphasis and code marks escaped.
+func escapeMarkdown(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "<", `\<`).Replace(s)
 }
 
 // oneLineOf is s with its line breaks as spaces.

@@ -219,6 +219,12 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	keys("Space")
 	keys("k")
 	s = waitFor("the hover on the instruction line", 10*time.Second, contains("Hermes · done"))
+	if dir := os.Getenv("HERMES_SCREENSHOTS"); dir != "" {
+		// The screen with its colours, for docs/images (make screenshots).
+		if out, err := tm("capture-pane", "-e", "-p", "-t", "hx"); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "helix-hover.ansi"), []byte(out), 0o644)
+		}
+	}
 	for _, want := range []string{"Done in Helix.", "echo from-helix", "Transcript:"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the hover lacks %q:\n%s", want, s)
