@@ -26,6 +26,7 @@ const (
 	planStarted                  // a new turn runs already (on a chat fallback)
 	planSteer                    // a turn runs: add the input to it
 	planWaitStart                // a turn is being started: steer it once it has
+	planPreempt                  // an automatic review runs: stop it, then start the turn
 )
 
 // Run starts a turn with in and returns once codex has started it. If a turn is already running,
@@ -60,6 +61,14 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 			}
 			s.begin(ts)
 			return &Turn{state: ts}, nil
+		case planPreempt:
+			if err := waitFor(ctx, ts.startedCh, "the review being started did not start"); err != nil {
+				return nil, err
+			}
+			_ = ts.interrupt(ctx, "a prompt came")
+			if err := waitFor(ctx, ts.done, "the automatic review did not stop"); err != nil {
+				return nil, err
+			}
 		case planWaitStart:
 			if err := waitFor(ctx, ts.startedCh, "the turn being started did not start"); err != nil {
 				return nil, err
@@ -96,6 +105,12 @@ func (s *Session) planRun(st *sessionState, in Input) (*turnState, runPlan, atte
 		return nil, 0, attempt{}, errStopped
 	}
 	if cur := st.current; cur != nil {
+		if cur.review && cur.yields {
+			return cur, planPreempt, attempt{}, nil
+		}
+		if cur.review {
+			return nil, 0, attempt{}, ErrReviewRunning
+		}
 		if !closed(cur.startedCh) {
 			return cur, planWaitStart, attempt{}, nil
 		}

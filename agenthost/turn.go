@@ -103,6 +103,8 @@ type turnState struct {
 	s           *Session
 	input       Input
 	compaction  bool // a compaction turn (Session.Compact), not a prompt
+	review      bool // a review (Session.Review), on a thread of its own
+	yields      bool // a review the next prompt stops
 	started     time.Time
 	queue       *eventQueue
 	done        chan struct{} // closed when the result is ready

@@ -26,7 +26,7 @@ func (ts *turnState) finish(retired bool) {
 	var total *codex.TokenUsage
 	if ts.usage != nil {
 		usage = usageOf(ts.usage)
-		if !ts.chatUsage {
+		if !ts.chatUsage && !ts.review { // a review's thread is not the folder's: its total is no baseline
 			t := ts.usage.Total
 			total = &t
 		}

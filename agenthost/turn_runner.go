@@ -27,7 +27,7 @@ func (ts *turnState) run() {
 		h.retire(client, why) // a no-op when the watcher already retired a dead codex
 	}
 	retired := retire
-	if fb, ok := ts.fallbackFor(cfg); ok {
+	if fb, ok := ts.fallbackFor(cfg); ok && !ts.review {
 		// A responses fallback runs on a codex of its own: whether codex is retired at the end is
 		// that attempt's to say. A chat fallback leaves the retired codex as it was.
 		if fellBack := ts.runFallback(cfg, fb, deadline.C); fb.Kind == FallbackResponses {

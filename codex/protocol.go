@@ -22,6 +22,7 @@ const (
 	MethodTurnInterrupt = "turn/interrupt"
 	MethodThreadCompact = "thread/compact/start"
 	MethodThreadRevert  = "thread/revert"
+	MethodReviewStart   = "review/start"
 )
 
 // Method names: server notifications.
@@ -169,6 +170,9 @@ const (
 	ItemWebSearch         = "webSearch"
 	ItemContextCompaction = "contextCompaction"
 	ItemPlan              = "plan"
+	// ItemExitedReviewMode ends a review (review/start): Review holds the findings as codex renders
+	// them (ParseReview reads them).
+	ItemExitedReviewMode = "exitedReviewMode"
 )
 
 // Item statuses shared by commands, file changes and tool calls.

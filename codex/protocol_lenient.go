@@ -57,6 +57,9 @@ type Item struct {
 	// webSearch
 	Query string `json:"query"`
 
+	// enteredReviewMode (what is reviewed), exitedReviewMode (the rendered review)
+	Review string `json:"review"`
+
 	Raw json.RawMessage `json:"-"`
 }
 

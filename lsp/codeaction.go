@@ -22,6 +22,10 @@ const (
 	TitleAllowSession  = hermesproto.CodeActionTitleAllowSession
 	TitleDeny          = hermesproto.CodeActionTitleDeny
 	TitleUndoTurn      = hermesproto.CodeActionTitleUndoTurn
+	TitleFixFinding    = hermesproto.CodeActionTitleFixFinding
+	TitleDismiss       = hermesproto.CodeActionTitleDismiss
+	TitleDismissAll    = hermesproto.CodeActionTitleDismissAll
+	TitleReview        = hermesproto.CodeActionTitleReview
 )
 
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
@@ -78,10 +82,18 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		})
 	}
 
+	actions = append(actions, s.findingActions(uri, rng, command)...)
+
 	s.mu.Lock()
 	_, running := s.turns[folder.Path]
 	h := s.host
 	s.mu.Unlock()
+	if !running && s.reviewEnabled() {
+		actions = append(actions, protocol.CodeAction{
+			Title: TitleReview, Kind: protocol.Source,
+			Command: command(TitleReview, CmdReview, hermesproto.ReviewArgs{URI: uri}),
+		})
+	}
 	if running {
 		actions = append(actions, protocol.CodeAction{
 			Title: TitleStopTurn, Kind: protocol.QuickFix,

@@ -36,6 +36,9 @@ const (
 	CmdResumeThread   = hermesproto.CmdResumeThread
 	CmdModels         = hermesproto.CmdModels
 	CmdSetModel       = hermesproto.CmdSetModel
+	CmdReview         = hermesproto.CmdReview
+	CmdDismissFinding = hermesproto.CmdDismissFinding
+	CmdDismissReview  = hermesproto.CmdDismissReview
 )
 
 var commandNames = hermesproto.Commands()
@@ -152,6 +155,29 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return nil, invalid(err)
 		}
 		return result(s.setModel(ctx, a))
+	case CmdReview:
+		var a hermesproto.ReviewArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.review(ctx, a, p.WorkDoneToken))
+	case CmdDismissFinding:
+		var a hermesproto.FindingRef
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		n := s.dismiss(ctx, "", func(f *finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
+		return hermesproto.DismissResult{Dismissed: n}, nil
+	case CmdDismissReview:
+		var a folderArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		folder, _, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return hermesproto.DismissResult{Dismissed: s.dismiss(ctx, folder.Path, func(*finding) bool { return true })}, nil
 	case CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {
@@ -228,7 +254,11 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	if err := checkEffort(a.Effort); err != nil {
 		return AskResult{}, err
 	}
-	turn, err := sess.Run(ctx, agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort})
+	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
+	turn, err := sess.Run(ctx, in) // an automatic review gives way; another one refuses
+	if errors.Is(err, agenthost.ErrReviewRunning) {
+		return AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
+	}
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
 		return AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)

@@ -83,7 +83,7 @@ func initializeResult(commands []string, version string) map[string]any {
 			"hoverProvider":          true,
 			"inlayHintProvider":      true, // LSP 3.17; protocol v0.12.0 has no field for it
 			"codeActionProvider": map[string]any{
-				"codeActionKinds": []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor},
+				"codeActionKinds": []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor, protocol.Source},
 			},
 			"workspace": map[string]any{
 				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},

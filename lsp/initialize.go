@@ -178,6 +178,12 @@ func (s *Server) initialized() {
 		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
 	}
 	s.goAsync("instruction hints", s.instructionHintLoop)
+	s.mu.Lock()
+	h := s.host
+	s.mu.Unlock()
+	if h != nil {
+		s.goAsync("review findings", func(ctx context.Context) { s.loadFindings(ctx, h) })
+	}
 	s.goAsync("initialized", func(ctx context.Context) {
 		s.mu.Lock()
 		canAsk := s.caps.configuration

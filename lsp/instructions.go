@@ -88,8 +88,15 @@ func (s *Server) instructionHintLoop(ctx context.Context) {
 			uris = append(uris, s.docs.URIs()...)
 			uris = append(uris, s.diagSets.uris(instructionHintsFeature)...)
 		}
+		if all {
+			uris = append(uris, s.diagSets.uris(findingsFeature)...)
+			uris = append(uris, s.findingFiles()...)
+		}
 		for _, u := range uris {
 			s.publishDiagnostics(ctx, u, instructionHintsFeature, s.instructionHints(u))
+			if s.hasFindings(u) || all {
+				s.publishFindings(ctx, u) // their lines may have moved, or gone
+			}
 		}
 	}
 }

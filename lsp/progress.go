@@ -24,6 +24,7 @@ type turnView struct {
 	turn   *agenthost.Turn
 	token  *protocol.ProgressToken // nil when the client shows no progress
 	rec    *turnRecord
+	review *reviewRun // set when the turn is a review
 }
 
 // MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
@@ -32,6 +33,18 @@ const MethodTurnEvent = hermesproto.MethodTurnEvent
 // watchTurn gives a turn its progress and follows it to its end.
 func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
 	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
+	return s.watch(ctx, tv, prompt, clientToken)
+}
+
+// watchReview is watchTurn for a review.
+func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *reviewRun, clientToken *protocol.ProgressToken) *turnView {
+	prompt := "review " + run.label
+	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
+	return s.watch(ctx, tv, prompt, clientToken)
+}
+
+func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientToken *protocol.ProgressToken) *turnView {
+	folder, turn := tv.folder, tv.turn
 	s.mu.Lock()
 	canProgress := s.caps.workDoneProgress
 	s.mu.Unlock()
@@ -57,7 +70,10 @@ func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *a
 // and the final answer.
 func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 	title := firstWords(prompt, 8)
-	p := &progress{s: s, token: tv.token, auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }}
+	p := &progress{s: s, token: tv.token, auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }, title: "Hermes"}
+	if tv.review != nil {
+		p.title = "Hermes review"
+	}
 	p.begin(ctx, title)
 	if tv.token == nil {
 		msg := "Hermes is working in " + tv.folder.Name + ": " + title
@@ -148,7 +164,12 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 		return
 	}
 	p.end(ctx, endLine(result))
+	if tv.review != nil {
+		s.finishReview(ctx, tv, result)
+		return
+	}
 	s.announce(ctx, tv, result)
+	s.afterTurn(ctx, tv, result)
 }
 
 // announce shows the final answer, shortened, with the transcript's path, and opens the transcript
@@ -183,6 +204,7 @@ type progress struct {
 	s     *Server
 	token *protocol.ProgressToken
 	auto  func() bool // whether the turn's approvals are auto-approved right now
+	title string      // "Hermes", or "Hermes review"
 }
 
 // autoApproving marks every progress message of a turn whose approvals nobody is asked about.
@@ -196,7 +218,7 @@ func (p *progress) send(ctx context.Context, value any) {
 }
 
 func (p *progress) begin(ctx context.Context, title string) {
-	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: "Hermes", Message: p.mark(title), Cancellable: true})
+	p.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: p.title, Message: p.mark(title), Cancellable: true})
 }
 
 func (p *progress) report(ctx context.Context, msg string) {

@@ -77,6 +77,7 @@ type Server struct {
 	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
 	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
 	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
+	findings    reviewFindings                   // review findings, published as diagnostics (findings.go)
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int

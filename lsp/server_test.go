@@ -48,7 +48,13 @@ func start(t *testing.T, profile lsptest.Profile, settings map[string]any, opts 
 // startWith is start with server options (the command line's and environment's settings).
 func startWith(t *testing.T, opts lsp.Options, profile lsptest.Profile, settings map[string]any, eopts ...lsptest.Option) *fixture {
 	t.Helper()
-	f := &fixture{t: t, fake: codextest.NewFake(t), folder: t.TempDir(), state: t.TempDir(), served: make(chan error, 1), profile: profile}
+	return startIn(t, t.TempDir(), t.TempDir(), opts, profile, settings, eopts...)
+}
+
+// startIn is startWith on a given folder and state directory (a server started again).
+func startIn(t *testing.T, folder, state string, opts lsp.Options, profile lsptest.Profile, settings map[string]any, eopts ...lsptest.Option) *fixture {
+	t.Helper()
+	f := &fixture{t: t, fake: codextest.NewFake(t), folder: folder, state: state, served: make(chan error, 1), profile: profile}
 	opts.StartCodex, opts.ClientTimeout = f.fake.Start, 5*time.Second
 	f.srv = lsp.NewServer(opts)
 	serverEnd, clientEnd := net.Pipe()

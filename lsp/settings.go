@@ -30,8 +30,10 @@ type Settings struct {
 	// InlineStatus shows a turn's state as an inlay hint at the end of the line it was asked from.
 	InlineStatus bool `json:"inlineStatus"`
 	// InstructionHints marks `hermes:` lines nobody has run yet with a Hint diagnostic.
-	InstructionHints bool   `json:"instructionHints"`
-	StateDir         string `json:"stateDir"`
+	InstructionHints bool `json:"instructionHints"`
+	// Review says whether reviews show, and when one starts by itself (review.go).
+	Review   ReviewSettings `json:"review"`
+	StateDir string         `json:"stateDir"`
 
 	openTranscriptSet bool // the user chose; else it follows the client's showDocument support
 }
@@ -63,6 +65,7 @@ func DefaultSettings() Settings {
 		TurnTimeoutSeconds: agenthost.DefaultTurnTimeout.Seconds(),
 		InlineStatus:       true,
 		InstructionHints:   true,
+		Review:             ReviewSettings{Enabled: true},
 	}
 }
 
@@ -89,7 +92,8 @@ func (st Settings) HostConfig() agenthost.Config {
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
 	// token is the socket token (handshake.go), read before settings are parsed; it is no setting.
-	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "token"},
+	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "review", "token"},
+	"review":    {"enabled", "afterTurn"},
 	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
 	"approvals": {"mode", "timeoutSeconds"},
 }
@@ -165,10 +169,19 @@ func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, erro
 		{"yolo", &st.Yolo}, {"turnTimeoutSeconds", &st.TurnTimeoutSeconds}, {"fallbackProviders", &st.FallbackProviders},
 		{"prewarm", &st.Prewarm}, {"openTranscript", &st.OpenTranscript}, {"turnEvents", &st.TurnEvents},
 		{"commandPrefix", &st.CommandPrefix}, {"stateDir", &st.StateDir},
-		{"inlineStatus", &st.InlineStatus}, {"instructionHints", &st.InstructionHints},
+		{"inlineStatus", &st.InlineStatus}, {"instructionHints", &st.InstructionHints}, {"review", &st.Review},
 	} {
 		if err := field(f.key, f.into); err != nil {
 			return base, nil, err
+		}
+	}
+	if v, ok := top["review"]; ok && string(v) != "null" {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) == nil {
+			warnings = append(warnings, unknownKeys("review", m)...)
+		}
+		if st.Review.AfterTurn.MinToolCalls < 0 {
+			return base, nil, fmt.Errorf("hermes.review.afterTurn.minToolCalls must not be negative")
 		}
 	}
 	if _, ok := top["openTranscript"]; ok {
@@ -277,8 +290,8 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.settings = st
 	h := s.host
 	s.mu.Unlock()
-	if st.InstructionHints != current.InstructionHints {
-		s.hints.add("")
+	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
+		s.hints.add("") // every document's hints and findings again
 	}
 	if st.InlineStatus != current.InlineStatus {
 		s.refreshInlayHints()

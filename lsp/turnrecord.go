@@ -60,6 +60,7 @@ type turnRecord struct {
 	approvals  []string
 	usage      agenthost.Usage
 	transcript string
+	sawDiff    bool // codex reported a diff of the turn: files changed, patches or commands
 }
 
 func newTurnRecord(folder, prompt, threadID, turnID string) *turnRecord {
@@ -106,6 +107,8 @@ func (r *turnRecord) apply(ev agenthost.Event) bool {
 		r.usage = *ev.Usage
 	case agenthost.EventCompaction:
 		r.step = "compacting the context"
+	case agenthost.EventDiff:
+		r.sawDiff = r.sawDiff || strings.TrimSpace(ev.Diff) != ""
 	case agenthost.EventTurnCompleted:
 		r.endLocked(ev.Result)
 	}
@@ -184,6 +187,13 @@ func (r *turnRecord) endLocked(res *agenthost.Result) {
 	if r.turnID == "" {
 		r.turnID = res.TurnID
 	}
+}
+
+// changedFiles reports whether the turn changed files (a patch, or a diff codex reported).
+func (r *turnRecord) changedFiles() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.files) > 0 || r.sawDiff
 }
 
 // label is the inlay hint: the turn's state in a few characters.

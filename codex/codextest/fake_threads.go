@@ -51,6 +51,22 @@ func (c *fakeConn) handleMore(m Message) bool {
 			return true
 		}
 		c.reply(m.ID, map[string]any{})
+	case codex.MethodReviewStart:
+		var p struct {
+			ThreadID string          `json:"threadId"`
+			Target   json.RawMessage `json:"target"`
+		}
+		if !c.decode(m, &p) {
+			return true
+		}
+		if loaded, running := c.thread(p.ThreadID); !loaded || running != nil {
+			c.fail(m.ID, codex.CodeInvalidRequest, "thread not found or busy: %s", p.ThreadID)
+			return true
+		}
+		ft := c.newTurn(p.ThreadID, codex.TurnStartParams{ThreadID: p.ThreadID}, false)
+		ft.Prompt, ft.ReviewTarget = "review", p.Target
+		c.reply(m.ID, map[string]any{"turn": ft.turnJSON(codex.TurnInProgress, false), "reviewThreadId": p.ThreadID})
+		c.begin(ft, func() { ft.Item(map[string]any{"type": "enteredReviewMode", "review": "current changes"}) })
 	case "model/list":
 		c.reply(m.ID, map[string]any{"data": FakeModels, "nextCursor": nil})
 	case "account/rateLimits/read":
@@ -121,4 +137,11 @@ func (f *Fake) SetRateLimits(primaryPercent, secondaryPercent int) {
 	if c := f.current(); c != nil {
 		c.notify("account/rateLimits/updated", map[string]any{"rateLimits": rl})
 	}
+}
+
+// ExitReview ends a review as codex does: an exitedReviewMode item with the rendered review, then
+// the same text as the agent's message.
+func (ft *FakeTurn) ExitReview(rendered string) {
+	ft.Item(map[string]any{"type": codex.ItemExitedReviewMode, "review": rendered})
+	ft.AgentMessage(rendered)
 }

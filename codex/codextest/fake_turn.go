@@ -32,6 +32,9 @@ type FakeTurn struct {
 	Cwd string
 	// Compaction says the turn was started by thread/compact/start.
 	Compaction bool
+	// ReviewTarget is review/start's target when the turn is a review (nil otherwise): the turn
+	// handler plays it, typically ending with ExitReview.
+	ReviewTarget json.RawMessage
 
 	conn          *fakeConn
 	started       time.Time

@@ -21,13 +21,16 @@ const (
 	CmdResumeThread   = "hermes.resumeThread"
 	CmdModels         = "hermes.models"
 	CmdSetModel       = "hermes.setModel"
+	CmdReview         = "hermes.review"
+	CmdDismissFinding = "hermes.dismissFinding"
+	CmdDismissReview  = "hermes.dismissFindings"
 )
 
 // Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
 	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn,
-		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel}
+		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -136,6 +139,10 @@ const (
 	CodeActionTitleAllowSession  = "Hermes: allow for session: "
 	CodeActionTitleDeny          = "Hermes: deny: "
 	CodeActionTitleUndoTurn      = "Hermes: undo last turn (%d files)"
+	CodeActionTitleFixFinding    = "Hermes: fix this finding"
+	CodeActionTitleDismiss       = "Hermes: dismiss finding"
+	CodeActionTitleDismissAll    = "Hermes: dismiss all review findings"
+	CodeActionTitleReview        = "Hermes: review uncommitted changes"
 	// CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
 	CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (%s)"
 )
@@ -206,4 +213,42 @@ type SetModelResult struct {
 	Folder string `json:"folder"`
 	Model  string `json:"model"`
 	Effort string `json:"effort"`
+}
+
+// ReviewArgs are hermes.review's: the folder (URI) and what to review (default
+// {type: "uncommittedChanges"}).
+type ReviewArgs struct {
+	URI    string        `json:"uri"`
+	Target *ReviewTarget `json:"target,omitempty"`
+}
+
+// ReviewTarget is what a review looks at, as codex's review/start takes it: Type is
+// "uncommittedChanges", "baseBranch" (Branch), "commit" (Sha, Title) or "custom" (Instructions).
+type ReviewTarget struct {
+	Type         string `json:"type"`
+	Branch       string `json:"branch,omitempty"`
+	Sha          string `json:"sha,omitempty"`
+	Title        string `json:"title,omitempty"`
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// ReviewResult is hermes.review's answer, sent at once: the review runs on, reported like a turn;
+// its findings become diagnostics when it ends.
+type ReviewResult struct {
+	ReviewID string `json:"reviewId"`
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Folder   string `json:"folder"`
+}
+
+// FindingRef names a review finding: a diagnostic's data, hermes.dismissFinding's argument.
+type FindingRef struct {
+	ReviewID  string `json:"reviewId"`
+	FindingID string `json:"findingId"`
+}
+
+// DismissResult is the answer of hermes.dismissFinding and hermes.dismissFindings: how many
+// findings went.
+type DismissResult struct {
+	Dismissed int `json:"dismissed"`
 }

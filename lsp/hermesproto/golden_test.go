@@ -106,6 +106,11 @@ var goldenCases = []struct {
 	}},
 	{"set_model_args", hermesproto.SetModelArgs{URI: "file:///home/u/work", Model: "gpt-5.5", Effort: "high"}},
 	{"set_model_result", hermesproto.SetModelResult{Folder: "/home/u/work", Model: "gpt-5.5", Effort: "high"}},
+	{"review_args", hermesproto.ReviewArgs{URI: "file:///home/u/work", Target: &hermesproto.ReviewTarget{Type: "baseBranch", Branch: "main"}}},
+	{"review_args_default", hermesproto.ReviewArgs{}},
+	{"review_result", hermesproto.ReviewResult{ReviewID: "review-1-t5", ThreadID: "thread-2", TurnID: "turn-3", Folder: "/home/u/work"}},
+	{"finding_ref", hermesproto.FindingRef{ReviewID: "review-1-t5", FindingID: "2"}},
+	{"dismiss_result", hermesproto.DismissResult{Dismissed: 3}},
 	{"turn_event_started", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
 		Kind: hermesproto.EventKindTurnStarted, ThreadID: "thread-1", TurnID: "turn-1", Time: asked, Text: "build it",
 	}}},

@@ -20,10 +20,13 @@ export const CmdThreads = "hermes.threads";
 export const CmdResumeThread = "hermes.resumeThread";
 export const CmdModels = "hermes.models";
 export const CmdSetModel = "hermes.setModel";
+export const CmdReview = "hermes.review";
+export const CmdDismissFinding = "hermes.dismissFinding";
+export const CmdDismissReview = "hermes.dismissFindings";
 /**
  * Command names (workspace/executeCommand), without the server's configurable commandPrefix.
  */
-export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel;
+export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel | typeof CmdReview | typeof CmdDismissFinding | typeof CmdDismissReview;
 /**
  * AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
  * file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
@@ -140,6 +143,10 @@ export const CodeActionTitleAllowOnce = "Hermes: allow once: ";
 export const CodeActionTitleAllowSession = "Hermes: allow for session: ";
 export const CodeActionTitleDeny = "Hermes: deny: ";
 export const CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)";
+export const CodeActionTitleFixFinding = "Hermes: fix this finding";
+export const CodeActionTitleDismiss = "Hermes: dismiss finding";
+export const CodeActionTitleDismissAll = "Hermes: dismiss all review findings";
+export const CodeActionTitleReview = "Hermes: review uncommitted changes";
 /**
  * CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
  */
@@ -147,7 +154,7 @@ export const CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (
 /**
  * Code action titles; the approvals' are followed by the approval's summary.
  */
-export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn | typeof CodeActionTitleResumeThread;
+export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn | typeof CodeActionTitleFixFinding | typeof CodeActionTitleDismiss | typeof CodeActionTitleDismissAll | typeof CodeActionTitleReview | typeof CodeActionTitleResumeThread;
 /**
  * UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
  */
@@ -224,6 +231,49 @@ export interface SetModelResult {
 	folder: string;
 	model: string;
 	effort: string;
+}
+/**
+ * ReviewArgs are hermes.review's: the folder (URI) and what to review (default
+ * {type: "uncommittedChanges"}).
+ */
+export interface ReviewArgs {
+	uri: string;
+	target?: ReviewTarget;
+}
+/**
+ * ReviewTarget is what a review looks at, as codex's review/start takes it: Type is
+ * "uncommittedChanges", "baseBranch" (Branch), "commit" (Sha, Title) or "custom" (Instructions).
+ */
+export interface ReviewTarget {
+	type: string;
+	branch?: string;
+	sha?: string;
+	title?: string;
+	instructions?: string;
+}
+/**
+ * ReviewResult is hermes.review's answer, sent at once: the review runs on, reported like a turn;
+ * its findings become diagnostics when it ends.
+ */
+export interface ReviewResult {
+	reviewId: string;
+	threadId: string;
+	turnId: string;
+	folder: string;
+}
+/**
+ * FindingRef names a review finding: a diagnostic's data, hermes.dismissFinding's argument.
+ */
+export interface FindingRef {
+	reviewId: string;
+	findingId: string;
+}
+/**
+ * DismissResult is the answer of hermes.dismissFinding and hermes.dismissFindings: how many
+ * findings went.
+ */
+export interface DismissResult {
+	dismissed: number /* int */;
 }
 
 //////////

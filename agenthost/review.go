@@ -1,0 +1,130 @@
+package agenthost
+
+// This file is codex's code review as a turn of the session: it runs on a thread of its own
+// (started for the folder with the same cwd, policy and sandbox), so the conversation's thread
+// stays clean; its events, approvals and result are a turn's.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+)
+
+// ErrReviewRunning is what a prompt gets while a review runs in the folder: a review takes no input.
+var ErrReviewRunning = errors.New("a review is running in this folder: wait for it, or stop it first")
+
+// Review starts a review of target (codex's ReviewTarget: {"type": "uncommittedChanges"}, ...) on
+// a new thread of the folder, and returns once codex has started it. label says what is reviewed,
+// for the turn's prompt. A turn running in the folder makes it ErrBusy. A review that yields (an
+// automatic one) is stopped by the next prompt; another one makes prompts ErrReviewRunning.
+func (s *Session) Review(ctx context.Context, target json.RawMessage, label string, yields bool) (*Turn, error) {
+	var (
+		ts  *turnState
+		err error
+	)
+	if cerr := s.call(func(st *sessionState) {
+		switch {
+		case st.ending:
+			err = errStopped
+		case st.current != nil:
+			err = ErrBusy
+		default:
+			ts = s.newTurnState(Input{Prompt: "Review " + label}, false)
+			ts.review, ts.yields = true, yields
+			s.register(st, ts)
+		}
+	}); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	if err := s.startReview(ctx, ts, target); err != nil {
+		s.abandon(ts)
+		return nil, err
+	}
+	s.begin(ts)
+	return &Turn{state: ts}, nil
+}
+
+// startReview starts the review thread and the review on it; ts.cur then says where it runs.
+func (s *Session) startReview(ctx context.Context, ts *turnState, target json.RawMessage) error {
+	client, _, err := s.h.codexClient(ctx)
+	if err != nil {
+		return err
+	}
+	var model string
+	_ = s.call(func(st *sessionState) { model = st.model })
+	cfg := s.h.config()
+	if model == "" {
+		model = cfg.Model
+	}
+	res, err := client.StartThread(ctx, codex.ThreadStartParams{
+		Cwd: s.folder, ApprovalPolicy: codex.AskForApproval(cfg.ApprovalPolicy), Sandbox: cfg.Sandbox, Model: model,
+	})
+	if err != nil {
+		s.retireIfSilent(ctx, client)
+		return fmt.Errorf("start the review thread in %s: %w", s.folder, err)
+	}
+	threadID := res.Thread.ID
+	s.h.bindThread(threadID, s) // its approvals are the session's
+	turn, sub, err := client.StartReview(ctx, threadID, target)
+	if err != nil {
+		s.retireIfSilent(ctx, client)
+		return fmt.Errorf("start the review: %w", err)
+	}
+	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
+	return nil
+}
+
+// maxReviewState bounds the saved review findings of a folder.
+const maxReviewState = 4 << 20
+
+// reviewStatePath is where a folder's review findings are kept: beside its checkpoints' folder.
+func (st *store) reviewStatePath(folder string) string {
+	sum := sha256.Sum256([]byte(folder))
+	return filepath.Join(st.dir, "reviews", hex.EncodeToString(sum[:8])+".json")
+}
+
+// SaveReview keeps the folder's review findings (JSON the editor face defines), replacing the ones
+// saved before (0600 in a 0700 folder, written atomically); nil forgets them.
+func (s *Session) SaveReview(data []byte) error {
+	path := s.h.store.reviewStatePath(s.folder)
+	if data == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if len(data) > maxReviewState {
+		return fmt.Errorf("review findings of %d bytes: more than %d", len(data), maxReviewState)
+	}
+	if err := ensurePrivateDir(filepath.Dir(path), "folder", s.h.log); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data)
+}
+
+// LoadReview returns the folder's saved review findings, or nil when there are none.
+func (s *Session) LoadReview() ([]byte, error) {
+	f, err := os.Open(s.h.store.reviewStatePath(s.folder))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxReviewState))
+}
