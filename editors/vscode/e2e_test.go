@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,15 +27,19 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
-// The fake model's script (e2e/fakemodel/main.go serves the same one for trying it by hand).
+// The fake model's script (e2e/fakemodel/main.go serves the same one for trying it by hand): a
+// command, then a patch of hello.txt, which is open in the editor during the turn.
 const (
 	execCommand = "echo from-vscode > vscode_made.txt"
 	finalAnswer = "Done in VS Code."
-	helloBefore = "Hello from the workspace.\nThis line is old.\nEnd.\n"
-	helloAfter  = "Hello from the workspace.\nThis line was patched in VS Code.\nEnd.\n"
-	helloPatch  = "*** Begin Patch\n*** Update File: hello.txt\n@@\n Hello from the workspace.\n-This line is old.\n+This line was patched in VS Code.\n*** End Patch\n"
+	lineOld     = "This line is old."
+	lineNew     = "This line was patched in VS Code."
+	helloBefore = "Hello from the workspace.\n" + lineOld + "\nEnd.\n"
 	prompt      = "Make vscode_made.txt with a command, then patch hello.txt."
 )
+
+// helloPatch is the model's patch of hello.txt.
+var helloPatch = fakemodel.UpdateFilePatch("hello.txt", lineOld, lineNew)
 
 func TestMain(m *testing.M) {
 	os.Exit(testbin.Main(m))
@@ -54,6 +59,21 @@ type driveSummary struct {
 		Tab  string `json:"tab"`
 		Text string `json:"text"`
 	} `json:"diffEditor"`
+	PatchButtons      []string `json:"patchButtons"`
+	ApprovalQuickPick []string `json:"approvalQuickPick"`
+	Review            *struct {
+		OpenDuring      bool    `json:"openDuring"`
+		TabDuring       *string `json:"tabDuring"`
+		OpenAfter       bool    `json:"openAfter"`
+		TabAfter        *string `json:"tabAfter"`
+		StatusItemAfter bool    `json:"statusItemAfter"`
+	} `json:"review"`
+	PatchToEditorMs *int `json:"patchToEditorMs"`
+	Undo            *struct {
+		EditorMs int    `json:"editorMs"`
+		Toast    string `json:"toast"`
+		Dirty    bool   `json:"dirty"`
+	} `json:"undo"`
 	FinalToast    *string         `json:"finalToast"`
 	HermesView    string          `json:"hermesView"`
 	StatusQuick   string          `json:"statusQuickPick"`
@@ -105,11 +125,14 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	// have machine/application scope, so VS Code ignores them here and the dialogs below must still
 	// come. The real ones are the user's (below).
 	writeJSON(t, filepath.Join(ws, ".vscode", "settings.json"), map[string]any{
-		"hermes.yolo":            true,
-		"hermes.approvals.mode":  "off",
-		"hermes.codex.path":      "/nonexistent/planted-codex",
-		"files.exclude":          map[string]bool{"**/.vscode": true},
-		"hermes.prewarm":         false,
+		"hermes.yolo":           true,
+		"hermes.approvals.mode": "off",
+		"hermes.codex.path":     "/nonexistent/planted-codex",
+		"files.exclude":         map[string]bool{"**/.vscode": true},
+		"hermes.prewarm":        false,
+		// The transcript would open in hello.txt's editor group at the turn's end and hide it, while
+		// the test watches it take the patch.
+		"hermes.openTranscript":  false,
 		"editor.minimap.enabled": false,
 	})
 
@@ -130,6 +153,8 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"update.mode":                                      "none",
 		"chat.disableAIFeatures":                           true,
 		"window.commandCenter":                             false,
+		// As in desktop VS Code (the web build saves after a delay): an edit stays unsaved until saved.
+		"files.autoSave": "off",
 		// Trusted settings (machine/application scope) live in the user's settings.
 		"hermes.serverPath": bin,
 		"hermes.serverArgs": []string{"--log-file", serverLog, "--log-level", "debug"},
@@ -145,6 +170,9 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		}
 	}
 	writeJSON(t, filepath.Join(userData, "User", "settings.json"), userSettings)
+	// code-server's window is a remote one: VS Code reads machine-scoped settings there only from the
+	// remote's own user settings (Machine/settings.json), never from User/settings.json.
+	writeJSON(t, filepath.Join(userData, "Machine", "settings.json"), userSettings)
 	editorEnv := append(os.Environ(),
 		"PATH="+filepath.Dir(tools["NODE24"])+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"HOME="+home,
@@ -212,6 +240,9 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"E2E_SHOTS="+shots,
 		"E2E_PROMPT="+prompt,
 		"E2E_ANSWER="+finalAnswer,
+		"E2E_FILE=hello.txt",
+		"E2E_BEFORE="+lineOld,
+		"E2E_AFTER="+lineNew,
 		"E2E_TOOLS_DIR="+tools["TOOLS_DIR"],
 		"E2E_CHROMIUM="+tools["CHROMIUM"],
 		"E2E_TIMEOUT_MS=360000",
@@ -257,11 +288,29 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	if len(sum.ProgressTexts) == 0 || !strings.Contains(sum.ProgressTexts[0], "Hermes") {
 		t.Errorf("progress notification: %q", sum.ProgressTexts)
 	}
+	// The command's approval is a modal dialog, the patch's a notification (Deny first) and a status
+	// bar item whose quick pick offers the same actions.
 	if len(sum.Dialogs) != 2 || !strings.Contains(sum.Dialogs[0], "vscode_made.txt") || !strings.Contains(sum.Dialogs[1], "hello.txt") {
-		t.Errorf("approval dialogs: %q", sum.Dialogs)
+		t.Errorf("approval dialog and notification: %q", sum.Dialogs)
 	}
-	if sum.DiffEditor == nil || !strings.Contains(sum.DiffEditor.Tab, "hello.txt") || !strings.Contains(sum.DiffEditor.Text, "patched in VS Code") {
+	if !slices.Equal(sum.PatchButtons, []string{"Deny", "Allow once", "Allow for session"}) {
+		t.Errorf("the patch notification's buttons: %q", sum.PatchButtons)
+	}
+	if len(sum.ApprovalQuickPick) < 4 || sum.ApprovalQuickPick[0] != "Deny" || !slices.Contains(sum.ApprovalQuickPick, "Allow once") || !slices.Contains(sum.ApprovalQuickPick, "Stop turn") {
+		t.Errorf("the approval status bar item's quick pick: %q", sum.ApprovalQuickPick)
+	}
+	// One multi-file diff editor during the decision, closed after it.
+	if sum.DiffEditor == nil || !strings.HasPrefix(sum.DiffEditor.Tab, "Hermes: patch") || !strings.Contains(sum.DiffEditor.Text, lineNew) {
 		t.Errorf("the patch's diff editor: %+v", sum.DiffEditor)
+	}
+	if r := sum.Review; r == nil || !r.OpenDuring || r.TabDuring == nil || r.OpenAfter || r.TabAfter != nil || r.StatusItemAfter {
+		t.Errorf("the diff editor and the approval's status bar item should be open during the decision only: %+v", r)
+	}
+	// The open file showed the patch by itself.
+	if sum.PatchToEditorMs == nil {
+		t.Errorf("the open hello.txt never showed the patch")
+	} else {
+		t.Logf("patch → editor: %d ms (from the click on Allow once to the open hello.txt showing the patched line)", *sum.PatchToEditorMs)
 	}
 	if sum.FinalToast == nil || !strings.Contains(*sum.FinalToast, finalAnswer) {
 		t.Errorf("final message: %v", sum.FinalToast)
@@ -279,8 +328,14 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		t.Errorf("status quick pick: %q", sum.StatusQuick)
 	}
 
-	// What codex wrote.
-	for name, want := range map[string]string{"vscode_made.txt": "from-vscode\n", "hello.txt": helloAfter} {
+	// What codex wrote, and the undo: hello.txt back as it was in the editor (unmodified: saved) and on
+	// disk; the command's file stays (commands are not undone).
+	if u := sum.Undo; u == nil || u.Dirty || !strings.Contains(u.Toast, "1 file(s) restored") || strings.Contains(u.Toast, "not yet on disk") {
+		t.Errorf("undo: %+v", u)
+	} else {
+		t.Logf("undo → editor: %d ms (from running Hermes: Undo Last Turn); %s", u.EditorMs, u.Toast)
+	}
+	for name, want := range map[string]string{"vscode_made.txt": "from-vscode\n", "hello.txt": helloBefore} {
 		got, err := os.ReadFile(filepath.Join(ws, name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -1,13 +1,16 @@
 // drive.mjs drives a running code-server (with the Hermes extension installed) in headless Debian
-// chromium through puppeteer-core, as a person would: open the workspace, run "Hermes: Ask…" from
-// the command palette, type the prompt, watch the progress notification, click "Allow once" on the
-// command's dialog and on the patch's (whose diff editor opens first), and wait for the answer. It
-// saves a screenshot of each step and prints one JSON summary line on stdout; editors/vscode/e2e_test.go
-// runs it (with Node 24) and checks what codex wrote.
+// chromium through puppeteer-core, as a person would: open the workspace and hello.txt, run "Hermes:
+// Ask…" from the command palette, type the prompt, watch the progress notification, click "Allow
+// once" on the command's modal dialog, then on the patch's notification (its multi-file diff editor
+// open meanwhile, and its status bar item offering the same actions), see the open hello.txt show
+// the patch (timed from the click), wait for the answer, then run "Hermes: Undo Last Turn" and see
+// hello.txt back as it was. It saves a screenshot of each step and prints one JSON summary line on
+// stdout; editors/vscode/e2e_test.go runs it (with Node 24) and checks what codex wrote.
 //
 // Environment: E2E_URL (code-server's base URL), E2E_WORKSPACE, E2E_SHOTS (screenshot folder),
 // E2E_PROMPT, E2E_TOOLS_DIR (where puppeteer-core is installed), E2E_CHROMIUM, E2E_TIMEOUT_MS,
-// E2E_ANSWER (the final answer to wait for).
+// E2E_ANSWER (the final answer to wait for), E2E_FILE (the file the patch changes, open during the
+// turn), E2E_BEFORE and E2E_AFTER (a line of its text before and after the patch).
 
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +26,9 @@ const answer = env('E2E_ANSWER', 'Done in VS Code.');
 const toolsDir = env('E2E_TOOLS_DIR');
 const chromium = env('E2E_CHROMIUM', '/usr/bin/chromium');
 const timeoutMs = Number(env('E2E_TIMEOUT_MS', '240000'));
+const file = env('E2E_FILE', 'hello.txt');
+const lineBefore = env('E2E_BEFORE', 'This line is old.');
+const lineAfter = env('E2E_AFTER', 'This line was patched in VS Code.');
 for (const [k, v] of Object.entries({ E2E_URL: url, E2E_WORKSPACE: workspace, E2E_SHOTS: shots, E2E_TOOLS_DIR: toolsDir })) {
 	if (!v) {
 		process.stderr.write(`drive.mjs: ${k} is required\n`);
@@ -45,7 +51,12 @@ const summary = {
 	progressTexts: [],
 	dialogs: [],
 	diffEditor: null,
+	patchButtons: [],
+	approvalQuickPick: [],
+	review: null,
+	patchToEditorMs: null,
 	finalToast: null,
+	undo: null,
 	hermesView: '',
 	consoleErrors: [],
 	error: null,
@@ -114,11 +125,99 @@ async function click(selector, text, timeout = 30000) {
 	}
 }
 
+/** statusBarText is the text of the Hermes status bar item (not the approval's). */
 async function statusBarText() {
 	return page.evaluate(() => {
-		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes'));
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes') && !(e.innerText ?? '').includes('approve'));
 		return el ? el.innerText.trim() : '';
 	});
+}
+
+/** reviewState says whether a multi-file diff editor and its "Hermes: patch …" tab are visible. */
+async function reviewState() {
+	return page.evaluate(() => {
+		const visible = (e) => e.getClientRects().length > 0;
+		const multi = [...document.querySelectorAll('.monaco-component.multiDiffEditor')].filter(visible);
+		const tab = [...document.querySelectorAll('.tab')].map((t) => (t.innerText ?? '').trim()).find((t) => t.startsWith('Hermes: patch'));
+		return { open: multi.length > 0, tab: tab ?? null };
+	});
+}
+
+/**
+ * waitEditorText waits until the text editor of the file at path (not a diff's side) shows a line containing
+ * needle, and unless anyState, has no unsaved edits (its tab not dirty); it answers the ms since the
+ * in-page mark set by clickMarked or runCommand. It watches the DOM's mutations, so the time is exact
+ * to the rendering.
+ */
+async function waitEditorText(path, name, needle, timeout = 60000, anyState = false) {
+	const handle = await page.waitForFunction(
+		(p, n, nd, any) => {
+			// code-server's editors show vscode-remote://HOST/PATH URIs.
+			const pathOf = (u) => {
+				try {
+					return decodeURIComponent(new URL(u).pathname);
+				} catch {
+					return '';
+				}
+			};
+			const ed = [...document.querySelectorAll('.part.editor [data-uri]')].find(
+				(e) => pathOf(e.getAttribute('data-uri')) === p && !e.closest('.monaco-diff-editor') && e.getClientRects().length > 0,
+			);
+			const lines = ed?.closest('.monaco-editor')?.querySelector('.view-lines') ?? ed?.querySelector('.view-lines');
+			const text = (lines?.innerText ?? '').replace(/\u00a0/g, ' ');
+			const dirty = [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n));
+			return text.includes(nd) && (any || !dirty) ? Math.round(performance.now() - (window.__hermesMark ?? 0)) : false;
+		},
+		{ timeout, polling: 'mutation' },
+		path,
+		name,
+		needle,
+		anyState,
+	);
+	return handle.jsonValue();
+}
+
+/** clickMarked is click, marking the moment in the page for waitEditorText. */
+async function clickMarked(selector, text, timeout = 30000) {
+	await page.waitForFunction(
+		(sel, txt) => [...document.querySelectorAll(sel)].some((el) => el.getClientRects().length > 0 && (el.innerText ?? '').trim() === txt),
+		{ timeout, polling: 200 },
+		selector,
+		text,
+	);
+	const ok = await page.evaluate(
+		(sel, txt) => {
+			const el = [...document.querySelectorAll(sel)].find((e) => e.getClientRects().length > 0 && (e.innerText ?? '').trim() === txt);
+			window.__hermesMark = performance.now();
+			el?.click();
+			return !!el;
+		},
+		selector,
+		text,
+	);
+	if (!ok) {
+		throw new Error(`no ${selector} "${text}" to click`);
+	}
+}
+
+/** runCommand runs a command from the palette, picking the row whose label is exactly title. */
+async function runCommand(title, typed) {
+	await page.keyboard.press('F1');
+	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
+	await page.keyboard.type(typed, { delay: 20 });
+	await waitText('.quick-input-list .monaco-list-row', [title]);
+	// The row's label is followed by its keybinding: pick the row whose label is exactly the title.
+	const picked = await page.evaluate((t) => {
+		const row = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].find((r) =>
+			[...r.querySelectorAll('.label-name')].some((l) => l.innerText.replace(/\u00a0/g, ' ').trim() === t),
+		);
+		window.__hermesMark = performance.now();
+		row?.click();
+		return !!row;
+	}, title);
+	if (!picked) {
+		throw new Error(`no "${title}" row in the command palette`);
+	}
 }
 
 async function run() {
@@ -144,35 +243,22 @@ async function run() {
 	const idle = await waitText('.statusbar-item', ['Hermes: idle'], 120000);
 	summary.statusBar.push(idle.trim());
 	step('extension active', { statusBar: idle.trim() });
-	// Open hello.txt so the prompt names the active file (quick open).
+	// Open the file the patch changes, so that the prompt names it and it is open during the turn (quick open).
+	const filePath = join(workspace, file);
 	await page.keyboard.down('Control');
 	await page.keyboard.press('KeyP');
 	await page.keyboard.up('Control');
 	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
-	await page.keyboard.type('hello.txt', { delay: 20 });
-	await waitText('.quick-input-list .monaco-list-row', ['hello.txt']);
+	await page.keyboard.type(file, { delay: 20 });
+	await waitText('.quick-input-list .monaco-list-row', [file]);
 	await page.keyboard.press('Enter');
-	await waitText('.tab', ['hello.txt']);
-	step('opened hello.txt');
+	await waitText('.tab', [file]);
+	await waitEditorText(filePath, file, lineBefore);
+	step(`opened ${file}`);
 	await shot('workspace');
 
 	// 2. Command palette: Hermes: Ask…
-	await page.keyboard.press('F1');
-	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
-	await page.keyboard.type('Hermes: Ask', { delay: 20 });
-	await waitText('.quick-input-list .monaco-list-row', ['Hermes: Ask…']);
-	await shot('command-palette');
-	// The row's label is followed by its keybinding: pick the row whose label is exactly the title.
-	const picked = await page.evaluate(() => {
-		const row = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].find((r) =>
-			[...r.querySelectorAll('.label-name')].some((l) => l.innerText.replace(/\u00a0/g, ' ').trim() === 'Hermes: Ask…'),
-		);
-		row?.click();
-		return !!row;
-	});
-	if (!picked) {
-		throw new Error('no "Hermes: Ask…" row in the command palette');
-	}
+	await runCommand('Hermes: Ask…', 'Hermes: Ask');
 	step('ran Hermes: Ask…');
 
 	// 3. The prompt.
@@ -204,18 +290,55 @@ async function run() {
 	await click('.monaco-dialog-box .monaco-button', 'Allow once');
 	step('clicked Allow once (command)');
 
-	// 5. The patch: a diff editor opens, then its dialog.
-	const patchDialog = await waitText('.monaco-dialog-box', ['apply a patch', 'Allow once'], 90000);
-	summary.dialogs.push(patchDialog.replace(/\s+/g, ' ').trim());
+	// 5. The patch: its multi-file diff editor opens, then a notification (not modal) and a status bar
+	// item ask.
+	const toastSel = '.notifications-toasts .notification-toast';
+	const patchNotice = await waitText(toastSel, ['apply a patch', 'Allow once'], 90000);
+	summary.dialogs.push(patchNotice.replace(/\s+/g, ' ').trim());
+	summary.patchButtons = await page.evaluate((sel) => {
+		const toast = [...document.querySelectorAll(sel)].find((t) => (t.innerText ?? '').includes('apply a patch'));
+		return toast ? [...toast.querySelectorAll('.monaco-button')].map((b) => (b.innerText ?? '').trim()).filter(Boolean) : [];
+	}, toastSel);
+	await waitText('.monaco-component.multiDiffEditor', [lineAfter], 30000);
 	summary.diffEditor = await page.evaluate(() => {
-		const d = document.querySelector('.monaco-diff-editor');
-		const tab = [...document.querySelectorAll('.tab')].map((t) => t.innerText.trim()).find((t) => t.includes('proposed by Hermes'));
+		const d = document.querySelector('.monaco-component.multiDiffEditor');
+		const tab = [...document.querySelectorAll('.tab')].map((t) => t.innerText.trim()).find((t) => t.startsWith('Hermes: patch'));
 		return d ? { tab: tab ?? '', text: (d.innerText ?? '').replace(/\u00a0/g, ' ').slice(0, 2000) } : null;
 	});
-	step('patch approval dialog', { diffEditor: !!summary.diffEditor });
+	step('patch approval notification', { diffEditor: !!summary.diffEditor, buttons: summary.patchButtons });
 	await shot('approval-patch-diff');
-	await click('.monaco-dialog-box .monaco-button', 'Allow once');
+	// The status bar item re-asks in a quick pick; Escape leaves the approval open.
+	await waitText('.statusbar-item', ['Hermes: approve patch?'], 10000);
+	await page.evaluate(() => {
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('approve patch?'));
+		(el?.querySelector('a') ?? el)?.click();
+	});
+	await waitText('.quick-input-widget', ['Deny', 'Allow once'], 30000);
+	summary.approvalQuickPick = await page.evaluate(() =>
+		[...document.querySelectorAll('.quick-input-list .monaco-list-row .label-name')].map((l) => l.innerText.replace(/\u00a0/g, ' ').trim()),
+	);
+	step('approval quick pick from the status bar', { items: summary.approvalQuickPick });
+	await shot('approval-patch-quick-pick');
+	await page.keyboard.press('Escape');
+	await page.waitForFunction(() => ![...document.querySelectorAll('.quick-input-widget')].some((e) => e.getClientRects().length > 0), { timeout: 10000, polling: 100 });
+	const during = await reviewState();
+	await clickMarked(`${toastSel} .monaco-button`, 'Allow once');
 	step('clicked Allow once (patch)');
+	// The open file shows the patch by itself; the diff editor and the status bar item go away.
+	const shown = waitEditorText(filePath, file, lineAfter, 60000);
+	shown.catch(() => undefined); // awaited below, after the diff editor closed
+	await page.waitForFunction(
+		() =>
+			![...document.querySelectorAll('.monaco-component.multiDiffEditor')].some((e) => e.getClientRects().length > 0) &&
+			![...document.querySelectorAll('.tab')].some((t) => (t.innerText ?? '').trim().startsWith('Hermes: patch')),
+		{ timeout: 30000, polling: 100 },
+	);
+	const after = await reviewState();
+	const itemAfter = await page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('approve patch?')));
+	summary.review = { openDuring: during.open, tabDuring: during.tab, openAfter: after.open, tabAfter: after.tab, statusItemAfter: itemAfter };
+	summary.patchToEditorMs = await shown;
+	step('the patch shows in the editor', { ms: summary.patchToEditorMs, review: summary.review });
+	await shot('patched-in-editor');
 
 	// 6. The answer: the server's message, the status bar, the Hermes view.
 	const toast = await waitText('.notifications-toasts .notification-toast', [answer], 90000);
@@ -245,6 +368,16 @@ async function run() {
 	step('status shown', { ok: status !== '' });
 	await shot('status');
 	await page.keyboard.press('Escape');
+
+	// 8. Hermes: Undo Last Turn: the editor and the disk (the Go test checks it) are back as they were.
+	await runCommand('Hermes: Undo Last Turn', 'Hermes: Undo');
+	step('ran Hermes: Undo Last Turn');
+	const undoMs = await waitEditorText(filePath, file, lineBefore, 60000, true);
+	const undoToast = await waitText(toastSel, ['undid turn'], 30000);
+	const dirty = await page.evaluate((n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)), file);
+	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty };
+	step('undone', summary.undo);
+	await shot('undone');
 }
 
 try {
@@ -266,6 +399,9 @@ try {
 					dialogs: pick('.monaco-dialog-box'),
 					quickInput: pick('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message, .quick-input-widget .monaco-list-row'),
 					tabs: [...document.querySelectorAll('.tab')].map((e) => `${e.className}: ${(e.innerText ?? '').trim()}`),
+					editors: [...document.querySelectorAll('[data-uri]')].map(
+						(e) => `${e.getAttribute('data-uri')} ${e.className} rects=${e.getClientRects().length}: ${(e.closest('.monaco-editor')?.querySelector('.view-lines')?.innerText ?? '').slice(0, 200)}`,
+					),
 					active: document.activeElement?.outerHTML?.slice(0, 300),
 				};
 			})

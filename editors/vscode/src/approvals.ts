@@ -1,5 +1,5 @@
-// Approval prompts (window/showMessageRequest) -> a modal dialog, and patches -> the proposed file
-// contents for a diff editor. No vscode import.
+// Approval prompts (window/showMessageRequest) -> a modal dialog (commands) or a notification
+// (patches), and patches -> the proposed file contents for a multi-file diff editor. No vscode import.
 
 import type { MessageActionItem } from 'vscode-languageclient';
 
@@ -30,7 +30,10 @@ export interface Dialog {
 	items: DialogItem[];
 }
 
-/** approvalDialog lays an approval prompt out as a modal dialog with one button per action. */
+/**
+ * approvalDialog lays an approval prompt out as a modal dialog with one button per action (a patch's
+ * notification shows the same, on one line: approvalNotice).
+ */
 export function approvalDialog(message: string, actions: readonly MessageActionItem[] | undefined): Dialog {
 	const lines = message.split('\n');
 	const first = lines[0] ?? '';
@@ -46,11 +49,36 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 		headline = first.slice(0, -1);
 	}
 	// Deny goes first, whatever the server's order: VS Code makes the first button of a modal dialog
-	// the primary one, which Enter presses, and an accidental Enter must never grant. Escape (VS Code's
-	// own Cancel button) dismisses the dialog, which the server also takes as Deny.
+	// the primary one, which Enter presses, and an accidental Enter must never grant (a notification
+	// shows its first button as the primary one too). Escape (VS Code's own Cancel button) dismisses
+	// the dialog, which the server also takes as Deny.
 	const ordered = [...(actions ?? [])].sort((a, b) => Number(b.title === Actions.deny) - Number(a.title === Actions.deny));
 	const items: DialogItem[] = ordered.map((a) => ({ title: a.title }));
 	return { message: headline, detail: rest, items };
+}
+
+/** isPatchApproval says whether an approval prompt asks to apply a patch (else: to run a command). */
+export function isPatchApproval(message: string): boolean {
+	return message.includes('apply a patch');
+}
+
+/**
+ * noticeItems are the buttons of a patch's notification: Deny, Allow once and Allow for session, in
+ * the dialog's order (Deny first). A toast has no room for more; the status bar item's quick pick
+ * offers every action.
+ */
+export function noticeItems(d: Dialog): DialogItem[] {
+	const titles: string[] = [Actions.deny, Actions.allowOnce, Actions.allowSession];
+	return d.items.filter((i) => titles.includes(i.title));
+}
+
+/**
+ * approvalNotice is a dialog's text on one line, for a notification (which has no detail): the
+ * headline, then the changes, the write grant, the reason and any warning.
+ */
+export function approvalNotice(d: Dialog): string {
+	const rest = d.detail.split('\n').map((l) => l.trim()).filter(Boolean);
+	return rest.length > 0 ? `${d.message}: ${rest.join(' · ')}` : d.message;
 }
 
 /**
@@ -101,6 +129,47 @@ export function proposedChange(change: FileChange, original: string | undefined)
 				kind,
 			};
 	}
+}
+
+/** One side of a file in the review: a file on disk, or content served under the proposed scheme. */
+export type ReviewSide = { file: string } | { proposed: string; path: string; key: string };
+
+/** One file of a patch's review: its label (the path it has after the patch) and the two sides. */
+export interface ReviewItem {
+	resource: string;
+	left: ReviewSide;
+	right: ReviewSide;
+}
+
+/**
+ * reviewTitle is the title of the multi-file diff editor that shows an approval's patch: unique per
+ * approval, so its tab can be found and closed after the decision.
+ */
+export function reviewTitle(id: string): string {
+	return `Hermes: patch ${id}`;
+}
+
+/** isReviewTab says whether a tab's label is that of the review titled title (VS Code adds " (N files)"). */
+export function isReviewTab(label: string, title: string): boolean {
+	return label === title || (label.startsWith(`${title} (`) && label.endsWith(')'));
+}
+
+/**
+ * reviewItems lays a patch out for the multi-file diff editor: for each change, the file now (on
+ * disk, or empty when the patch adds it) against the content the patch leaves; when the diff does
+ * not apply to the file as it is now, codex's diff text itself on the right. originals are the
+ * changes' current contents (undefined: absent or unreadable). Proposed contents are keyed by the
+ * approval id and the change's index.
+ */
+export function reviewItems(id: string, changes: readonly FileChange[], originals: readonly (string | undefined)[]): ReviewItem[] {
+	return changes.map((change, i) => {
+		const original = originals[i];
+		const p = proposedChange(change, original);
+		const right: ReviewSide = { proposed: p.proposed ?? change.diff, path: p.targetPath, key: `${id}-${i}` };
+		const left: ReviewSide =
+			p.originalPath && original !== undefined ? { file: p.originalPath } : { proposed: original ?? '', path: p.targetPath, key: `${id}-${i}-before` };
+		return { resource: p.targetPath, left, right };
+	});
 }
 
 function isUnifiedDiff(d: string): boolean {

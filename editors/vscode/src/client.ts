@@ -4,17 +4,23 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
+	ApplyWorkspaceEditRequest,
+	CancellationToken,
 	DidChangeConfigurationNotification,
 	ExecuteCommandRequest,
 	LanguageClient,
+	ResponseError,
 	ShowMessageRequest,
 	State,
+	type ApplyWorkspaceEditParams,
+	type ApplyWorkspaceEditResult,
 	type LanguageClientOptions,
 	type ServerOptions,
 	type StreamInfo,
 } from 'vscode-languageclient/node';
 
 import { connectSocket, readToken } from './connect';
+import { editedDocuments } from './edits';
 import { TurnEventMethod, type TurnEventParams } from './protocol';
 import { showMessageRequest } from './prompts';
 import {
@@ -34,7 +40,7 @@ import {
 	type Launch,
 	type PathContext,
 } from './settings';
-import { errorText, onTurnEvent, tracker, updateBar } from './ui';
+import { errorText, onTurnEvent, tracker, updateBar, view } from './ui';
 
 let client: LanguageClient | undefined;
 let startedWith: Record<string, string> | undefined; // the trusted settings the running client was started with
@@ -50,6 +56,32 @@ function config(scope?: vscode.Uri): Getter {
 function trusted(): Getter {
 	const c = vscode.workspace.getConfiguration('hermes');
 	return trustedGetter((key) => c.inspect(key));
+}
+
+/**
+ * applyEdit applies the server's workspace/applyEdit and, for a refactoring (metadata
+ * isRefactoring: hermes.undoTurn's restores), saves the documents it changed that had no unsaved
+ * edits before, when files.refactoring.autoSave is on (its default). VS Code saves a refactoring
+ * only when it spans several files, and the undo restores one file per edit. The save is done
+ * before the answer, so the server finds the disk restored.
+ */
+async function applyEdit(
+	params: ApplyWorkspaceEditParams,
+	next: ApplyWorkspaceEditRequest.HandlerSignature,
+): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
+	const save = params.metadata?.isRefactoring === true && vscode.workspace.getConfiguration('files').get('refactoring.autoSave', true);
+	const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty).map((d) => d.uri.toString()));
+	const clean = save ? editedDocuments(params.edit).filter((u) => !dirty.has(vscode.Uri.parse(u).toString())) : [];
+	const res = await next(params, CancellationToken.None);
+	if (!(res instanceof ResponseError) && res.applied) {
+		for (const u of clean) {
+			const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === vscode.Uri.parse(u).toString());
+			if (doc?.isDirty && !(await doc.save())) {
+				view.appendLine(`(${doc.uri.fsPath} was restored in its editor but could not be saved)`);
+			}
+		}
+	}
+	return res;
 }
 
 function pathContext(): PathContext {
@@ -88,6 +120,7 @@ async function createClient(launch: Launch): Promise<LanguageClient> {
 		outputChannelName: 'Hermes Language Server',
 		middleware: {
 			workspace: {
+				handleApplyEdit: applyEdit,
 				// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,
 				// no trusted keys: the server takes those from initializationOptions alone).
 				configuration: async (params, token, next) => {
@@ -105,7 +138,7 @@ async function createClient(launch: Launch): Promise<LanguageClient> {
 	startedWith = snapshot;
 	const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
 	// Registered before start: the client installs these after its own defaults, on every (re)start.
-	c.onRequest(ShowMessageRequest.type, (params) => showMessageRequest(params));
+	c.onRequest(ShowMessageRequest.type, (params, token) => showMessageRequest(params, token));
 	c.onNotification(TurnEventMethod, (params: TurnEventParams) => onTurnEvent(params));
 	c.onDidChangeState((e) => {
 		tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');

@@ -1,7 +1,7 @@
 // The VS Code extension: starts hermes-lsp with vscode-languageclient (client.ts), adds the Hermes
-// commands (actions.ts), a status bar item and the Hermes view (ui.ts), and approvals as modal
-// dialogs with a diff editor for patches (prompts.ts). The logic without vscode lives in the other
-// modules.
+// commands (actions.ts), a status bar item and the Hermes view (ui.ts), and approvals (prompts.ts):
+// a modal dialog for a command, a notification and a status bar item for a patch, whose changes open
+// in one multi-file diff editor. The logic without vscode lives in the other modules.
 
 import * as vscode from 'vscode';
 

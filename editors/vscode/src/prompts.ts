@@ -1,21 +1,50 @@
-// Approval prompts: the server's window/showMessageRequest as a modal dialog (Escape is Deny), with
-// a diff editor per change of a patch, its proposed content served under the hermes-proposed scheme.
+// Approval prompts: the server's window/showMessageRequest. A command's approval is a modal dialog
+// (Escape is Deny). A patch's is not modal, so that the person can read its diff while deciding: a
+// notification plus a status bar item (which re-asks in a quick pick), whichever answers first,
+// with the patch in one multi-file diff editor (its proposed contents served under the
+// hermes-proposed scheme) that closes once the approval is decided.
 
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
-import { type MessageActionItem, type ShowMessageRequestParams } from 'vscode-languageclient/node';
+import { type CancellationToken, type MessageActionItem, type ShowMessageRequestParams } from 'vscode-languageclient/node';
 
-import { approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from './approvals';
-import { baseName } from './format';
+import {
+	approvalDialog,
+	approvalId,
+	approvalNotice,
+	chosenAction,
+	isApproval,
+	isPatchApproval,
+	isReviewTab,
+	noticeItems,
+	reviewItems,
+	reviewTitle,
+	Actions,
+	type Dialog,
+	type DialogItem,
+	type ReviewSide,
+} from './approvals';
 import { type Approval } from './protocol';
-import { errorText, tracker, view } from './ui';
+import { approvalResolved, errorText, tracker, view } from './ui';
 
 const PROPOSED_SCHEME = 'hermes-proposed';
+/** ANSWER_COMMAND is what the approval's status bar item runs (internal: not in the palette). */
+const ANSWER_COMMAND = 'hermes-vscode.answerApproval';
+/** The most files of a patch the review shows. */
+const MAX_REVIEW_FILES = 20;
+
 const proposed = new Map<string, string>(); // hermes-proposed URI -> content
 const proposedChanged = new vscode.EventEmitter<vscode.Uri>();
-const diffsShown = new Set<string>(); // approval ids whose diff editors were opened
+/** The multi-file diff editors open, by approval id: their title and the proposed URIs they show. */
+const reviews = new Map<string, { title: string; uris: string[] }>();
+/** The quick pick each pending patch approval's status bar item shows, by approval id. */
+const answerers = new Map<string, () => void>();
 
-/** registerProposed serves the proposed contents the diff editors show. */
+/**
+ * registerProposed serves the proposed contents the diff editor shows, the command behind the
+ * approval's status bar item, and closes a patch's diff editor when its approval is decided
+ * elsewhere (a code action, hermes.approve, the timeout).
+ */
 export function registerProposed(context: vscode.ExtensionContext): void {
 	context.subscriptions.push(
 		proposedChanged,
@@ -23,28 +52,100 @@ export function registerProposed(context: vscode.ExtensionContext): void {
 			onDidChange: proposedChanged.event,
 			provideTextDocumentContent: (uri) => proposed.get(uri.toString()) ?? '',
 		}),
+		vscode.commands.registerCommand(ANSWER_COMMAND, (id: string) => answerers.get(id)?.()),
+		approvalResolved.event((id) => void closeReview(id)),
 	);
 }
 
 /**
- * showMessageRequest answers the server's prompts. An approval becomes a modal dialog (Escape is
- * Deny); a patch first opens a diff editor per change. Other prompts keep VS Code's usual message.
+ * showMessageRequest answers the server's prompts. A command's approval is a modal dialog; a
+ * patch's opens its diff editor, then asks without a modal (see askPatch), and closes the diff
+ * editor once answered (not for Show diff: the server asks again). Other prompts keep VS Code's
+ * usual message. A dismissed prompt answers null, which the server takes as Deny.
  */
-export async function showMessageRequest(params: ShowMessageRequestParams): Promise<MessageActionItem | null> {
+export async function showMessageRequest(params: ShowMessageRequestParams, token?: CancellationToken): Promise<MessageActionItem | null> {
 	if (!isApproval(params.message, params.actions)) {
 		const titles = (params.actions ?? []).map((a) => a.title);
 		const show = params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		const picked = await show(params.message, ...titles);
 		return chosenAction(picked ? { title: picked } : undefined, params.actions);
 	}
-	const id = approvalId(params.message);
-	if (id && params.message.includes('apply a patch') && !diffsShown.has(id)) {
-		diffsShown.add(id);
-		await showPatchDiffs(await approvalFromEvents(id)).catch((err) => view.appendLine(`(could not open the diff: ${errorText(err)})`));
-	}
 	const d = approvalDialog(params.message, params.actions);
-	const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
-	return chosenAction(picked, params.actions);
+	const id = approvalId(params.message);
+	if (!id || !isPatchApproval(params.message)) {
+		const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
+		return chosenAction(picked, params.actions);
+	}
+	if (!reviews.has(id)) {
+		await openReview(id, await approvalFromEvents(id)).catch((err) => view.appendLine(`(could not open the diff: ${errorText(err)})`));
+	}
+	const action = chosenAction(await askPatch(id, d, token), params.actions);
+	if (action?.title !== Actions.showDiff) {
+		await closeReview(id);
+	}
+	return action;
+}
+
+/**
+ * askPatch asks about a patch without a modal: a warning notification with Deny (first), Allow once
+ * and Allow for session, and a status bar item that shows every action in a quick pick. The first
+ * answer wins: closing the notification (its X) is Deny; one sent to the notification center answers
+ * nothing, and the status bar item still can. The other asker is then withdrawn. It answers
+ * undefined, too, when the approval is decided elsewhere or the server cancels the request.
+ */
+function askPatch(id: string, d: Dialog, token: CancellationToken | undefined): Promise<DialogItem | undefined> {
+	const notice = approvalNotice(d);
+	return new Promise((resolve) => {
+		let done = false;
+		let noticeOpen = true;
+		let pick: vscode.QuickPick<vscode.QuickPickItem> | undefined;
+		const item = vscode.window.createStatusBarItem('hermes.approval', vscode.StatusBarAlignment.Left, 49);
+		const disposables: vscode.Disposable[] = [item, { dispose: () => answerers.delete(id) }, { dispose: () => pick?.dispose() }];
+		const finish = (picked: DialogItem | undefined) => {
+			if (done) {
+				return;
+			}
+			done = true;
+			disposables.forEach((x) => x.dispose());
+			if (noticeOpen) {
+				// The API cannot close one notification: tuck the toasts away into the notification
+				// center, where the stale one's buttons no longer answer anything.
+				void vscode.commands.executeCommand('notifications.hideToasts');
+			}
+			resolve(picked);
+		};
+		item.name = 'Hermes approval';
+		item.text = '$(shield) Hermes: approve patch?';
+		item.tooltip = notice;
+		item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+		item.command = { command: ANSWER_COMMAND, title: 'Answer the approval', arguments: [id] };
+		answerers.set(id, () => {
+			pick?.dispose();
+			const p = vscode.window.createQuickPick();
+			pick = p;
+			p.title = d.message;
+			p.placeholder = notice;
+			p.ignoreFocusOut = true;
+			// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
+			p.items = d.items.map((i) => ({ label: i.title }));
+			p.onDidAccept(() => {
+				if (p.selectedItems[0]) {
+					finish({ title: p.selectedItems[0].label });
+				}
+			});
+			p.onDidHide(() => p.dispose());
+			p.show();
+		});
+		item.show();
+		if (token) {
+			disposables.push(token.onCancellationRequested(() => finish(undefined)));
+		}
+		disposables.push(approvalResolved.event((resolved) => resolved === id && finish(undefined)));
+		void vscode.window.showWarningMessage(notice, ...noticeItems(d)).then((picked) => {
+			noticeOpen = false;
+			finish(picked);
+		});
+	});
 }
 
 /** approvalFromEvents waits briefly for the approvalWaiting event that carries the patch's changes. */
@@ -59,39 +160,50 @@ async function approvalFromEvents(id: string): Promise<Approval | undefined> {
 	return tracker.approval(id);
 }
 
-/** showPatchDiffs opens a diff editor for each change: the file now against the content the patch leaves. */
-async function showPatchDiffs(a: Approval | undefined): Promise<void> {
-	const changes = a?.changes ?? [];
-	for (const [i, change] of changes.slice(0, 8).entries()) {
-		let original: string | undefined;
-		if (change.kind?.type !== 'add') {
-			try {
-				original = await fs.readFile(change.path, 'utf8');
-			} catch {
-				original = undefined;
-			}
+/**
+ * openReview opens the patch in one multi-file diff editor (vscode.changes): each file now against
+ * the content the patch leaves.
+ */
+async function openReview(id: string, a: Approval | undefined): Promise<void> {
+	const changes = (a?.changes ?? []).slice(0, MAX_REVIEW_FILES);
+	if (changes.length === 0) {
+		return;
+	}
+	const originals = await Promise.all(
+		changes.map((c) => (c.kind?.type === 'add' ? Promise.resolve(undefined) : fs.readFile(c.path, 'utf8').catch(() => undefined))),
+	);
+	const uris: string[] = [];
+	const side = (s: ReviewSide): vscode.Uri => {
+		if ('file' in s) {
+			return vscode.Uri.file(s.file);
 		}
-		const p = proposedChange(change, original);
-		const name = baseName(p.targetPath);
-		const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: p.targetPath, query: `${a!.approvalId}-${i}` });
-		if (p.proposed === undefined) {
-			// The diff does not apply to the file as it is now: show codex's diff itself.
-			proposed.set(right.toString(), change.diff);
-			proposedChanged.fire(right);
-			const doc = await vscode.workspace.openTextDocument(right);
-			await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, 'diff'), { preview: false });
-			continue;
-		}
-		proposed.set(right.toString(), p.proposed);
-		proposedChanged.fire(right);
-		let left: vscode.Uri;
-		if (p.originalPath && original !== undefined) {
-			left = vscode.Uri.file(p.originalPath);
-		} else {
-			left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: p.targetPath, query: `${a!.approvalId}-${i}-before` });
-			proposed.set(left.toString(), original ?? '');
-		}
-		const title = `${name} (${p.kind}, proposed by Hermes · approval ${a!.approvalId})`;
-		await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: false, preserveFocus: false });
+		const u = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: s.path, query: s.key });
+		proposed.set(u.toString(), s.proposed);
+		proposedChanged.fire(u);
+		uris.push(u.toString());
+		return u;
+	};
+	const resources = reviewItems(id, changes, originals).map((r) => [vscode.Uri.file(r.resource), side(r.left), side(r.right)]);
+	const title = reviewTitle(id);
+	reviews.set(id, { title, uris });
+	await vscode.commands.executeCommand('vscode.changes', title, resources);
+}
+
+/** closeReview closes an approval's diff editor, if open, and forgets its proposed contents. */
+async function closeReview(id: string): Promise<void> {
+	const r = reviews.get(id);
+	if (!r) {
+		return;
+	}
+	reviews.delete(id);
+	r.uris.forEach((u) => proposed.delete(u));
+	// The multi-diff editor's tab input (TabInputTextMultiDiff) is newer than the typings: the tab is
+	// found by its label, and by its class where the running VS Code has it.
+	const multiDiff = (vscode as unknown as { TabInputTextMultiDiff?: new (...args: never[]) => unknown }).TabInputTextMultiDiff;
+	const tabs = vscode.window.tabGroups.all
+		.flatMap((g) => g.tabs)
+		.filter((t) => isReviewTab(t.label, r.title) && (!multiDiff || t.input instanceof multiDiff));
+	if (tabs.length > 0) {
+		await vscode.window.tabGroups.close(tabs).then(undefined, (err) => view.appendLine(`(could not close the diff: ${errorText(err)})`));
 	}
 }

@@ -15,6 +15,8 @@ export const tracker = new TurnTracker();
 const renderer = new TurnRenderer();
 /** turnEnded fires on each turnCompleted event. */
 export const turnEnded = new vscode.EventEmitter<TurnEventParams>();
+/** approvalResolved fires with the approval's id on each approvalResolved event. */
+export const approvalResolved = new vscode.EventEmitter<string>();
 
 /** createUi makes the view and the status bar item, disposed with the extension. */
 export function createUi(context: vscode.ExtensionContext): void {
@@ -24,7 +26,7 @@ export function createUi(context: vscode.ExtensionContext): void {
 	bar.command = Command.status;
 	updateBar();
 	bar.show();
-	context.subscriptions.push(view, bar, turnEnded);
+	context.subscriptions.push(view, bar, turnEnded, approvalResolved);
 }
 
 export function onTurnEvent(p: TurnEventParams): void {
@@ -35,6 +37,8 @@ export function onTurnEvent(p: TurnEventParams): void {
 	}
 	if (p.event.kind === 'turnCompleted') {
 		turnEnded.fire(p);
+	} else if (p.event.kind === 'approvalResolved' && p.event.approval) {
+		approvalResolved.fire(p.event.approval.approvalId);
 	}
 	updateBar();
 }

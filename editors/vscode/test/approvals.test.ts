@@ -1,7 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Actions, applyUnifiedDiff, approvalDialog, approvalId, chosenAction, isApproval, proposedChange } from '../src/approvals';
+import {
+	Actions,
+	applyUnifiedDiff,
+	approvalDialog,
+	approvalId,
+	approvalNotice,
+	chosenAction,
+	isApproval,
+	isPatchApproval,
+	isReviewTab,
+	noticeItems,
+	proposedChange,
+	reviewItems,
+	reviewTitle,
+} from '../src/approvals';
 import type { FileChange } from '../src/protocol';
 import { loose, type Loose } from './loose';
 
@@ -37,6 +51,54 @@ test('a patch approval lists each change on its own line, and keeps Show diff', 
 		d.items.map((i) => i.title),
 		['Deny', 'Allow once', 'Allow for session', 'Stop turn', 'Show diff'],
 	);
+});
+
+test('a patch approval becomes a one-line notification with the same buttons, Deny first', () => {
+	assert.equal(isPatchApproval(patchMessage), true);
+	assert.equal(isPatchApproval(execMessage), false);
+	const d = approvalDialog(patchMessage, actions);
+	assert.equal(
+		approvalNotice(d),
+		'Hermes wants to apply a patch (approval a2): update hello.txt · add docs/new.md · It asks for write access under /w/project · Reason: tidy up',
+	);
+	assert.deepEqual(
+		noticeItems(approvalDialog(patchMessage, [...actions, { title: Actions.showDiff }])).map((i) => i.title),
+		['Deny', 'Allow once', 'Allow for session'],
+	);
+	assert.equal(approvalNotice({ message: 'Hermes wants to apply a patch (approval a3)', detail: '', items: [] }), 'Hermes wants to apply a patch (approval a3)');
+	// The server's warning about unsaved editor changes stays in the notification.
+	const warned = approvalDialog(`${patchMessage}\nhello.txt has unsaved changes in your editor: applying this patch will conflict with them`, actions);
+	assert.match(approvalNotice(warned), / · hello\.txt has unsaved changes in your editor: applying this patch will conflict with them$/);
+});
+
+test('reviewTitle names the approval, so its tab can be found and closed', () => {
+	assert.equal(reviewTitle('a2'), 'Hermes: patch a2');
+	// VS Code adds the number of files to the multi-diff editor's name.
+	assert.equal(isReviewTab('Hermes: patch a2 (1 file)', reviewTitle('a2')), true);
+	assert.equal(isReviewTab('Hermes: patch a2', reviewTitle('a2')), true);
+	assert.equal(isReviewTab('Hermes: patch a21 (1 file)', reviewTitle('a2')), false);
+	assert.equal(isReviewTab('hello.txt', reviewTitle('a2')), false);
+});
+
+test('reviewItems: each change of a patch as the file now against what the patch leaves', () => {
+	const changes = [
+		change({ path: '/w/hello.txt', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-old\n+new\n' }),
+		change({ path: '/w/n.txt', kind: { type: 'add' }, diff: 'added\n' }),
+		change({ path: '/w/o.txt', kind: { type: 'delete' }, diff: 'gone\n' }),
+		change({ path: '/w/stale.txt', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-was\n+is\n' }),
+	];
+	assert.deepEqual(reviewItems('a2', changes, ['old\n', undefined, 'gone\n', 'moved on\n']), [
+		{ resource: '/w/hello.txt', left: { file: '/w/hello.txt' }, right: { proposed: 'new\n', path: '/w/hello.txt', key: 'a2-0' } },
+		{ resource: '/w/n.txt', left: { proposed: '', path: '/w/n.txt', key: 'a2-1-before' }, right: { proposed: 'added\n', path: '/w/n.txt', key: 'a2-1' } },
+		{ resource: '/w/o.txt', left: { file: '/w/o.txt' }, right: { proposed: '', path: '/w/o.txt', key: 'a2-2' } },
+		// The diff no longer applies: codex's diff itself on the right.
+		{ resource: '/w/stale.txt', left: { file: '/w/stale.txt' }, right: { proposed: '@@ -1 +1 @@\n-was\n+is\n', path: '/w/stale.txt', key: 'a2-3' } },
+	]);
+	// A renamed file is labelled with its new path; an update of a file that cannot be read shows codex's diff against nothing.
+	const moved = reviewItems('a4', [change({ path: '/w/a.txt', kind: { type: 'update', move_path: '/w/b.txt' }, diff: '@@ -1 +1 @@\n-a\n+b\n' })], ['a\n']);
+	assert.deepEqual(moved[0], { resource: '/w/b.txt', left: { file: '/w/a.txt' }, right: { proposed: 'b\n', path: '/w/b.txt', key: 'a4-0' } });
+	const unread = reviewItems('a5', [change({ path: '/w/x.txt', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-a\n+b\n' })], [undefined]);
+	assert.deepEqual(unread[0].left, { proposed: '', path: '/w/x.txt', key: 'a5-0-before' });
 });
 
 test('chosenAction: the server\'s own item, or null when dismissed (the server takes it as Deny)', () => {

@@ -33,7 +33,7 @@ const (
 )
 
 // HelloPatch updates hello.txt, which the e2e's workspace holds.
-const HelloPatch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n Hello from the workspace.\n-This line is old.\n+This line was patched in VS Code.\n*** End Patch\n"
+var HelloPatch = fakemodel.UpdateFilePatch("hello.txt", "This line is old.", "This line was patched in VS Code.")
 
 func main() {
 	noScript := flag.Bool("no-script", false, "queue nothing: the fake model only echoes tool output or says hello")
