@@ -61,12 +61,18 @@ type summary struct {
 	UndoneText         string `json:"undoneText"`
 	DirtyLineAfterUndo string `json:"dirtyLineAfterUndo"`
 	// K and the Hermes buffer's input area.
-	HoverText           string  `json:"hoverText"`
-	HermesBufferFocused bool    `json:"hermesBufferFocused"`
-	InputAreaAfter      string  `json:"inputAreaAfter"`
-	HermesBufferText    string  `json:"hermesBufferText"`
-	Error               *string `json:"error"`
-	DurationMs          int     `json:"durationMs"`
+	HoverText           string `json:"hoverText"`
+	HermesBufferFocused bool   `json:"hermesBufferFocused"`
+	InputAreaAfter      string `json:"inputAreaAfter"`
+	HermesBufferText    string `json:"hermesBufferText"`
+	ReviewDiagnostic    *struct {
+		Message  string `json:"message"`
+		Lnum     int    `json:"lnum"`
+		Severity int    `json:"severity"`
+		Code     any    `json:"code"`
+	} `json:"reviewDiagnostic"`
+	Error      *string `json:"error"`
+	DurationMs int     `json:"durationMs"`
 }
 
 // TestNeovimApprovalGatedTurn runs hermes.nvim in Neovim (Debian's 0.7.2 in CI) headless, through
@@ -100,6 +106,10 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		fakemodel.Patch(fakemodel.UpdateFilePatch("dirty.txt", "Dirty line.", "The agent's line.")),
 		fakemodel.Message("Patched both."),
 		fakemodel.Message("Answered from the input area."),
+		fakemodel.Review("The notes need work.", fakemodel.ReviewFinding{
+			Title: "[P1] Third line is vague", Body: "Say what the third line is for.", Priority: 1,
+			Path: filepath.Join(env.Work, "notes.txt"), Start: 3, End: 3,
+		}),
 		fakemodel.Hang(),
 	)
 
@@ -107,8 +117,9 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	bin := testbin.HermesLSP(t)
 
 	// The workspace is a git root (the plugin's root detection), with a file to select from.
-	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil {
-		t.Fatal(err)
+	// A git repository: the plugin's root detection, and the review's uncommitted changes.
+	if out, err := exec.Command("git", "init", "-q", env.Work).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
 	}
 	file := filepath.Join(env.Work, "notes.txt")
 	if err := os.WriteFile(file, []byte("First line of the notes.\nSecond line, selected too.\nThird line.\n"), 0o644); err != nil {
@@ -126,14 +137,14 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	}
 	logFile := filepath.Join(tmp, "hermes-lsp.log")
 	summaryFile := filepath.Join(tmp, "summary.json")
-	// The fourth turn's model request (the eighth) hangs: e2e.lua stops the turn once this file exists.
+	// The fourth turn's model request (the ninth, after the review's) hangs: e2e.lua stops the turn once this file exists.
 	// An interrupt sent before codex made that request is lost (codex accepts it, the turn goes on).
 	hangSignal := filepath.Join(tmp, "model-hanging")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
 	defer cancel()
 	go func() {
-		if env.Model.WaitRequests(ctx, 8) == nil {
+		if env.Model.WaitRequests(ctx, 9) == nil {
 			_ = os.WriteFile(hangSignal, nil, 0o644)
 		}
 	}()
@@ -252,16 +263,20 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 			t.Errorf("no %s among the turn events %v", kind, sum.TurnEventKinds)
 		}
 	}
-	if len(sum.TurnResults) != 4 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." ||
-		sum.TurnResults[1].FinalText != "Patched both." || sum.TurnResults[2].FinalText != "Answered from the input area." {
+	if len(sum.TurnResults) != 5 || sum.TurnResults[0].Status != "completed" || sum.TurnResults[0].FinalText != "Done in Neovim." ||
+		sum.TurnResults[1].FinalText != "Patched both." || sum.TurnResults[2].FinalText != "Answered from the input area." ||
+		sum.TurnResults[3].Status != "completed" {
 		t.Errorf("turn results: %+v", sum.TurnResults)
-	} else if sum.TurnResults[3].Status == "completed" {
-		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[3].Status)
+	} else if sum.TurnResults[4].Status == "completed" {
+		t.Errorf("the turn stopped with :HermesStop ended %q", sum.TurnResults[4].Status)
 	} else if sum.TurnResults[2].ThreadID != sum.TurnResults[0].ThreadID {
 		t.Errorf("the input area's turn ran on thread %s, want the folder's %s", sum.TurnResults[2].ThreadID, sum.TurnResults[0].ThreadID)
 	}
 	if !strings.Contains(sum.HoverText, "Done in Neovim.") || !strings.Contains(sum.HoverText, "done") {
 		t.Errorf("K on the first turn's line showed:\n%s", sum.HoverText)
+	}
+	if d := sum.ReviewDiagnostic; d == nil || d.Lnum != 2 || d.Severity != 1 || d.Code != "P1" || !strings.HasPrefix(d.Message, "Third line is vague\n\nSay what") {
+		t.Errorf(":HermesReview's finding in vim.diagnostic: %+v", sum.ReviewDiagnostic)
 	}
 	if !sum.HermesBufferFocused || sum.InputAreaAfter != "" || !strings.Contains(sum.HermesBufferText, "INPUT-AREA-MARKER") ||
 		!strings.Contains(sum.HermesBufferText, "Answered from the input area.") {

@@ -8,8 +8,8 @@
 -- a patch approval where the picker first asks "Show diff" and is then dismissed, answered with
 -- :HermesApprove once; the final message. A second turn patches a clean buffer's file (it must
 -- reload) and a modified buffer's (it must keep the user's text), then :HermesUndo. K shows the
--- first turn on its line; a prompt typed in the Hermes buffer's input area runs a third turn. A
--- fourth turn hangs until :HermesStop.
+-- first turn on its line; a prompt typed in the Hermes buffer's input area runs a third turn;
+-- :HermesReview's finding arrives in vim.diagnostic. A last turn hangs until :HermesStop.
 --
 -- nvim --headless --clean --cmd "set rtp+=editors/neovim" -c "luafile editors/neovim/test/e2e.lua"
 local started = vim.loop.hrtime()
@@ -312,11 +312,25 @@ local function run()
   summary.hermesBufferText = require("hermes.view").text(summary.rootDir)
   vim.cmd("wincmd p")
 
+  -- :HermesReview: the finding on notes.txt arrives in vim.diagnostic.
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
+  local notesbuf2 = vim.api.nvim_get_current_buf()
+  vim.cmd("HermesReview")
+  wait_for("the review's finding in vim.diagnostic", 60000, function()
+    for _, d in ipairs(vim.diagnostic.get(notesbuf2)) do
+      if d.source == "hermes" and tostring(d.message):find("Third line", 1, true) then
+        summary.reviewDiagnostic = { message = d.message, lnum = d.lnum, severity = d.severity, code = d.code or vim.NIL }
+        return true
+      end
+    end
+    return false
+  end)
+
   -- A fourth turn hangs in the model until :HermesStop, run from the file's window.
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   vim.cmd("HermesAsk Wait for the model.")
-  wait_for("the fourth turn to start", 20000, function()
-    return count(summary.turnEventKinds, "turnStarted") >= 4
+  wait_for("the fifth turn to start (the review was the fourth)", 20000, function()
+    return count(summary.turnEventKinds, "turnStarted") >= 5
   end)
   -- Stop it once the model got its request (the Go test writes the file then): an interrupt that
   -- reaches codex before that request is lost (codex accepts it and the turn goes on).
@@ -325,8 +339,8 @@ local function run()
     return vim.loop.fs_stat(hanging) ~= nil
   end)
   vim.cmd("HermesStop")
-  wait_for("the fourth turn to stop", 30000, function()
-    return #summary.turnResults >= 4
+  wait_for("the fifth turn to stop", 30000, function()
+    return #summary.turnResults >= 5
   end)
 
   -- Stop the server (it stops codex) and wait for it to exit.

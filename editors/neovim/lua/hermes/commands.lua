@@ -33,6 +33,16 @@ function M.define()
     desc = "Hermes: answer a waiting approval",
   })
 
+  command("HermesReview", function(opts)
+    require("hermes").review(opts.args)
+  end, {
+    nargs = "*",
+    complete = function()
+      return { "base", "commit" }
+    end,
+    desc = "Hermes: review the changes (base <branch>, commit <sha>, or instructions)",
+  })
+
   command("HermesUndo", function(opts)
     require("hermes").undo_turn(opts.bang)
   end, { nargs = 0, bang = true, desc = "Hermes: undo the last turn's patches (! restores files changed since)" })

@@ -4,6 +4,7 @@
 --   :HermesAsk [prompt]                -- a visual range sends the selection
 --   :HermesStop  :HermesApprove [once|session|deny|stop]  :HermesStatus  :HermesTranscript
 --   :HermesNewThread  :HermesCompact  :HermesYolo  :HermesUndo[!]  :HermesThreads  :HermesModel
+--   :HermesReview [base <branch>|commit <sha>|instructions]
 --   require("hermes").statusline()     -- "Hermes: exec_command: go test ./... · 2.5k tokens"
 local actions = require("hermes.actions")
 local client = require("hermes.client")
@@ -77,6 +78,7 @@ M.undo_turn = actions.undo_turn
 M.open = actions.open
 M.threads = require("hermes.threads").threads
 M.model = require("hermes.threads").model
+M.review = require("hermes.threads").review
 
 -- Status, approvals and the statusline (hermes.status).
 M.status = status.status

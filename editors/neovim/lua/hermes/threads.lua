@@ -1,6 +1,7 @@
 -- Picking the conversation: :HermesThreads (a past thread of the folder, hermes.threads and
 -- hermes.resumeThread) and :HermesModel (a model, then its reasoning effort: hermes.models and
--- hermes.setModel), both through vim.ui.select.
+-- hermes.setModel), both through vim.ui.select; and :HermesReview (hermes.review), whose findings
+-- arrive as the server's diagnostics.
 local servers = require("hermes.client")
 local handlers = require("hermes.handlers")
 
@@ -60,6 +61,33 @@ function M.threads()
           end
         end, filebuf)
       end)
+    end, filebuf)
+  end)
+end
+
+-- review_target reads :HermesReview's arguments: none (the uncommitted changes), `base <branch>`,
+-- `commit <sha>`, or anything else as instructions.
+function M.review_target(args)
+  local words = vim.split(vim.trim(args or ""), "%s+", { trimempty = true })
+  if #words == 0 then
+    return { type = "uncommittedChanges" }
+  elseif words[1] == "base" and words[2] then
+    return { type = "baseBranch", branch = words[2] }
+  elseif words[1] == "commit" and words[2] then
+    return { type = "commit", sha = words[2] }
+  end
+  return { type = "custom", instructions = vim.trim(args) }
+end
+
+-- review is :HermesReview: codex reviews the folder's changes; its findings arrive as diagnostics.
+function M.review(args)
+  with_folder(function(client, arg, filebuf)
+    local a = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { target = M.review_target(args) })
+    servers.execute(client, "hermes.review", a, function(err)
+      if err then
+        return handlers.notify_error(err)
+      end
+      notify("Hermes: reviewing; the findings will be diagnostics (:lua vim.diagnostic.setqflist())", levels.INFO)
     end, filebuf)
   end)
 end
