@@ -1,6 +1,8 @@
 package lsp_test
 
 import (
+	"go.lsp.dev/protocol"
+
 	"context"
 	"encoding/json"
 	"os"
@@ -33,8 +35,10 @@ type nodeSummary struct {
 	} `json:"askResults"`
 	ApplyEdits []nodeApplyEdit `json:"applyEdits"`
 	Steps      []struct {
-		Kind   string          `json:"kind"`
-		Result json.RawMessage `json:"result"`
+		Kind        string                `json:"kind"`
+		Result      json.RawMessage       `json:"result"`
+		Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+		Ms          int                   `json:"ms"`
 	} `json:"steps"`
 	UndoResult     *hermesproto.UndoTurnResult `json:"undoResult"`
 	ProgressTokens []json.RawMessage           `json:"progressTokens"`

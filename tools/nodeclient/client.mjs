@@ -16,8 +16,10 @@
 // files.refactoring.autoSave: to the open document (didChange) or the file, then saved on disk
 // (didSave). A --step is one of {"ask": {prompt, line?, model?, effort?}} (a turn asked from that
 // line of --file, waited for as a --prompt's), {"command": NAME, "args": {...}} (a string "$ask:N"
-// in args is the thread id of the Nth ask step) or {"hover": LINE}; each one's result goes into the
-// summary's steps. Any protocol error, unexpected server exit or timeout exits non-zero (the summary is
+// in args is the thread id of the Nth ask step), {"hover": LINE}, {"review": {target?, expect?}}
+// (hermes.review on --file, then its findings as diagnostics there) or {"codeAction": {line, run}}
+// (the code action titled run on that line, a turn it starts waited for); each one's result goes
+// into the summary's steps. Any protocol error, unexpected server exit or timeout exits non-zero (the summary is
 // still printed, with `error`), after the server process has been ended.
 
 import { spawn } from 'node:child_process';
@@ -39,6 +41,7 @@ import {
 	InitializeRequest,
 	InitializedNotification,
 	LogMessageNotification,
+	PublishDiagnosticsNotification,
 	ShowDocumentRequest,
 	ShowMessageNotification,
 	ShowMessageRequest,
@@ -86,6 +89,7 @@ const summary = {
 	applyEdits: [],
 	undoResult: null,
 	steps: [],
+	diagnostics: {},
 	progressTokens: [],
 	progress: [],
 	approvals: [],
@@ -168,6 +172,26 @@ connection.onNotification(ShowMessageNotification.type, (params) => {
 	if (endIndex >= 0 && summary.showMessages.length > endIndex) messageAfterEnd(params);
 });
 connection.onNotification(LogMessageNotification.type, () => { summary.logMessages++; });
+
+// Diagnostics: the newest list per document; waiters are woken on each.
+const diagnosticWaiters = new Set();
+connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
+	summary.diagnostics[params.uri] = params.diagnostics;
+	for (const w of diagnosticWaiters) w();
+});
+function diagnosticsOf(uri, want) {
+	return new Promise((resolve) => {
+		const check = () => {
+			const list = (summary.diagnostics[uri] ?? []).filter((d) => d.source === 'hermes' && d.code !== 'instruction');
+			if (list.length >= want) {
+				diagnosticWaiters.delete(check);
+				resolve(list);
+			}
+		};
+		diagnosticWaiters.add(check);
+		check();
+	});
+}
 
 let documentShown;
 const transcriptShown = new Promise((resolve) => { documentShown = resolve; });
@@ -374,6 +398,29 @@ async function runSteps(fileUri) {
 			const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, { command: step.command, arguments: [resolve(step.args ?? {})] }), step.command);
 			log('step', step.command, '->', JSON.stringify(result));
 			summary.steps.push({ kind: step.command, result });
+		} else if (step.review) {
+			const began = Date.now();
+			const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, { command: 'hermes.review', arguments: [{ uri: fileUri, ...step.review }] }), 'hermes.review');
+			const diagnostics = await withTimeout(diagnosticsOf(fileUri, step.review.expect ?? 1), 'the review findings as diagnostics');
+			summary.steps.push({ kind: 'review', result, diagnostics, ms: Date.now() - began });
+		} else if (step.codeAction) {
+			const { line, run } = step.codeAction;
+			const diagnostics = (summary.diagnostics[fileUri] ?? []).filter((d) => d.range.start.line <= line && line <= d.range.end.line);
+			const actions = await withTimeout(connection.sendRequest('textDocument/codeAction', {
+				textDocument: { uri: fileUri },
+				range: { start: { line, character: 0 }, end: { line, character: 1 } },
+				context: { diagnostics },
+			}), 'codeAction');
+			const action = (actions ?? []).find((a) => a.title === run);
+			if (!action) throw new Error(`no code action ${run} on line ${line}: ${JSON.stringify((actions ?? []).map((a) => a.title))}`);
+			const ask = action.command.command.endsWith('hermes.ask');
+			if (ask) expectTurnEnd();
+			const result = await withTimeout(connection.sendRequest(ExecuteCommandRequest.type, action.command), run);
+			if (ask) {
+				await withTimeout(progressEnd, 'the progress end of the code action\'s turn');
+				await withTimeout(finalMessage, 'the final showMessage of the code action\'s turn');
+			}
+			summary.steps.push({ kind: 'codeAction', result, action });
 		} else if (step.hover !== undefined) {
 			const result = await withTimeout(connection.sendRequest('textDocument/hover', {
 				textDocument: { uri: fileUri }, position: { line: step.hover, character: 0 },
