@@ -27,24 +27,11 @@ var ErrReviewRunning = errors.New("a review is running in this folder: wait for 
 // for the turn's prompt. A turn running in the folder makes it ErrBusy. A review that yields (an
 // automatic one) is stopped by the next prompt; another one makes prompts ErrReviewRunning.
 func (s *Session) Review(ctx context.Context, target json.RawMessage, label string, yields bool) (*Turn, error) {
-	var (
-		ts  *turnState
-		err error
-	)
-	if cerr := s.call(func(st *sessionState) {
-		switch {
-		case st.ending:
-			err = errStopped
-		case st.current != nil:
-			err = ErrBusy
-		default:
-			ts = s.newTurnState(Input{Prompt: "Review " + label}, false)
-			ts.review, ts.yields = true, yields
-			s.register(st, ts)
-		}
-	}); cerr != nil {
-		return nil, cerr
-	}
+	ts, err := s.registerIfIdle(func() *turnState {
+		ts := s.newTurnState(Input{Prompt: "Review " + label}, false)
+		ts.review, ts.yields = true, yields
+		return ts
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -141,23 +141,7 @@ func closed(ch <-chan struct{}) bool {
 // Compact asks codex to compact the thread's context. Codex runs it as a turn of its own, returned
 // like any other; the session's compaction count goes up when it is done.
 func (s *Session) Compact(ctx context.Context) (*Turn, error) {
-	var (
-		ts  *turnState
-		err error
-	)
-	if cerr := s.call(func(st *sessionState) {
-		switch {
-		case st.ending:
-			err = errStopped
-		case st.current != nil:
-			err = ErrBusy
-		default:
-			ts = s.newTurnState(Input{}, true)
-			s.register(st, ts)
-		}
-	}); cerr != nil {
-		return nil, cerr
-	}
+	ts, err := s.registerIfIdle(func() *turnState { return s.newTurnState(Input{}, true) })
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +189,29 @@ func (s *Session) retireIfSilent(ctx context.Context, client *codex.Client) {
 	if client != nil && errors.Is(context.Cause(ctx), errSilent) {
 		s.h.retire(client, "codex did not answer within the turn timeout")
 	}
+}
+
+// registerIfIdle registers the turn newTurn makes, when no turn runs (else ErrBusy): for turns a
+// prompt does not start (a compaction, a review).
+func (s *Session) registerIfIdle(newTurn func() *turnState) (*turnState, error) {
+	var (
+		ts  *turnState
+		err error
+	)
+	if cerr := s.call(func(st *sessionState) {
+		switch {
+		case st.ending:
+			err = errStopped
+		case st.current != nil:
+			err = ErrBusy
+		default:
+			ts = newTurn()
+			s.register(st, ts)
+		}
+	}); cerr != nil {
+		return nil, cerr
+	}
+	return ts, err
 }
 
 // register makes ts the session's turn before codex is asked to start it, so that an approval

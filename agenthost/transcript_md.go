@@ -47,15 +47,15 @@ func mdTool(item *codex.Item, took time.Duration, approvals []Approval, note str
 	}
 	switch item.Type {
 	case codex.ItemCommandExecution:
-		fmt.Fprintf(&b, "**$** %s — %s\n\n", mdCode(oneLine(item.Command)), outcome)
+		fmt.Fprintf(&b, "**$** %s — %s\n\n", MarkdownCode(oneLine(item.Command)), outcome)
 	case codex.ItemFileChange:
 		var paths []string
 		for _, c := range item.Changes {
-			paths = append(paths, mdCode(c.Path)+" ("+c.Kind.Type+")")
+			paths = append(paths, MarkdownCode(c.Path)+" ("+c.Kind.Type+")")
 		}
 		fmt.Fprintf(&b, "**Patch** %s — %s\n\n", strings.Join(paths, ", "), outcome)
 	default:
-		fmt.Fprintf(&b, "**%s** %s — %s\n\n", ToolName(item), mdCode(Truncate(oneLine(argsText(ToolArgs(item))), mdArgsChars)), outcome)
+		fmt.Fprintf(&b, "**%s** %s — %s\n\n", ToolName(item), MarkdownCode(Truncate(oneLine(argsText(ToolArgs(item))), mdArgsChars)), outcome)
 	}
 	for _, a := range approvals {
 		b.WriteString(mdApproval(a))
@@ -70,7 +70,7 @@ func mdTool(item *codex.Item, took time.Duration, approvals []Approval, note str
 	case codex.ItemFileChange:
 		for _, c := range item.Changes {
 			if strings.TrimSpace(c.Diff) != "" {
-				b.WriteString(mdCode(c.Path) + ":\n\n" + fence(boundLines(c.Diff, mdDiffLines), "diff") + "\n")
+				b.WriteString(MarkdownCode(c.Path) + ":\n\n" + fence(boundLines(c.Diff, mdDiffLines), "diff") + "\n")
 			}
 		}
 	default:
@@ -121,7 +121,7 @@ func mdApproval(a Approval) string {
 	default:
 		by = "(" + by + ")"
 	}
-	return fmt.Sprintf("> %s %s %s%s: %s\n\n", mark, what, by, then, mdCode(Truncate(oneLine(a.Summary), mdArgsChars)))
+	return fmt.Sprintf("> %s %s %s%s: %s\n\n", mark, what, by, then, MarkdownCode(Truncate(oneLine(a.Summary), mdArgsChars)))
 }
 
 // mdOutput folds a tool's output, bounded; nothing for no output.
@@ -176,8 +176,8 @@ func boundLines(s string, max int) string {
 
 func max0(n int) int { return max(n, 0) }
 
-// mdCode quotes s as inline code, with a fence longer than any backtick run in it.
-func mdCode(s string) string {
+// MarkdownCode quotes s as markdown inline code, with a fence longer than any backtick run in it.
+func MarkdownCode(s string) string {
 	ticks := "`"
 	for strings.Contains(s, ticks) {
 		ticks += "`"

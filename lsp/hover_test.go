@@ -68,14 +68,7 @@ func inlayLabels(t *testing.T, ed *lsptest.Editor, path string) map[uint32]strin
 // points at the line.
 func TestTurnShowsOnItsLine(t *testing.T) {
 	held := make(chan struct{})
-	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-		select {
-		case <-held:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return &p.Actions[1], nil // Allow once
-	}
+	hook := allowOnceWhen(held)
 	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
 	ctx := testCtx(t)
 	text := "package calc\n\n// hermes: add a Sum function\n"
@@ -219,5 +212,17 @@ func TestInlayRefreshIsThrottled(t *testing.T) {
 	}
 	if got := inlayLabels(t, f.ed, path); got[0] != "Hermes ✓ done · 40 tools" {
 		t.Errorf("inlay hints after the turn: %v", got)
+	}
+}
+
+// allowOnceWhen is an approval hook that answers "Allow once" once held is closed.
+func allowOnceWhen(held <-chan struct{}) lsptest.ShowMessageRequestHook {
+	return func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		select {
+		case <-held:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &p.Actions[1], nil // Allow once
 	}
 }

@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -20,14 +19,7 @@ import (
 // prompt and the command already run, readable (no JSON, no HTML escapes, no empty output block).
 func TestLiveTranscript(t *testing.T) {
 	held := make(chan struct{})
-	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
-		select {
-		case <-held:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return &p.Actions[1], nil
-	}
+	hook := allowOnceWhen(held)
 	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(hook))
 	ctx := testCtx(t)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {

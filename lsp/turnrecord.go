@@ -256,7 +256,7 @@ func (r *turnRecord) hover() string {
 	if len(r.tools) > 0 {
 		b.WriteString("**Tools**\n\n")
 		for _, t := range r.tools {
-			fmt.Fprintf(&b, "- `%s` %s %s\n", t.name, inlineCode(agenthost.Truncate(t.preview, 80)), toolStatus(t))
+			fmt.Fprintf(&b, "- `%s` %s %s\n", t.name, agenthost.MarkdownCode(agenthost.Truncate(t.preview, 80)), toolStatus(t))
 		}
 		if more := r.toolCount - len(r.tools); more > 0 {
 			fmt.Fprintf(&b, "- … and %d more\n", more)
@@ -269,7 +269,7 @@ func (r *turnRecord) hover() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(inlineCode(f))
+			b.WriteString(agenthost.MarkdownCode(f))
 		}
 		b.WriteString("\n\n")
 	}
@@ -297,10 +297,10 @@ func (r *turnRecord) stateLineLocked() string {
 	switch r.state {
 	case stateRunning:
 		for _, what := range r.waiting {
-			return "waiting for approval: " + inlineCode(agenthost.Truncate(oneLineOf(what), 100))
+			return "waiting for approval: " + agenthost.MarkdownCode(agenthost.Truncate(oneLineOf(what), 100))
 		}
 		if r.step != "" {
-			return "running: " + inlineCode(agenthost.Truncate(oneLineOf(r.step), 100))
+			return "running: " + agenthost.MarkdownCode(agenthost.Truncate(oneLineOf(r.step), 100))
 		}
 		return "running"
 	case stateFailed, stateStopped:
@@ -346,19 +346,7 @@ func approvalLine(a agenthost.Approval) string {
 	default:
 		by = "(" + a.DecidedBy + ")"
 	}
-	return what + " " + by + ": " + inlineCode(agenthost.Truncate(oneLineOf(a.Summary), 120))
-}
-
-// inlineCode quotes s as markdown code, with a fence longer than any backquote run in it.
-func inlineCode(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
+	return what + " " + by + ": " + agenthost.MarkdownCode(agenthost.Truncate(oneLineOf(a.Summary), 120))
 }
 
 // escapeMarkdown keeps the person's words as written: markdown's emphasis and code marks escaped.
