@@ -94,7 +94,7 @@ func TestTurnShowsOnItsLine(t *testing.T) {
 	if h := hoverText(t, f.ed, path, 2); !strings.Contains(h, "`go test ./...`") || !strings.Contains(h, "> add a Sum function") {
 		t.Errorf("hover while waiting:\n%s", h)
 	}
-	if got := inlayLabels(t, f.ed, path); got[2] != "Hermes ⏸ approval" {
+	if got := inlayLabels(t, f.ed, path); got[2] != "⏸ approval" {
 		t.Errorf("inlay hints while waiting: %v", got)
 	}
 	if h := hoverText(t, f.ed, path, 0); h != "" {
@@ -118,7 +118,7 @@ func TestTurnShowsOnItsLine(t *testing.T) {
 			t.Errorf("hover after the turn lacks %q:\n%s", want, h)
 		}
 	}
-	if got := inlayLabels(t, f.ed, path); got[4] != "Hermes ✓ done · 1 tool · 6.0k tok" || len(got) != 1 {
+	if got := inlayLabels(t, f.ed, path); got[4] != "✓ done · 1 tool · 6.0k tok" || len(got) != 1 {
 		t.Errorf("inlay hints after the turn: %v", got)
 	}
 	msgs := f.ed.State().ShowMessages
@@ -210,7 +210,7 @@ func TestInlayRefreshIsThrottled(t *testing.T) {
 	if most := int(elapsed/(500*time.Millisecond)) + 2; n > most {
 		t.Errorf("%d refreshes in %v: more than twice a second", n, elapsed)
 	}
-	if got := inlayLabels(t, f.ed, path); got[0] != "Hermes ✓ done · 40 tools" {
+	if got := inlayLabels(t, f.ed, path); got[0] != "✓ done · 40 tools" {
 		t.Errorf("inlay hints after the turn: %v", got)
 	}
 }

@@ -52,8 +52,8 @@ func (s *Server) inlayHints(p *inlayHintParams) ([]inlayHint, error) {
 		}
 		hints = append(hints, inlayHint{
 			Position:    protocol.Position{Line: o.line, Character: utf16Len(text)},
-			Label:       "Hermes " + o.rec.label(),
-			Tooltip:     "Hover the line for the whole turn",
+			Label:       o.rec.label(),
+			Tooltip:     "Hermes: hover the line for the whole turn",
 			PaddingLeft: true,
 		})
 	}
