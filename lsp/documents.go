@@ -22,7 +22,7 @@ import (
 // Positions are LSP positions: zero-based lines and UTF-16 code units within a line. A line ends
 // at "\n", "\r\n" or "\r"; the text of a line never includes its line break.
 type Documents struct {
-	mu    sync.RWMutex
+	mu    sync.Mutex // a plain mutex: reading a rope may join it (its cached text)
 	docs  map[string]*document
 	marks map[string][]*Mark // by document key; see marks.go
 }
@@ -30,7 +30,7 @@ type Documents struct {
 // document is one open document.
 type document struct {
 	version int32
-	text    string
+	text    *rope
 	saved   string // the file's content as the editor last had it on disk: at open, save, or a reload
 	uri     string
 }
@@ -55,7 +55,7 @@ func (d *Documents) Open(uri string, version int32, text string) {
 	if d.docs == nil {
 		d.docs = map[string]*document{}
 	}
-	d.docs[k] = &document{version: version, text: text, saved: text, uri: uri}
+	d.docs[k] = &document{version: version, text: newRope(text), saved: text, uri: uri}
 	d.relocateMarksLocked(k, text) // the file may have changed while it was closed
 }
 
@@ -65,7 +65,7 @@ func (d *Documents) Saved(uri string, text *string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.docs[documentKey(uri)]; ok {
-		doc.saved = doc.text
+		doc.saved = doc.text.String()
 		if text != nil {
 			doc.saved = *text
 		}
@@ -74,10 +74,10 @@ func (d *Documents) Saved(uri string, text *string) {
 
 // Dirty reports whether the open document at path has unsaved edits in the editor.
 func (d *Documents) Dirty(path string) bool {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.docs[documentKey(path)]
-	return ok && doc.text != doc.saved
+	return ok && doc.text.String() != doc.saved
 }
 
 // OpenFile is an open document that is a file.
@@ -89,14 +89,14 @@ type OpenFile struct {
 
 // OpenFiles returns the open documents that are files under dir.
 func (d *Documents) OpenFiles(dir string) []OpenFile {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	var out []OpenFile
 	for k, doc := range d.docs {
 		if _, inside := workspace.Rel(dir, k); !inside {
 			continue
 		}
-		out = append(out, OpenFile{URI: doc.uri, Path: k, Text: doc.text, Saved: doc.saved, Version: doc.version})
+		out = append(out, OpenFile{URI: doc.uri, Path: k, Text: doc.text.String(), Saved: doc.saved, Version: doc.version})
 	}
 	slices.SortFunc(out, func(a, b OpenFile) int { return strings.Compare(a.Path, b.Path) })
 	return out
@@ -104,8 +104,8 @@ func (d *Documents) OpenFiles(dir string) []OpenFile {
 
 // URIs returns the URIs of the open documents.
 func (d *Documents) URIs() []string {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	out := make([]string, 0, len(d.docs))
 	for _, doc := range d.docs {
 		out = append(out, doc.uri)
@@ -149,13 +149,13 @@ func (d *Documents) Change(uri string, version int32, changes []ContentChange) e
 	for _, c := range changes {
 		if c.Range == nil {
 			d.refreshMarkTextsLocked(k, text)
-			text = c.Text
-			d.relocateMarksLocked(k, text)
+			text = newRope(c.Text)
+			d.relocateMarksLocked(k, c.Text)
 			continue
 		}
-		start, end := offset(text, c.Range.Start), offset(text, c.Range.End)
+		start, end := text.offset(c.Range.Start), text.offset(c.Range.End)
 		d.moveMarksLocked(k, text, start, end, c.Text)
-		text = text[:start] + c.Text + text[end:]
+		text.replace(start, end, c.Text)
 	}
 	d.refreshMarkTextsLocked(k, text)
 	doc.text, doc.version = text, version
@@ -171,79 +171,75 @@ func (d *Documents) Close(uri string) {
 	delete(d.docs, k)
 }
 
-// get returns the open document with uri's key.
-func (d *Documents) get(uri string) (document, bool) {
+// with runs f on the open document with uri's key, under the lock; ok is false when it is not open.
+func (d *Documents) with(uri string, f func(doc *document)) (ok bool) {
 	k := documentKey(uri)
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.docs[k]
-	if !ok {
-		return document{}, false
+	if ok {
+		f(doc)
 	}
-	return *doc, true
+	return ok
 }
 
 // Text returns the whole text of an open document, with false if it is not open.
-func (d *Documents) Text(uri string) (string, bool) {
-	doc, ok := d.get(uri)
-	return doc.text, ok
+func (d *Documents) Text(uri string) (text string, ok bool) {
+	ok = d.with(uri, func(doc *document) { text = doc.text.String() })
+	return text, ok
+}
+
+// Size returns the length in bytes of an open document, with false if it is not open.
+func (d *Documents) Size(uri string) (n int, ok bool) {
+	ok = d.with(uri, func(doc *document) { n = doc.text.size })
+	return n, ok
 }
 
 // Version returns the version of an open document, with false if it is not open.
-func (d *Documents) Version(uri string) (int32, bool) {
-	doc, ok := d.get(uri)
-	return doc.version, ok
+func (d *Documents) Version(uri string) (v int32, ok bool) {
+	ok = d.with(uri, func(doc *document) { v = doc.version })
+	return v, ok
 }
 
 // Line returns the text of one line (zero-based, without its line break). ok is false when the
 // document is not open or has no such line. A document ending in a line break has an empty last
 // line after it.
-func (d *Documents) Line(uri string, line uint32) (string, bool) {
-	doc, ok := d.get(uri)
-	if !ok {
-		return "", false
-	}
-	start, end, _, ok := lineBounds(doc.text, line)
-	if !ok {
-		return "", false
-	}
-	return doc.text[start:end], true
+func (d *Documents) Line(uri string, line uint32) (text string, ok bool) {
+	found := false
+	d.with(uri, func(doc *document) { text, found = doc.text.line(line) })
+	return text, found
 }
 
 // Lines returns the text of the lines startLine through endLine (zero-based, inclusive) as the
 // editor's buffer has them: the line breaks between them kept as they are, the last line's own
 // line break left off. An endLine past the last line means the last line, and a reversed pair is
 // swapped. ok is false when the document is not open or startLine is past its last line.
-func (d *Documents) Lines(uri string, startLine, endLine uint32) (string, bool) {
-	doc, ok := d.get(uri)
-	if !ok {
-		return "", false
-	}
+func (d *Documents) Lines(uri string, startLine, endLine uint32) (text string, ok bool) {
 	if endLine < startLine {
 		startLine, endLine = endLine, startLine
 	}
-	start, _, _, ok := lineBounds(doc.text, startLine)
-	if !ok {
-		return "", false
-	}
-	_, end, _, ok := lineBounds(doc.text, endLine)
-	if !ok {
-		end = len(doc.text) // clamp to the end of the last line
-	}
-	return doc.text[start:end], true
+	d.with(uri, func(doc *document) {
+		start, _, _, found := doc.text.lineBounds(startLine)
+		if !found {
+			return
+		}
+		_, end, _, found := doc.text.lineBounds(endLine)
+		if !found {
+			end = doc.text.size // clamp to the end of the last line
+		}
+		text, ok = doc.text.slice(start, end), true
+	})
+	return text, ok
 }
 
 // Range returns the text in r of an open document, positions clamped as [Documents.Change]
 // clamps them and a reversed range taken in order. ok is false when the document is not open.
-func (d *Documents) Range(uri string, r protocol.Range) (string, bool) {
-	doc, ok := d.get(uri)
-	if !ok {
-		return "", false
-	}
+func (d *Documents) Range(uri string, r protocol.Range) (text string, ok bool) {
 	if before(r.End, r.Start) {
 		r.Start, r.End = r.End, r.Start
 	}
-	return doc.text[offset(doc.text, r.Start):offset(doc.text, r.End)], true
+	ok = d.with(uri, func(doc *document) { text = doc.text.slice(doc.text.offset(r.Start), doc.text.offset(r.End)) })
+	return text, ok
 }
 
 // lineBounds finds line in text: the byte offsets of its first byte, of its end (its line break,

@@ -112,6 +112,9 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 			return nil
 		}
 	}
+	if n, ok := s.docs.Size(uri); !ok || n > instructionScanMax {
+		return nil // not open, or too large to scan (and to join) at every edit
+	}
 	text, ok := s.docs.Text(uri)
 	if !ok || len(text) > instructionScanMax || !strings.Contains(strings.ToLower(text), "hermes:") {
 		return nil

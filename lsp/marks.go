@@ -24,8 +24,8 @@ type Mark struct {
 
 // Line returns the mark's line now, with false once it died.
 func (m *Mark) Line() (uint32, bool) {
-	m.d.mu.RLock()
-	defer m.d.mu.RUnlock()
+	m.d.mu.Lock()
+	defer m.d.mu.Unlock()
 	return m.line, !m.dead
 }
 
@@ -43,8 +43,8 @@ func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.docs[k]; ok {
-		if start, end, _, ok := lineBounds(doc.text, line); ok {
-			text = doc.text[start:end]
+		if t, ok := doc.text.line(line); ok {
+			text = t
 		}
 	}
 	m := &Mark{d: d, line: line, text: text}
@@ -65,21 +65,21 @@ func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
 	return m
 }
 
-// moveMarksLocked moves the marks of key for one ranged change: the text from byte start to end of
+// moveMarksLocked moves the marks of key for one ranged change: the bytes from start to end of
 // text (the document before the change) replaced by newText.
-func (d *Documents) moveMarksLocked(key, text string, start, end int, newText string) {
+func (d *Documents) moveMarksLocked(key string, text *rope, start, end int, newText string) {
 	marks := d.marks[key]
 	if len(marks) == 0 {
 		return
 	}
-	startLine := lineOf(text, start)
-	removed := lineOf(text, end) - startLine
+	startLine := text.lineOf(start)
+	removed := text.lineOf(end) - startLine
 	added := uint32(lineBreaks(newText))
 	for _, m := range marks {
 		if m.dead {
 			continue
 		}
-		ls, le, _, ok := lineBounds(text, m.line)
+		ls, le, _, ok := text.lineBounds(m.line)
 		switch {
 		case !ok:
 			// The document is shorter than the mark (a file changed while closed): leave it.
@@ -163,20 +163,15 @@ func abs(n int) int {
 }
 
 // refreshMarkTextsLocked records the current text of key's marks whose text an edit changed.
-func (d *Documents) refreshMarkTextsLocked(key, text string) {
+func (d *Documents) refreshMarkTextsLocked(key string, text *rope) {
 	for _, m := range d.marks[key] {
 		if m.dead || m.text != "" {
 			continue
 		}
-		if start, end, _, ok := lineBounds(text, m.line); ok {
-			m.text = text[start:end]
+		if t, ok := text.line(m.line); ok {
+			m.text = t
 		}
 	}
-}
-
-// lineOf is the zero-based line of byte offset off in text.
-func lineOf(text string, off int) uint32 {
-	return uint32(lineBreaks(text[:off]))
 }
 
 // lineBreaks counts the line breaks in s: "\n", "\r\n" and a lone "\r" each count once.
