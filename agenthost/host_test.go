@@ -66,6 +66,24 @@ func TestPrewarm(t *testing.T) {
 	}
 }
 
+// TestWarm: a warmed session has its thread loaded: its first turn is a turn/start alone.
+func TestWarm(t *testing.T) {
+	fh := newFakeHost(t, nil)
+	s := fh.session(t)
+	if err := s.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := len(fh.fake.Requests())
+	run(t, s, "hi")
+	var methods []string
+	for _, m := range fh.fake.Requests()[before:] {
+		methods = append(methods, m.Method)
+	}
+	if len(methods) == 0 || methods[0] != "turn/start" || slices.Contains(methods, "thread/start") || slices.Contains(methods, "thread/resume") {
+		t.Errorf("requests of the first turn after Warm: %v, want turn/start and no thread loading", methods)
+	}
+}
+
 func TestResultProjection(t *testing.T) {
 	fh := newFakeHost(t, nil)
 	var execID string

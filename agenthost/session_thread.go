@@ -6,6 +6,7 @@ package agenthost
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
@@ -56,11 +57,16 @@ func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
 		return fmt.Errorf("start turn: %w", err)
 	}
 	if unnamed == threadID {
+		// Named beside the turn: the name waits, the turn does not (nor for a codex that stalls).
 		title := ts.input.Title
 		if title == "" {
 			title = ts.input.Prompt
 		}
-		s.nameThread(ctx, client, threadID, title)
+		s.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(s.h.closed, 5*time.Second)
+			defer cancel()
+			s.nameThread(ctx, client, threadID, title)
+		})
 	}
 	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
 	return nil
@@ -108,6 +114,22 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 	_ = s.call(func(st *sessionState) { st.unnamed = res.Thread.ID }) // its first turn names it
 	s.loaded(res.Thread.ID, gen)
 	return res.Thread.ID, threadID != "", nil
+}
+
+// Warm loads the folder's thread in codex now (resumed, or started when the folder has none), so
+// that its first turn is one turn/start (prewarm). It starts codex when needed.
+func (s *Session) Warm(ctx context.Context) error {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	client, gen, err := s.h.codexClient(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.ensureThread(ctx, client, gen); err != nil {
+		s.retireIfSilent(ctx, client)
+		return err
+	}
+	return nil
 }
 
 // loaded records that threadID is loaded in codex generation gen, and saves a new thread.

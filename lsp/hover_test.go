@@ -166,21 +166,7 @@ func TestInlineStatusOff(t *testing.T) {
 }
 
 // turnEventOf holds once a hermes/turnEvent of kind has arrived.
-func turnEventOf(kind string) lsptest.Condition {
-	return func(s *lsptest.State) bool {
-		for _, raw := range s.Notifications["hermes/turnEvent"] {
-			var ev struct {
-				Event struct {
-					Kind string `json:"kind"`
-				} `json:"event"`
-			}
-			if json.Unmarshal(raw, &ev) == nil && ev.Event.Kind == kind {
-				return true
-			}
-		}
-		return false
-	}
-}
+func turnEventOf(kind string) lsptest.Condition { return turnEventsOf(kind, 1) }
 
 // TestInlayRefreshIsThrottled: a turn whose state changes many times makes the server ask for
 // inlay hints again at most twice a second (and at least once).
@@ -224,5 +210,23 @@ func allowOnceWhen(held <-chan struct{}) lsptest.ShowMessageRequestHook {
 			return nil, ctx.Err()
 		}
 		return &p.Actions[1], nil // Allow once
+	}
+}
+
+// turnEventsOf holds once n hermes/turnEvent notifications of kind have arrived.
+func turnEventsOf(kind string, n int) lsptest.Condition {
+	return func(s *lsptest.State) bool {
+		count := 0
+		for _, raw := range s.Notifications["hermes/turnEvent"] {
+			var ev struct {
+				Event struct {
+					Kind string `json:"kind"`
+				} `json:"event"`
+			}
+			if json.Unmarshal(raw, &ev) == nil && ev.Event.Kind == kind {
+				count++
+			}
+		}
+		return count >= n
 	}
 }

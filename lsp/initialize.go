@@ -201,6 +201,15 @@ func (s *Server) initialized() {
 		if prewarm && host != nil {
 			if err := host.Prewarm(ctx); err != nil {
 				s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start codex: "+err.Error())
+				return
+			}
+			// Each folder's thread too, so that the first prompt is one turn/start.
+			for _, f := range s.folders.List() {
+				if sess, err := host.Session(f.Path); err == nil {
+					if err := sess.Warm(ctx); err != nil {
+						s.log.Info("could not load the folder's thread ahead", "folder", f.Path, "err", err)
+					}
+				}
 			}
 		}
 	})

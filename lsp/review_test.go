@@ -158,7 +158,7 @@ func TestFindingActions(t *testing.T) {
 		t.Errorf("no dismiss-all action: %+v", actions)
 	}
 	f.ask(ctx, argsOf(t, fix))
-	f.awaitEnd(ctx)
+	f.awaitEndN(ctx, 2) // the review's message, then the fix's
 	if len(prompts) != 1 || !strings.Contains(prompts[0], "Fix this review finding in calc.go (lines 5-5): Off by one") || !strings.Contains(prompts[0], "skips n") {
 		t.Errorf("the fix turn's prompt: %q", prompts)
 	}

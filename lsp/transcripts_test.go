@@ -30,7 +30,9 @@ func TestLiveTranscript(t *testing.T) {
 		ft.Complete(codex.TurnCompleted, nil)
 	})
 	asked := f.ask(ctx, map[string]any{"prompt": "test and deploy"})
-	if err := f.ed.Await(ctx, turnEventOf("approvalWaiting")); err != nil {
+	// The approval is asked, and the two commands before it are done (their rows are written
+	// before their toolCompleted events go out).
+	if err := f.ed.Await(ctx, lsptest.AllOf(turnEventOf("approvalWaiting"), turnEventsOf("toolCompleted", 2))); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(f.state, "transcripts", asked.ThreadID+".md")
