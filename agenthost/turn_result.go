@@ -86,12 +86,14 @@ func (ts *turnState) finish(retired bool) {
 		})
 		cp = ts.shared.checkpoint
 	})
-	s.flush()
 	cp.StartedAt = ts.started
-	s.saveCheckpoint(cp, threadID, turnID)
+	s.saveCheckpoint(cp, threadID, turnID) // before the report: an undo may follow it at once
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
 	ts.queue.Close()
+	// The state's fsync after the report: the editor learns the end without waiting for the disk,
+	// and a crash in between loses at most this turn's totals (the file is renamed whole).
+	s.flush()
 	close(ts.done)
 }
 
