@@ -74,6 +74,10 @@ type driveSummary struct {
 		Toast    string `json:"toast"`
 		Dirty    bool   `json:"dirty"`
 	} `json:"undo"`
+	Problems *struct {
+		Text string `json:"text"`
+		Ms   int    `json:"ms"`
+	} `json:"problems"`
 	FinalToast    *string         `json:"finalToast"`
 	HermesView    string          `json:"hermesView"`
 	StatusQuick   string          `json:"statusQuickPick"`
@@ -111,6 +115,11 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		fakemodel.Exec(execCommand),
 		fakemodel.Patch(helloPatch),
 		fakemodel.Message(finalAnswer),
+		// "Hermes: Review Changes" at the end: one finding on hello.txt.
+		fakemodel.Review("One nit.", fakemodel.ReviewFinding{
+			Title: "[P1] Hello is too short", Body: "Say who the greeting is from.", Priority: 1,
+			Path: filepath.Join(env.Work, "hello.txt"), Start: 1, End: 1,
+		}),
 	)
 	tmp := t.TempDir()
 	bin := testbin.HermesLSP(t)
@@ -135,6 +144,16 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"hermes.openTranscript":  false,
 		"editor.minimap.enabled": false,
 	})
+	// A git repository with all that committed: the review at the end looks at what the turn left
+	// uncommitted (the command's vscode_made.txt).
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "base"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
 
 	// The editor's own folders and a throwaway HOME.
 	home := filepath.Join(tmp, "editor-home")
@@ -343,8 +362,14 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
-	if n := len(env.Model.Requests()); n != 3 {
-		t.Errorf("fake model requests: %d, want 3", n)
+	// The review's finding in the Problems panel.
+	if p := sum.Problems; p == nil || !strings.Contains(p.Text, "Hello is too short") || !strings.Contains(p.Text, "hello.txt") {
+		t.Errorf("the Problems panel after Hermes: Review Changes: %+v", sum.Problems)
+	} else {
+		t.Logf("Hermes: Review Changes → the finding in the Problems panel: %d ms", p.Ms)
+	}
+	if n := len(env.Model.Requests()); n != 4 {
+		t.Errorf("fake model requests: %d, want 4 (3 for the turn, 1 for the review)", n)
 	}
 	t.Logf("e2e total %v (browser %d ms)", time.Since(begin).Round(time.Millisecond), sum.DurationMs)
 }

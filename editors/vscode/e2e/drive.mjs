@@ -378,6 +378,24 @@ async function run() {
 	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty };
 	step('undone', summary.undo);
 	await shot('undone');
+
+	// 9. Hermes: Review Changes (uncommitted changes, the first choice): the finding shows in the
+	// Problems panel.
+	await runCommand('Hermes: Review Changes', 'Hermes: Review');
+	await waitText('.quick-input-list .monaco-list-row', ['Uncommitted changes']);
+	const reviewAt = elapsed();
+	await page.keyboard.press('Enter');
+	step('ran Hermes: Review Changes');
+	const finding = env('E2E_FINDING', 'Hello is too short');
+	await page.keyboard.down('Control');
+	await page.keyboard.down('Shift');
+	await page.keyboard.press('KeyM'); // View: Toggle Problems
+	await page.keyboard.up('Shift');
+	await page.keyboard.up('Control');
+	const problems = await waitText('.markers-panel', [finding], 90000);
+	summary.problems = { text: problems.replace(/\s+/g, ' ').trim().slice(0, 400), ms: elapsed() - reviewAt };
+	step('the finding in the Problems panel', summary.problems);
+	await shot('review-problems');
 }
 
 try {

@@ -21,6 +21,10 @@ import {
 	type StatusResult,
 	type ToggleYoloResult,
 	type UndoTurnResult,
+	type DismissResult,
+	type ReviewArgs,
+	type ReviewResult,
+	type ReviewTarget,
 } from './protocol';
 import { tracker, turnEnded, updateBar, view } from './ui';
 
@@ -262,5 +266,61 @@ export async function undoTurn(): Promise<void> {
 		for (const s of r.skipped) {
 			view.appendLine(`  ${s.path}: ${s.reason}`);
 		}
+	}
+}
+
+/**
+ * review asks what to review (the uncommitted changes first, or against a branch, a commit, or by
+ * instructions) and starts hermes.review; the findings land in the Problems panel when it ends.
+ */
+export async function review(): Promise<void> {
+	type Choice = vscode.QuickPickItem & { target: () => Promise<ReviewTarget | undefined> };
+	const ask = async (prompt: string, placeHolder: string): Promise<string | undefined> =>
+		(await vscode.window.showInputBox({ title: 'Hermes: Review Changes', prompt, placeHolder, ignoreFocusOut: true }))?.trim() || undefined;
+	const choices: Choice[] = [
+		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: async () => ({ type: 'uncommittedChanges' }) },
+		{
+			label: 'Against a branch…', description: 'the changes since the branch',
+			target: async () => {
+				const branch = await ask('Review against which branch?', 'main');
+				return branch ? { type: 'baseBranch', branch } : undefined;
+			},
+		},
+		{
+			label: 'A commit…', description: 'the changes one commit made',
+			target: async () => {
+				const sha = await ask('Review which commit?', 'a sha');
+				return sha ? { type: 'commit', sha } : undefined;
+			},
+		},
+		{
+			label: 'Custom instructions…', description: 'what to look at, in your words',
+			target: async () => {
+				const instructions = await ask('What should the review look at?', 'e.g. the error handling of the parser');
+				return instructions ? { type: 'custom', instructions } : undefined;
+			},
+		},
+	];
+	const pick = await vscode.window.showQuickPick(choices, { title: 'Hermes: Review Changes', placeHolder: 'What should codex review?' });
+	const target = pick ? await pick.target() : undefined;
+	if (!target) {
+		return;
+	}
+	const uri = await targetUri();
+	if (!uri) {
+		return;
+	}
+	const args: ReviewArgs = { uri: uri.toString(), target };
+	const r = await execute<ReviewResult>(ServerCommand.review, args);
+	if (r) {
+		view.appendLine(`━━ reviewing ${pick?.label.replace('…', '').toLowerCase()} (${r.reviewId}); the findings will be in the Problems panel ━━`);
+	}
+}
+
+/** dismissFindings removes the folder's review findings (hermes.dismissFindings). */
+export async function dismissFindings(): Promise<void> {
+	const r = await execute<DismissResult>(ServerCommand.dismissFindings, await uriArgs());
+	if (r) {
+		void vscode.window.showInformationMessage(`Hermes: ${r.dismissed} review finding(s) dismissed.`);
 	}
 }

@@ -14,6 +14,8 @@ export const Command = {
 	status: 'hermes-vscode.status',
 	restart: 'hermes-vscode.restart',
 	undoTurn: 'hermes-vscode.undoTurn',
+	review: 'hermes-vscode.review',
+	dismissFindings: 'hermes-vscode.dismissFindings',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -27,4 +29,6 @@ export const Titles: Record<keyof typeof Command, string> = {
 	status: 'Show Status',
 	restart: 'Restart Server',
 	undoTurn: 'Undo Last Turn',
+	review: 'Review Changes',
+	dismissFindings: 'Dismiss Review Findings',
 };

@@ -5,7 +5,7 @@
 
 import * as vscode from 'vscode';
 
-import { ask, newThread, showStatus, showTranscript, stop, toggleYolo, undoTurn } from './actions';
+import { ask, dismissFindings, newThread, review, showStatus, showTranscript, stop, toggleYolo, undoTurn } from './actions';
 import { ensureClient, onConfigurationChanged, restart, stopClient } from './client';
 import { Command } from './commands';
 import { registerProposed } from './prompts';
@@ -24,6 +24,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand(Command.status, showStatus),
 		vscode.commands.registerCommand(Command.restart, restart),
 		vscode.commands.registerCommand(Command.undoTurn, undoTurn),
+		vscode.commands.registerCommand(Command.review, review),
+		vscode.commands.registerCommand(Command.dismissFindings, dismissFindings),
 		vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
 		{ dispose: () => void stopClient() },
 	);

@@ -18,10 +18,16 @@ import {
 	CmdStatus,
 	CmdToggleYolo,
 	CmdUndoTurn,
+	CmdReview,
+	CmdDismissReview,
 	MethodTurnEvent,
 } from './hermesproto';
 
 export type {
+	DismissResult,
+	ReviewArgs,
+	ReviewResult,
+	ReviewTarget,
 	Approval,
 	ApprovalKind,
 	ApprovalSummary,
@@ -62,6 +68,8 @@ export const ServerCommand = {
 	showTranscript: CmdShowTranscript,
 	status: CmdStatus,
 	undoTurn: CmdUndoTurn,
+	review: CmdReview,
+	dismissFindings: CmdDismissReview,
 } as const;
 
 /** The method of the turn events the server streams. */

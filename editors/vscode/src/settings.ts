@@ -25,7 +25,17 @@ export const TRUSTED_SERVER_KEYS = [
 ] as const;
 
 /** Server settings a workspace may set: they also answer workspace/configuration and travel in didChangeConfiguration. */
-export const UNTRUSTED_SERVER_KEYS = ['codex.model', 'approvals.timeoutSeconds', 'turnTimeoutSeconds', 'prewarm', 'openTranscript'] as const;
+export const UNTRUSTED_SERVER_KEYS = [
+	'codex.model',
+	'approvals.timeoutSeconds',
+	'turnTimeoutSeconds',
+	'prewarm',
+	'openTranscript',
+	'inlineStatus',
+	'instructionHints',
+	'review.enabled',
+	'review.afterTurn.minToolCalls',
+] as const;
 
 /** The server's settings keys, as VS Code names them under `hermes.` (nested keys with a dot). */
 export const SERVER_KEYS = [...TRUSTED_SERVER_KEYS, ...UNTRUSTED_SERVER_KEYS] as const;

@@ -24,7 +24,7 @@ test('every command is contributed with its palette title, under ids that are no
 	}
 	assert.deepEqual(
 		Object.values(Titles).map((t) => `Hermes: ${t}`),
-		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn'],
+		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings'],
 	);
 });
 

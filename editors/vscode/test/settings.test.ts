@@ -72,7 +72,10 @@ test('the trusted keys are the server\'s trusted settings plus how to start or r
 		'stateDir',
 		'yolo',
 	]);
-	assert.deepEqual([...UNTRUSTED_SERVER_KEYS].sort(), ['approvals.timeoutSeconds', 'codex.model', 'openTranscript', 'prewarm', 'turnTimeoutSeconds']);
+	assert.deepEqual([...UNTRUSTED_SERVER_KEYS].sort(), [
+		'approvals.timeoutSeconds', 'codex.model', 'inlineStatus', 'instructionHints', 'openTranscript', 'prewarm',
+		'review.afterTurn.minToolCalls', 'review.enabled', 'turnTimeoutSeconds',
+	]);
 	for (const k of ['serverPath', 'serverArgs', 'server.socket', 'server.tokenFile', ...TRUSTED_SERVER_KEYS]) {
 		assert.ok(isTrusted(k), k);
 	}
@@ -328,9 +331,16 @@ test('trustedSnapshot and changedKeys tell which trusted values really changed',
 });
 
 test('every server key is one the server knows (docs/protocol.md)', () => {
-	const known = new Set(['codex', 'approvals', 'yolo', 'turnTimeoutSeconds', 'fallbackProviders', 'prewarm', 'openTranscript', 'turnEvents', 'commandPrefix', 'stateDir']);
+	const known = new Set(['codex', 'approvals', 'yolo', 'turnTimeoutSeconds', 'fallbackProviders', 'prewarm', 'openTranscript', 'turnEvents', 'commandPrefix', 'stateDir', 'inlineStatus', 'instructionHints', 'review']);
 	for (const k of SERVER_KEYS) {
 		assert.ok(known.has(k.split('.')[0]), k);
 	}
-	assert.equal(SERVER_KEYS.length, 15);
+	assert.equal(SERVER_KEYS.length, 19);
+});
+
+test('review settings travel nested, as the server reads them', () => {
+	const values: Record<string, unknown> = { 'review.enabled': false, 'review.afterTurn.minToolCalls': 5, inlineStatus: false };
+	const out = untrustedSettings((k) => values[k]);
+	assert.deepEqual(out.review, { enabled: false, afterTurn: { minToolCalls: 5 } });
+	assert.equal(out.inlineStatus, false);
 });
