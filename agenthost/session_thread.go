@@ -6,7 +6,6 @@ package agenthost
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
@@ -57,16 +56,11 @@ func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
 		return fmt.Errorf("start turn: %w", err)
 	}
 	if unnamed == threadID {
-		// Named beside the turn: the name waits, the turn does not (nor for a codex that stalls).
-		title := ts.input.Title
-		if title == "" {
-			title = ts.input.Prompt
+		// Named once the turn has ended: codex refuses to name a thread whose rollout is still empty.
+		ts.nameAs = ts.input.Title
+		if ts.nameAs == "" {
+			ts.nameAs = ts.input.Prompt
 		}
-		s.wg.Go(func() {
-			ctx, cancel := context.WithTimeout(s.h.closed, 5*time.Second)
-			defer cancel()
-			s.nameThread(ctx, client, threadID, title)
-		})
 	}
 	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
 	return nil

@@ -102,9 +102,10 @@ func (a attempt) stamp(ev Event) Event {
 type turnState struct {
 	s           *Session
 	input       Input
-	compaction  bool // a compaction turn (Session.Compact), not a prompt
-	review      bool // a review (Session.Review), on a thread of its own
-	yields      bool // a review the next prompt stops
+	compaction  bool   // a compaction turn (Session.Compact), not a prompt
+	review      bool   // a review (Session.Review), on a thread of its own
+	yields      bool   // a review the next prompt stops
+	nameAs      string // the title its new thread gets once the turn has ended
 	started     time.Time
 	queue       *eventQueue
 	done        chan struct{} // closed when the result is ready

@@ -35,6 +35,14 @@ func (ts *turnState) run() {
 		}
 	}
 	ts.finish(retired)
+	if client, threadID, title := ts.cur.client, ts.cur.threadID, ts.nameAs; title != "" && client != nil && !retired {
+		// Beside the session: the turn's end is not held by it (nor by a codex that stalls).
+		ts.s.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ts.s.h.closed, 5*time.Second)
+			defer cancel()
+			ts.s.nameThread(ctx, client, threadID, title)
+		})
+	}
 }
 
 // drive applies notifications until the turn completes, codex goes away, the deadline passes, or

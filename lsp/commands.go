@@ -473,6 +473,13 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undoableTurns(sess),
 			Model: st.Model, Effort: st.Effort,
 		}
+		if st.ThreadID != "" {
+			if _, md, err := agenthost.TranscriptPaths(h.StateDir(), st.ThreadID); err == nil {
+				if _, err := os.Stat(md); err == nil {
+					fs.TranscriptPath = md
+				}
+			}
+		}
 		if st.Turn != nil {
 			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}
 		}

@@ -49,6 +49,10 @@ func TestThreadsAndResume(t *testing.T) {
 		t.Fatalf("newThread kept thread %s", first.ThreadID)
 	}
 
+	// Each new thread is named after its first turn ended.
+	if _, err := f.fake.WaitRequest(ctx, "thread/name/set", 2); err != nil {
+		t.Fatal(err)
+	}
 	var threads []hermesproto.ThreadInfo
 	command(t, f, lsp.CmdThreads, map[string]any{}, &threads)
 	if len(threads) != 2 || threads[0].ThreadID != second.ThreadID || threads[1].ThreadID != first.ThreadID {

@@ -74,6 +74,14 @@ type driveSummary struct {
 		Toast    string `json:"toast"`
 		Dirty    bool   `json:"dirty"`
 	} `json:"undo"`
+	Chat *struct {
+		First         string `json:"first"`
+		Second        string `json:"second"`
+		Header1       string `json:"header1"`
+		Header2       string `json:"header2"`
+		Restored      string `json:"restored"`
+		RestoredHasQ3 bool   `json:"restoredHasQ3"`
+	} `json:"chat"`
 	Problems *struct {
 		Text string `json:"text"`
 		Ms   int    `json:"ms"`
@@ -120,6 +128,11 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 			Title: "[P1] Hello is too short", Body: "Say who the greeting is from.", Priority: 1,
 			Path: filepath.Join(env.Work, "hello.txt"), Start: 1, End: 1,
 		}),
+		// The chat view: an answer that streams slowly enough to be seen growing, a second one on
+		// the same thread, a third on a new thread.
+		fakemodel.MessageChunks("Streaming ", "an ", "answer ", "in ", "pieces, ", "to ", "the end.").WithPace(250*time.Millisecond),
+		fakemodel.Message("Second answer."),
+		fakemodel.Message("Third answer."),
 	)
 	tmp := t.TempDir()
 	bin := testbin.HermesLSP(t)
@@ -368,8 +381,20 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	} else {
 		t.Logf("Hermes: Review Changes → the finding in the Problems panel: %d ms", p.Ms)
 	}
-	if n := len(env.Model.Requests()); n != 4 {
-		t.Errorf("fake model requests: %d, want 4 (3 for the turn, 1 for the review)", n)
+	// The chat view: the answer grew between two snapshots; the second question kept the thread (its
+	// request carries the first); the past thread picked from the view shows its history.
+	if c := sum.Chat; c == nil || !strings.Contains(c.First, "Streaming") || strings.Contains(c.First, "the end.") || !strings.Contains(c.Second, "the end.") || len(c.Second) <= len(c.First) {
+		t.Errorf("the chat's streamed answer: %+v", sum.Chat)
+	} else if thread := func(h string) string { return strings.Split(h, " · ")[0] }; !strings.HasPrefix(c.Header1, "thread ") || thread(c.Header1) != thread(c.Header2) {
+		t.Errorf("the chat's thread changed between two questions: %q then %q", c.Header1, c.Header2)
+	} else if !strings.Contains(c.Restored, "CHAT-Q1") || c.RestoredHasQ3 {
+		t.Errorf("the past thread picked in the chat view: %q (has the new thread's question: %v)", c.Restored, c.RestoredHasQ3)
+	}
+	reqs := env.Model.Requests()
+	if n := len(reqs); n != 7 {
+		t.Errorf("fake model requests: %d, want 7 (3 for the turn, 1 for the review, 3 from the chat)", n)
+	} else if body := string(reqs[5].Body); !strings.Contains(body, "CHAT-Q1") || !strings.Contains(body, "CHAT-Q2") {
+		t.Errorf("the chat's second question did not continue the first's thread")
 	}
 	t.Logf("e2e total %v (browser %d ms)", time.Since(begin).Round(time.Millisecond), sum.DurationMs)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Usage is the token usage a completed reply reports, in the shape of the Responses API's usage
@@ -64,7 +65,15 @@ type Reply struct {
 	callID    string // KindExec, KindPatch: empty means the server assigns call_N
 	usage     Usage
 	noUsage   bool
-	reasoning string // a reasoning summary streamed before the output, if not empty
+	reasoning string        // a reasoning summary streamed before the output, if not empty
+	pace      time.Duration // a pause after each streamed frame (WithPace)
+}
+
+// WithPace streams the reply with a pause of d after each frame, as a slow model does: an editor
+// test can then watch an answer grow.
+func (r Reply) WithPace(d time.Duration) Reply {
+	r.pace = d
+	return r
 }
 
 // Message is an assistant message whose text is streamed as several response.output_text.delta

@@ -393,6 +393,18 @@ func stream[F io.WriterTo](s *Server, w http.ResponseWriter, r *http.Request, re
 		if rc.Flush() != nil {
 			return
 		}
+		if reply.pace > 0 {
+			t := time.NewTimer(reply.pace)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			case <-s.done:
+				t.Stop()
+				return
+			}
+		}
 	}
 	if reply.kind == KindHang {
 		s.hang(r)

@@ -44,6 +44,8 @@ type FolderStatus struct {
 	// Fallback names the fallback provider that answered the latest turn, if one did.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
+	// TranscriptPath is the markdown transcript of the folder's thread, when it has one.
+	TranscriptPath string `json:"transcriptPath,omitempty"`
 	// UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.
 	UndoableTurns []UndoableTurn `json:"undoableTurns"`
 }

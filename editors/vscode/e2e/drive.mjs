@@ -396,6 +396,89 @@ async function run() {
 	summary.problems = { text: problems.replace(/\s+/g, ' ').trim().slice(0, 400), ms: elapsed() - reviewAt };
 	step('the finding in the Problems panel', summary.problems);
 	await shot('review-problems');
+
+	await chat();
+}
+
+/** chatFrame finds the chat view's page: the webview frame with the input box. */
+async function chatFrame(timeout = 30000) {
+	const end = Date.now() + timeout;
+	while (Date.now() < end) {
+		for (const f of page.frames()) {
+			if (await f.$('#input').catch(() => null)) {
+				return f;
+			}
+		}
+		await page.waitForNetworkIdle({ idleTime: 100, timeout: 2000 }).catch(() => undefined);
+	}
+	throw new Error('no chat view frame with #input');
+}
+
+/** chatText waits until the chat's log holds every needle, and returns its text. */
+async function chatText(frame, needles, timeout = 60000) {
+	const h = await frame.waitForFunction(
+		(ns) => {
+			const t = document.getElementById('log')?.innerText ?? '';
+			return ns.every((n) => t.includes(n)) ? t : false;
+		},
+		{ timeout, polling: 50 },
+		needles,
+	);
+	return h.jsonValue();
+}
+
+/** chatAsk types a question into the chat's input box and sends it with Enter. */
+async function chatAsk(frame, text) {
+	await frame.click('#input');
+	await frame.type('#input', text, { delay: 5 });
+	await page.keyboard.press('Enter');
+}
+
+// 10. The chat view: a question typed there streams its answer (two snapshots, the second longer),
+// a second question keeps the thread, and a past thread picked from the view shows its history.
+async function chat() {
+	await runCommand('Hermes: Open Chat', 'Hermes: Open Chat');
+	let frame = await chatFrame();
+	step('chat view open');
+	await chatAsk(frame, env('E2E_CHAT_Q1', 'CHAT-Q1 explain hello.txt'));
+	const first = await chatText(frame, ['CHAT-Q1', env('E2E_CHAT_A1_START', 'Streaming')]);
+	const second = await chatText(frame, [env('E2E_CHAT_A1_END', 'the end.')]);
+	const header1 = await frame.$eval('#info', (e) => e.textContent);
+	summary.chat = { first, second, header1 };
+	step('chat answer grew', { first: first.length, second: second.length });
+	await shot('chat-streamed');
+	await chatAsk(frame, env('E2E_CHAT_Q2', 'CHAT-Q2 and then?'));
+	await chatText(frame, [env('E2E_CHAT_A2', 'Second answer.')]);
+	await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
+	summary.chat.header2 = await frame.$eval('#info', (e) => e.textContent);
+	step('chat second answer', { header: summary.chat.header2 });
+	// A new thread, a question on it, then the first thread picked back from the view.
+	await runCommand('Hermes: New Thread', 'Hermes: New Thread');
+	frame = await chatFrame();
+	await chatAsk(frame, env('E2E_CHAT_Q3', 'CHAT-Q3 on a new thread'));
+	await chatText(frame, [env('E2E_CHAT_A3', 'Third answer.')]);
+	step('chat on a new thread');
+	await frame.click('#threads');
+	const pastTitle = env('E2E_PAST_THREAD', 'Make vscode_made.txt');
+	await waitText('.quick-input-list .monaco-list-row', [pastTitle]);
+	await page.evaluate((t) => {
+		const row = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].find((r) => (r.innerText ?? '').includes(t));
+		row?.click();
+	}, pastTitle);
+	// The view shows the picked thread alone: its questions, not the new thread's.
+	const restored = await (
+		await frame.waitForFunction(
+			() => {
+				const t = document.getElementById('log')?.innerText ?? '';
+				return t.includes('CHAT-Q1') && t.includes('CHAT-Q2') && !t.includes('CHAT-Q3') ? t : false;
+			},
+			{ timeout: 30000, polling: 50 },
+		)
+	).jsonValue();
+	summary.chat.restored = restored.slice(0, 2000);
+	summary.chat.restoredHasQ3 = restored.includes('CHAT-Q3');
+	step('past thread picked', { chars: restored.length });
+	await shot('chat-past-thread');
 }
 
 try {

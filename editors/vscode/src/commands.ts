@@ -16,6 +16,7 @@ export const Command = {
 	undoTurn: 'hermes-vscode.undoTurn',
 	review: 'hermes-vscode.review',
 	dismissFindings: 'hermes-vscode.dismissFindings',
+	openChat: 'hermes-vscode.openChat',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -31,4 +32,5 @@ export const Titles: Record<keyof typeof Command, string> = {
 	undoTurn: 'Undo Last Turn',
 	review: 'Review Changes',
 	dismissFindings: 'Dismiss Review Findings',
+	openChat: 'Open Chat',
 };

@@ -9,11 +9,13 @@ import { ask, dismissFindings, newThread, review, showStatus, showTranscript, st
 import { ensureClient, onConfigurationChanged, restart, stopClient } from './client';
 import { Command } from './commands';
 import { registerProposed } from './prompts';
+import { ChatView, ChatViewId } from './chat';
 import { createUi } from './ui';
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
 	createUi(context);
 	registerProposed(context);
+	ChatView.register(context);
 	context.subscriptions.push(
 		vscode.commands.registerCommand(Command.ask, () => ask(false)),
 		vscode.commands.registerCommand(Command.askSelection, () => ask(true)),
@@ -26,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand(Command.undoTurn, undoTurn),
 		vscode.commands.registerCommand(Command.review, review),
 		vscode.commands.registerCommand(Command.dismissFindings, dismissFindings),
+		vscode.commands.registerCommand(Command.openChat, () => vscode.commands.executeCommand(`${ChatViewId}.focus`)),
 		vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
 		{ dispose: () => void stopClient() },
 	);

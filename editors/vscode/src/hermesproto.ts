@@ -339,6 +339,10 @@ export interface FolderStatus {
 	fallback?: string;
 	compactions: number /* int */;
 	/**
+	 * TranscriptPath is the markdown transcript of the folder's thread, when it has one.
+	 */
+	transcriptPath?: string;
+	/**
 	 * UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.
 	 */
 	undoableTurns: UndoableTurn[];

@@ -20,10 +20,16 @@ import {
 	CmdUndoTurn,
 	CmdReview,
 	CmdDismissReview,
+	CmdThreads,
+	CmdResumeThread,
+	CmdModels,
+	CmdSetModel,
 	MethodTurnEvent,
 } from './hermesproto';
 
 export type {
+	ModelInfo,
+	ThreadInfo,
 	DismissResult,
 	ReviewArgs,
 	ReviewResult,
@@ -70,6 +76,10 @@ export const ServerCommand = {
 	undoTurn: CmdUndoTurn,
 	review: CmdReview,
 	dismissFindings: CmdDismissReview,
+	threads: CmdThreads,
+	resumeThread: CmdResumeThread,
+	models: CmdModels,
+	setModel: CmdSetModel,
 } as const;
 
 /** The method of the turn events the server streams. */

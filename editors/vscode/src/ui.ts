@@ -17,6 +17,8 @@ const renderer = new TurnRenderer();
 export const turnEnded = new vscode.EventEmitter<TurnEventParams>();
 /** approvalResolved fires with the approval's id on each approvalResolved event. */
 export const approvalResolved = new vscode.EventEmitter<string>();
+/** turnEvents fires on every hermes/turnEvent (the chat view follows them). */
+export const turnEvents = new vscode.EventEmitter<TurnEventParams>();
 
 /** createUi makes the view and the status bar item, disposed with the extension. */
 export function createUi(context: vscode.ExtensionContext): void {
@@ -26,11 +28,12 @@ export function createUi(context: vscode.ExtensionContext): void {
 	bar.command = Command.status;
 	updateBar();
 	bar.show();
-	context.subscriptions.push(view, bar, turnEnded, approvalResolved);
+	context.subscriptions.push(view, bar, turnEnded, approvalResolved, turnEvents);
 }
 
 export function onTurnEvent(p: TurnEventParams): void {
 	tracker.apply(p);
+	turnEvents.fire(p);
 	const text = renderer.render(p);
 	if (text) {
 		view.append(text);

@@ -24,7 +24,7 @@ test('every command is contributed with its palette title, under ids that are no
 	}
 	assert.deepEqual(
 		Object.values(Titles).map((t) => `Hermes: ${t}`),
-		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings'],
+		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings', 'Hermes: Open Chat'],
 	);
 });
 
@@ -66,5 +66,5 @@ test('disabled in untrusted workspaces; bundled; activates on startup', () => {
 	assert.equal(manifest.main, './dist/extension.js');
 	assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
 	assert.ok(manifest.engines.vscode.startsWith('^1.'));
-	assert.deepEqual(Object.keys(manifest.dependencies), ['vscode-languageclient']);
+	assert.deepEqual(Object.keys(manifest.dependencies), ['markdown-it', 'vscode-languageclient']);
 });

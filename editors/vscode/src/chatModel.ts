@@ -1,0 +1,228 @@
+// The chat view's conversation, without vscode: the items a folder's turns leave (your prompts, the
+// answers as they stream, tool calls, approvals, diffs, each turn's last line), built from
+// hermes/turnEvent notifications, or from a thread's markdown transcript when the view opens again.
+
+import type { TurnEventParams } from './protocol';
+
+/** ChatItem is one entry of the conversation. */
+export type ChatItem =
+	| { kind: 'you'; text: string }
+	| { kind: 'answer'; text: string }
+	| { kind: 'tool'; id: string; line: string; done: boolean; ok: boolean; output: string }
+	| { kind: 'approval'; id: string; summary: string; warning: string; decision: string }
+	| { kind: 'diff'; text: string }
+	| { kind: 'end'; line: string };
+
+/** maxItems bounds what the view keeps: the oldest go first. */
+const maxItems = 400;
+/** maxText bounds an answer or a tool's output kept for the view. */
+const maxText = 64 * 1024;
+
+function clip(s: string): string {
+	return s.length > maxText ? s.slice(0, maxText) + '\n…' : s;
+}
+
+/** Chat is one folder's conversation as the view shows it. */
+export class Chat {
+	items: ChatItem[] = [];
+	threadId = '';
+	running = false;
+	tokens = 0;
+	contextPercent = 0;
+
+	private push(item: ChatItem): void {
+		this.items.push(item);
+		if (this.items.length > maxItems) {
+			this.items.splice(0, this.items.length - maxItems);
+		}
+	}
+
+	private last(): ChatItem | undefined {
+		return this.items[this.items.length - 1];
+	}
+
+	/** apply takes one hermes/turnEvent into the conversation; it reports whether it changed. */
+	apply(p: TurnEventParams): boolean {
+		const ev = p.event;
+		if (p.threadId) {
+			this.threadId = p.threadId;
+		}
+		switch (ev.kind) {
+			case 'turnStarted':
+				this.running = true;
+				this.push({ kind: 'you', text: ev.text ?? '' });
+				return true;
+			case 'steered':
+				this.push({ kind: 'you', text: ev.text ?? '' });
+				return true;
+			case 'answerDelta': {
+				const last = this.last();
+				if (last?.kind === 'answer') {
+					last.text = clip(last.text + (ev.text ?? ''));
+				} else {
+					this.push({ kind: 'answer', text: ev.text ?? '' });
+				}
+				return true;
+			}
+			case 'toolStarted':
+				if (ev.tool) {
+					this.push({ kind: 'tool', id: ev.tool.itemId, line: `${ev.tool.name} ${ev.tool.preview}`, done: false, ok: true, output: '' });
+					return true;
+				}
+				return false;
+			case 'toolOutput': {
+				const t = this.findTool(ev.tool?.itemId);
+				if (t) {
+					t.output = clip(t.output + (ev.text ?? ''));
+					return true;
+				}
+				return false;
+			}
+			case 'toolCompleted': {
+				if (!ev.tool) {
+					return false;
+				}
+				let t = this.findTool(ev.tool.itemId);
+				if (!t) {
+					t = { kind: 'tool', id: ev.tool.itemId, line: '', done: false, ok: true, output: '' };
+					this.push(t);
+				}
+				const exit = ev.tool.exitCode !== undefined && ev.tool.exitCode !== null ? ` · exit ${ev.tool.exitCode}` : '';
+				const took = ev.tool.durationMs ? ` · ${(ev.tool.durationMs / 1000).toFixed(1)} s` : '';
+				t.line = `${ev.tool.name} ${ev.tool.preview}${exit}${took}`;
+				t.done = true;
+				t.ok = !ev.tool.isError;
+				if (!t.output && ev.tool.result) {
+					t.output = clip(ev.tool.result);
+				}
+				return true;
+			}
+			case 'approvalWaiting':
+				if (ev.approval) {
+					this.push({ kind: 'approval', id: ev.approval.approvalId, summary: ev.approval.summary, warning: ev.approval.warning ?? '', decision: '' });
+					return true;
+				}
+				return false;
+			case 'approvalResolved': {
+				const a = this.items.find((i): i is Extract<ChatItem, { kind: 'approval' }> => i.kind === 'approval' && i.id === ev.approval?.approvalId);
+				if (a && ev.approval) {
+					a.decision = `${ev.approval.decision ?? '?'} (${ev.approval.decidedBy ?? 'user'})`;
+					return true;
+				}
+				return false;
+			}
+			case 'diff':
+				if (ev.diff) {
+					const last = this.last();
+					if (last?.kind === 'diff') {
+						last.text = clip(ev.diff);
+					} else {
+						this.push({ kind: 'diff', text: clip(ev.diff) });
+					}
+					return true;
+				}
+				return false;
+			case 'usage':
+				if (ev.usage) {
+					this.tokens = ev.usage.totalTokens;
+					if (ev.usage.contextWindow) {
+						this.contextPercent = Math.min(100, Math.round(((ev.usage.lastPromptTokens ?? 0) * 100) / ev.usage.contextWindow));
+					}
+					return true;
+				}
+				return false;
+			case 'turnCompleted': {
+				this.running = false;
+				const r = ev.result;
+				if (r) {
+					if (!this.items.some((i, n) => i.kind === 'answer' && n > this.lastYou()) && r.finalText) {
+						this.push({ kind: 'answer', text: clip(r.finalText) });
+					}
+					this.push({ kind: 'end', line: `${r.status} · ${r.toolIterations} tool call(s) · ${r.usage.totalTokens} tokens` });
+				}
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private lastYou(): number {
+		for (let i = this.items.length - 1; i >= 0; i--) {
+			if (this.items[i].kind === 'you') {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private findTool(id: string | undefined): Extract<ChatItem, { kind: 'tool' }> | undefined {
+		for (let i = this.items.length - 1; i >= 0; i--) {
+			const it = this.items[i];
+			if (it.kind === 'tool' && it.id === id) {
+				return it;
+			}
+		}
+		return undefined;
+	}
+
+	/**
+	 * loadTranscript replaces the conversation with a thread's markdown transcript (as the server
+	 * writes it: "### You · time" and a quoted prompt, "### Hermes" and the answer, tool lines
+	 * "**$** `cmd` — ✓", approvals "> ✅ …", an italic last line per turn).
+	 */
+	loadTranscript(md: string, threadId: string): void {
+		this.items = [];
+		this.threadId = threadId;
+		this.running = false;
+		let section: 'none' | 'you' | 'answer' = 'none';
+		let buf: string[] = [];
+		const flush = () => {
+			const text = buf.join('\n').trim();
+			if (section === 'you' && text) {
+				this.push({ kind: 'you', text: text.replace(/^> ?/gm, '') });
+			} else if (section === 'answer' && text) {
+				this.push({ kind: 'answer', text: clip(text) });
+			}
+			buf = [];
+		};
+		const lines = md.split('\n');
+		for (let i = 0; i < lines.length; i++) {
+			const line = lines[i];
+			if (/^### You\b/.test(line) || /^### Compaction\b/.test(line)) {
+				flush();
+				section = line.startsWith('### You') ? 'you' : 'none';
+				continue;
+			}
+			if (line.startsWith('### Hermes')) {
+				flush();
+				section = 'answer';
+				continue;
+			}
+			if (line.startsWith('**$** ') || line.startsWith('**Patch** ') || /^\*\*[\w.]+\*\* `/.test(line)) {
+				flush();
+				section = 'none';
+				this.push({ kind: 'tool', id: `t${i}`, line: line.replace(/\*\*/g, '').replace(/`/g, ''), done: true, ok: !line.includes('✗'), output: '' });
+				continue;
+			}
+			if (/^> (✅|⛔|…) /.test(line)) {
+				flush();
+				section = 'none';
+				this.push({ kind: 'approval', id: `a${i}`, summary: line.slice(2), warning: '', decision: 'answered' });
+				continue;
+			}
+			if (/^_\w+ · turn `/.test(line)) {
+				flush();
+				section = 'none';
+				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, '') });
+				continue;
+			}
+			if (line === '---' && section !== 'answer') {
+				continue;
+			}
+			if (section !== 'none') {
+				buf.push(line);
+			}
+		}
+		flush();
+	}
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { Chat } from '../src/chatModel';
+import { escapeHtml, renderItems } from '../src/chatHtml';
+import type { TurnEventParams } from '../src/protocol';
+
+function ev(kind: string, fields: Record<string, unknown> = {}): TurnEventParams {
+	return { folder: '/w', threadId: 'th1', turnId: 't1', event: { kind, time: '', ...fields } } as unknown as TurnEventParams;
+}
+
+test('the conversation follows the turn events: prompt, streamed answer, tools, approvals, end', () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'add a test' }));
+	c.apply(ev('toolStarted', { tool: { itemId: 'i1', name: 'exec_command', preview: 'go test ./...', callId: 'c' } }));
+	c.apply(ev('approvalWaiting', { approval: { approvalId: 'a1', summary: 'go test ./...', warning: 'calc.go has unsaved changes' } }));
+	c.apply(ev('approvalResolved', { approval: { approvalId: 'a1', decision: 'once', decidedBy: 'user' } }));
+	c.apply(ev('toolCompleted', { tool: { itemId: 'i1', name: 'exec_command', preview: 'go test ./...', exitCode: 1, durationMs: 1200, isError: true, result: 'FAIL' } }));
+	c.apply(ev('answerDelta', { text: 'It ' }));
+	c.apply(ev('answerDelta', { text: 'fails.' }));
+	c.apply(ev('turnCompleted', { result: { status: 'completed', toolIterations: 1, usage: { totalTokens: 42 }, finalText: 'It fails.' } }));
+	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'tool', 'approval', 'answer', 'end']);
+	assert.equal(c.threadId, 'th1');
+	assert.equal(c.running, false);
+	const html = renderItems(c.items);
+	assert.match(html, /exec_command go test \.\/\.\.\. · exit 1 · 1\.2 s/);
+	assert.match(html, /once \(user\)/);
+	assert.match(html, /<p>It fails\.<\/p>/);
+	assert.match(html, /completed · 1 tool call\(s\) · 42 tokens/);
+});
+
+test('markdown is rendered but HTML in it is not', () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'x' }));
+	c.apply(ev('answerDelta', { text: '**bold** <script>alert(1)</script> <img src=x onerror=alert(1)>' }));
+	const html = renderItems(c.items);
+	assert.match(html, /<strong>bold<\/strong>/);
+	assert.doesNotMatch(html, /<script>|<img/);
+	assert.equal(escapeHtml('<a href="x">'), '&lt;a href=&quot;x&quot;&gt;');
+});
+
+test('an approval waiting shows its buttons, Deny first', () => {
+	const c = new Chat();
+	c.apply(ev('approvalWaiting', { approval: { approvalId: 'a7', summary: 'rm -rf build' } }));
+	const html = renderItems(c.items);
+	const deny = html.indexOf('data-decision="deny"'), once = html.indexOf('data-decision="once"');
+	assert.ok(deny > 0 && once > deny, html);
+});
+
+test('a transcript becomes the conversation again', () => {
+	const md = [
+		'', '---', '', '### You · 2026-12-03 10:00:00', '', '> add a test', '> for Sum', '',
+		'**$** `go test ./...` — ✗ exit 1 · 0.4s', '', '> ✅ allowed once by you: `go test ./...`', '',
+		'<details><summary>output · 1 line</summary>', '', '```text', 'FAIL', '```', '', '</details>', '',
+		'### Hermes', '', 'It **fails**.', '', '_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
+		'---', '', '### You · 2026-12-03 10:01:00', '', '> and now?', '', '### Hermes', '', 'Fixed.', '',
+	].join('\n');
+	const c = new Chat();
+	c.loadTranscript(md, 'th9');
+	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'tool', 'approval', 'answer', 'end', 'you', 'answer']);
+	assert.equal(c.items[0].kind === 'you' && c.items[0].text, 'add a test\nfor Sum');
+	assert.equal(c.items[3].kind === 'answer' && c.items[3].text, 'It **fails**.');
+	assert.equal(c.threadId, 'th9');
+});
