@@ -286,18 +286,6 @@ func (c *fakeConn) threadResult(th *FakeThread) (result, thread map[string]any) 
 	return result, thread
 }
 
-func sandboxPolicy(mode string) map[string]any {
-	switch mode {
-	case codex.SandboxWorkspaceWrite:
-		return map[string]any{"type": "workspaceWrite", "writableRoots": []string{}, "networkAccess": false,
-			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
-	case codex.SandboxFullAccess:
-		return map[string]any{"type": "dangerFullAccess"}
-	default:
-		return map[string]any{"type": "readOnly"}
-	}
-}
-
 func (c *fakeConn) turnStart(m Message) {
 	var p codex.TurnStartParams
 	if !c.decode(m, &p) {

@@ -145,3 +145,16 @@ func (ft *FakeTurn) ExitReview(rendered string) {
 	ft.Item(map[string]any{"type": codex.ItemExitedReviewMode, "review": rendered})
 	ft.AgentMessage(rendered)
 }
+
+// sandboxPolicy is the sandbox of a thread/start or thread/resume answer, as codex shapes it.
+func sandboxPolicy(mode string) map[string]any {
+	switch mode {
+	case codex.SandboxWorkspaceWrite:
+		return map[string]any{"type": "workspaceWrite", "writableRoots": []string{}, "networkAccess": false,
+			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
+	case codex.SandboxFullAccess:
+		return map[string]any{"type": "dangerFullAccess"}
+	default:
+		return map[string]any{"type": "readOnly"}
+	}
+}

@@ -23,7 +23,7 @@ import (
 func TestNeovimScreenshot(t *testing.T) {
 	dir := os.Getenv("HERMES_SCREENSHOTS")
 	if dir == "" {
-		t.Skip("HERMES_SCREENSHOTS names the folder for the screen")
+		t.Fatal("set HERMES_SCREENSHOTS to the folder for the screen (make screenshots does)")
 	}
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
