@@ -44,7 +44,9 @@ func run() int {
 		deltas    = flag.Int("flood-deltas", 100_000, "answer deltas of the flood turn")
 		tools     = flag.Int("flood-tools", 10_000, "tool items of the flood turn")
 		out       = flag.String("o", "", "also write the markdown to this file")
-		only      = flag.String("only", "", "run only these sections, comma-separated: latency, host, flood, startup (for exploring; the table needs all)")
+		only      = flag.String("only", "", "run only these sections, comma-separated: latency, host, flood, startup, edit (for exploring; the table needs all)")
+		editMB    = flag.Int("edit-mb", 50, "the size of the document of the didChange row, in MB")
+		edits     = flag.Int("edits", 50, "measured edits of that document")
 	)
 	flag.Parse()
 	log := os.Stderr
@@ -138,6 +140,15 @@ func run() int {
 			return 1
 		}
 	}
+	if want("edit") {
+		fmt.Fprintf(log, "hermes-bench: a one-character didChange of a %d MB document, %d times\n", *editMB, *edits)
+		if r.edit, err = bench.LargeEdit(ctx, env, *editMB<<20, *edits); err != nil {
+			fmt.Fprintln(log, "hermes-bench: edit:", err)
+			return 1
+		}
+		fmt.Fprintf(log, "  a request behind the edit: median %s, p95 %s; alone: median %s\n",
+			bench.Ms(r.edit.AfterEdit.Median()), bench.Ms(r.edit.AfterEdit.P95()), bench.Ms(r.edit.Alone.Median()))
+	}
 	r.took = time.Since(began)
 	if *only != "" {
 		return 0 // a partial run makes no table
@@ -160,6 +171,7 @@ type report struct {
 	hostHermes, hostBare bench.TurnSamples
 	floods               []bench.FloodResult
 	startup              *bench.StartupResult
+	edit                 *bench.EditResult
 	took                 time.Duration
 	loadStart            string
 }
@@ -282,6 +294,13 @@ func (r *report) markdown() string {
 	row("4", "Idle RSS of hermes-lsp after initialize (codex not counted)", bench.MiB(idle), "", "≤ 20 MB", verdict(idle*1024 <= 20_000_000))
 	row("4", fmt.Sprintf("Idle RSS of hermes-lsp after %d turns: 0.5 s / 5.5 s after the last (codex not counted)", n+warmupTurns),
 		bench.MiB(lat.HermesIdleRSS)+" / "+bench.MiB(lat.HermesRestRSS), "", "≤ 20 MB", verdict(lat.HermesRestRSS*1024 <= 20_000_000))
+
+	// 5. Documents.
+	if e := r.edit; e != nil {
+		added := e.AfterEdit.Median() - e.Alone.Median()
+		row("5", fmt.Sprintf("didChange of one character on a %d MB document: a request right behind it, median (%d edits)", e.Size>>20, len(e.AfterEdit)),
+			bench.Ms(e.AfterEdit.Median()), "the request alone "+bench.Ms(e.Alone.Median()), "≤ 1 ms added", verdict(added <= time.Millisecond))
+	}
 	return b.String()
 }
 
