@@ -178,6 +178,7 @@ func (s *Server) initialized() {
 		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
 	}
 	s.goAsync("instruction hints", s.instructionHintLoop)
+	s.goAsync("memory", s.memoryLoop)
 	s.mu.Lock()
 	h := s.host
 	s.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -164,12 +165,49 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 		return
 	}
 	p.end(ctx, endLine(result))
+	defer s.turnEndedIdle()
 	if tv.review != nil {
 		s.finishReview(ctx, tv, result)
 		return
 	}
 	s.announce(ctx, tv, result)
 	s.afterTurn(ctx, tv, result)
+}
+
+// idleRelease is how long the server waits, with no turn running, before it gives the memory of
+// its turns back to the system: not after each turn, since a forced collection costs a
+// millisecond, and turns often follow each other.
+const idleRelease = 2 * time.Second
+
+// turnEndedIdle tells memoryLoop a turn has ended.
+func (s *Server) turnEndedIdle() {
+	select {
+	case s.idleKick <- struct{}{}:
+	default:
+	}
+}
+
+// memoryLoop gives the memory turns used back to the system once the server has been idle for
+// idleRelease: a turn's events and transcript come and go, and an idle server should not keep their
+// pages.
+func (s *Server) memoryLoop(ctx context.Context) {
+	var timer <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.idleKick:
+			timer = time.After(idleRelease) // a later turn's end starts the wait again
+		case <-timer:
+			timer = nil
+			s.mu.Lock()
+			idle := len(s.turns) == 0
+			s.mu.Unlock()
+			if idle {
+				debug.FreeOSMemory()
+			}
+		}
+	}
 }
 
 // announce shows the final answer, shortened, with the transcript's path, and opens the transcript

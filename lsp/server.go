@@ -75,6 +75,7 @@ type Server struct {
 	turns       map[string]*turnView             // running turns by folder
 	origins     originSet                        // the lines turns were asked from (origins.go)
 	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
+	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
 	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
 	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
 	findings    reviewFindings                   // review findings, published as diagnostics (findings.go)
@@ -122,6 +123,7 @@ func NewServer(opts Options) *Server {
 		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
 		inlayKick:   make(chan struct{}, 1),
+		idleKick:    make(chan struct{}, 1),
 		hints:       newHintQueue(),
 		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),

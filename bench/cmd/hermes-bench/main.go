@@ -118,6 +118,8 @@ func run() int {
 			fmt.Fprintln(log, "hermes-bench: host only:", err)
 			return 1
 		}
+		fmt.Fprintf(log, "  turn median hermes %s, bare %s; first update median hermes %s, bare %s\n",
+			bench.Ms(r.hostHermes.Total.Median()), bench.Ms(r.hostBare.Total.Median()), bench.Ms(r.hostHermes.First.Median()), bench.Ms(r.hostBare.First.Median()))
 	}
 	if want("flood") {
 		// The flood, a tenth of it (is memory flat?), and its two halves alone (what grows?).
