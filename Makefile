@@ -174,8 +174,8 @@ bench: build $(CODEX_BIN)
 # --- generate: the protocols' types -------------------------------------------------------------------
 ## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
-## editors/vscode/src/hermesproto.ts from the Go package lsp/hermesproto with tygo (configured by
-## lsp/hermesproto/tygo.yaml). Both generators are pinned by tool directives in go.mod. Run it after
+## editors/vscode/src/hermesproto_{commands,events}.ts from the Go package lsp/hermesproto with tygo (configured by
+## lsp/hermesproto/tygo.yaml and tygo-events.yaml). Both generators are pinned by tool directives in go.mod. Run it after
 ## moving codex's pin or changing lsp/hermesproto: TestSchemaMatchesPinnedCodex,
 ## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
@@ -184,4 +184,5 @@ generate: $(CODEX_BIN)
 	  cp $$tmp/codex_app_server_protocol.schemas.json codex/schema/ && rm -rf $$tmp
 	$(GO) run ./codex/internal/protogen
 	$(GO) tool tygo generate --config lsp/hermesproto/tygo.yaml
+	$(GO) tool tygo generate --config lsp/hermesproto/tygo-events.yaml
 # --- end of generate ---------------------------------------------------------------------------------

@@ -17,9 +17,6 @@ import (
 // resuming the first makes the model receive the first thread's history (and not the second's);
 // the model chosen with hermes.setModel reaches the model.
 func TestNodeClientConversation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the server and runs node and the real codex; skipped with -short")
-	}
 	t.Parallel()
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(

@@ -19,9 +19,6 @@ import (
 // diagnostic with source "hermes" on that file, and "Hermes: fix this finding" starts a turn whose
 // request quotes the finding.
 func TestNodeClientReview(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the server and runs node and the real codex; skipped with -short")
-	}
 	t.Parallel()
 	env := codextest.NewReal(t)
 	file := filepath.Join(env.Work, "calc.go")
