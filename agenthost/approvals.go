@@ -182,6 +182,7 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 func (st *sessionState) settle(a Approval) {
 	if ts := st.turnFor(a.TurnID); ts != nil {
 		ts.shared.approvals = append(ts.shared.approvals, a)
+		ts.approvals.Store(int64(len(ts.shared.approvals)))
 		ts.emitShared(Event{Kind: EventApprovalResolved, Approval: &a})
 	}
 }

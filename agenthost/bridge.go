@@ -72,7 +72,10 @@ func ToolArgs(item *codex.Item) json.RawMessage {
 	var v any
 	switch item.Type {
 	case codex.ItemCommandExecution:
-		v = map[string]string{"command": item.Command, "cwd": item.Cwd}
+		v = struct {
+			Command string `json:"command"`
+			Cwd     string `json:"cwd"`
+		}{item.Command, item.Cwd} // a struct, not a map: the same keys in order, without sorting them
 	case codex.ItemFileChange:
 		type change struct {
 			Path string `json:"path"`
@@ -89,7 +92,9 @@ func ToolArgs(item *codex.Item) json.RawMessage {
 		}
 		return item.Arguments
 	case codex.ItemWebSearch:
-		v = map[string]string{"query": item.Query}
+		v = struct {
+			Query string `json:"query"`
+		}{item.Query}
 	default:
 		return json.RawMessage(`{}`)
 	}

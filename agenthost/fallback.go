@@ -145,7 +145,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 	}
 	ts.status = codex.TurnCompleted
 	ts.finalText = resp.Text
-	ts.messages = append(ts.messages, Message{Role: "assistant", Content: resp.Text})
+	ts.addMessages(Message{Role: "assistant", Content: resp.Text})
 	u := codex.ThreadTokenUsage{Last: codex.TokenUsage{
 		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens,
 	}}

@@ -74,6 +74,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.closed, h.markClose = context.WithCancel(context.Background())
 	h.cfg.Store(&cfg)
+	h.wg.Go(func() { st.saveLoop(h.closing) })
 	return h, nil
 }
 

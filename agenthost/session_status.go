@@ -97,7 +97,7 @@ func (s *Session) status(ss *sessionState, cfg Config, st *Status) {
 	switch {
 	case ss.current != nil:
 		st.Turn = &TurnStatus{ID: ss.current.shared.attempt.turnID, State: StatusRunning}
-		if u := ss.current.shared.usage; u.ContextWindow != 0 {
+		if u := ss.current.lastUsage.Load(); u != nil && u.ContextWindow != 0 {
 			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
 		}
 	case ss.last != nil:

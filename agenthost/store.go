@@ -7,6 +7,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -52,9 +53,15 @@ type store struct {
 	dir string
 	log *slog.Logger
 
-	mu    sync.Mutex             // held while saving, so one store's saves go in order
-	known map[string]folderState // state.json as last read or written
-	dirty map[string]folderState // the folders this store changed and has not saved yet
+	// saving is held through a save, so that one store's saves go in order; mu only while the
+	// maps are read or changed, so that staging a change never waits for the disk.
+	saving   sync.Mutex
+	mu       sync.Mutex
+	known    map[string]folderState // state.json as last read or written
+	dirty    map[string]folderState // the folders this store changed and has not saved yet
+	dirtySeq map[string]uint64      // when each dirty folder was staged (seq), so a save keeps later changes
+	seq      uint64
+	kick     chan struct{} // saveSoon's signal to saveLoop
 
 	// appendMu keeps this store's appends whole even where the lock file cannot be taken.
 	appendMu sync.Mutex
@@ -64,7 +71,7 @@ func openStore(dir string, log *slog.Logger) (*store, error) {
 	if err := ensureStateDir(dir, log); err != nil {
 		return nil, err
 	}
-	st := &store{dir: dir, log: log, dirty: map[string]folderState{}}
+	st := &store{dir: dir, log: log, dirty: map[string]folderState{}, dirtySeq: map[string]uint64{}, kick: make(chan struct{}, 1)}
 	err := withFileLock(st.lockPath(), log, func() error {
 		folders, err := st.load()
 		st.known = folders
@@ -140,7 +147,8 @@ func (st *store) folder(folder string) folderState {
 // session's goroutine can stage its changes in the order they happen.
 func (st *store) stage(folder string, saved folderState) {
 	st.mu.Lock()
-	st.dirty[folder] = saved
+	st.seq++
+	st.dirty[folder], st.dirtySeq[folder] = saved, st.seq
 	st.mu.Unlock()
 }
 
@@ -148,6 +156,42 @@ func (st *store) stage(folder string, saved folderState) {
 func (st *store) setFolder(folder string, saved folderState) {
 	st.stage(folder, saved)
 	st.flushLogged()
+}
+
+// saveSoon has saveLoop flush within saveDelay: a turn's end is reported without waiting for the
+// disk, and the turns that end within saveDelay share one write (and one fsync, which also holds a
+// CPU of the server while it waits). A crash in between loses at most those turns' totals and
+// thread ids; the file itself is replaced whole.
+func (st *store) saveSoon() {
+	select {
+	case st.kick <- struct{}{}:
+	default: // a save is due already
+	}
+}
+
+// saveDelay is how long saveLoop gathers changes before it writes them.
+const saveDelay = 50 * time.Millisecond
+
+// saveLoop runs the saves saveSoon asks for until closing is closed (the owner then flushes what is
+// left). It runs on a goroutine of the store's owner.
+func (st *store) saveLoop(closing <-chan struct{}) {
+	timer := time.NewTimer(saveDelay)
+	timer.Stop()
+	for {
+		select {
+		case <-st.kick:
+			timer.Reset(saveDelay)
+			select {
+			case <-timer.C:
+				st.flushLogged()
+			case <-closing:
+				timer.Stop()
+				return
+			}
+		case <-closing:
+			return
+		}
+	}
 }
 
 // flushLogged flushes, logging a failure: the folders stay dirty for the next flush.
@@ -161,19 +205,28 @@ func (st *store) flushLogged() {
 // now, sets those folders in it and writes it back, leaving every other folder as another server may
 // have just saved it. Unsaved folders stay dirty, to be saved with the next change or at Close.
 func (st *store) flush() error {
+	st.saving.Lock()
+	defer st.saving.Unlock()
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if len(st.dirty) == 0 {
+		st.mu.Unlock()
 		return nil
 	}
+	changed, seqs := maps.Clone(st.dirty), maps.Clone(st.dirtySeq)
+	st.mu.Unlock()
 	err := withFileLock(st.lockPath(), st.log, func() error {
 		folders, err := st.load()
 		if err != nil {
 			// Writing without what is on disk would drop the other servers' folders.
 			return fmt.Errorf("read state: %w", err)
 		}
-		for folder, changed := range st.dirty {
-			folders[folder] = changed
+		for folder, c := range changed {
+			// Another server on the folder may have saved it since this one staged its change:
+			// the newer entry wins, whichever server writes last.
+			if disk, ok := folders[folder]; ok && disk.Updated.After(c.Updated) {
+				continue
+			}
+			folders[folder] = c
 		}
 		data, err := json.MarshalIndent(stateFile{Version: 1, Folders: folders}, "", "  ")
 		if err != nil {
@@ -182,8 +235,15 @@ func (st *store) flush() error {
 		if err := writeFileAtomic(st.statePath(), data); err != nil {
 			return err
 		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
 		st.known = folders
-		clear(st.dirty)
+		for folder, seq := range seqs {
+			if st.dirtySeq[folder] == seq { // not staged again while it was written
+				delete(st.dirty, folder)
+				delete(st.dirtySeq, folder)
+			}
+		}
 		return nil
 	})
 	if err != nil {

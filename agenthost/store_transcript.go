@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	fastjson "github.com/segmentio/encoding/json"
+	"go.uber.org/multierr"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,26 +39,23 @@ func TranscriptPaths(stateDir, threadID string) (jsonl, markdown string, err err
 // threadFileName is what a thread id must look like to be used in a file name.
 var threadFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
-// appendTurn records a finished turn in its thread's JSONL transcript and appends mdTail (its last
-// rows) to the markdown one, whose earlier rows the live transcript wrote; it returns the markdown
-// path, or "" when the thread id cannot name a file.
-func (st *store) appendTurn(folder string, res *Result, approvals []Approval, mdTail string) string {
+// appendTurn records a finished turn in its thread's JSONL transcript (its rows not written yet,
+// its approvals and its result) and appends mdTail (its last rows) to the markdown one, whose
+// earlier rows the live transcript wrote; it returns the markdown path, or "" when the thread id
+// cannot name a file.
+func (st *store) appendTurn(folder string, res *Result, msgs []Message, approvals []Approval, mdTail string) string {
 	jsonlPath, mdPath, err := TranscriptPaths(st.dir, res.ThreadID)
 	if err != nil {
 		st.log.Warn("no transcript written for this turn", "folder", folder, "turn", res.TurnID, "err", err)
 		return ""
 	}
 	now := time.Now()
-	var lines []byte
+	lines := encodeMessages(nil, folder, res.ThreadID, res.TurnID, now, msgs)
 	add := func(e transcriptEntry) {
 		e.Time, e.Folder, e.ThreadID, e.TurnID = now, folder, res.ThreadID, res.TurnID
-		b, err := json.Marshal(e)
-		if err == nil {
+		if b, err := json.Marshal(e); err == nil {
 			lines = append(append(lines, b...), '\n')
 		}
-	}
-	for i := range res.Messages {
-		add(transcriptEntry{Kind: "message", Message: &res.Messages[i]})
 	}
 	for i := range approvals {
 		add(transcriptEntry{Kind: "approval", Approval: &approvals[i]})
@@ -64,30 +63,41 @@ func (st *store) appendTurn(folder string, res *Result, approvals []Approval, md
 	summary := *res
 	summary.Messages = nil
 	add(transcriptEntry{Kind: "result", Result: &summary})
-
-	// Another server on the same folder may append to the same thread: the lock keeps each turn's
-	// records whole and the two files in the same order.
-	st.appendMu.Lock()
-	defer st.appendMu.Unlock()
-	_ = withFileLock(filepath.Join(st.dir, "transcripts.lock"), st.log, func() error {
-		if err := appendFile(jsonlPath, lines); err != nil {
-			st.log.Warn("could not write the transcript", "path", jsonlPath, "err", err)
-		}
-		if err := appendFile(mdPath, []byte(mdTail)); err != nil {
-			st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
-		}
-		return nil
-	})
+	if err := st.appendRows(jsonlPath, lines, mdPath, []byte(mdTail)); err != nil {
+		st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
+	}
 	return mdPath
 }
 
-// appendMarkdown appends a row to a markdown transcript, whole, under the transcripts' lock.
-func (st *store) appendMarkdown(path, row string) error {
+// encodeMessages appends the JSONL rows of a turn's projected messages to buf.
+func encodeMessages(buf []byte, folder, threadID, turnID string, now time.Time, msgs []Message) []byte {
+	for i := range msgs {
+		e := transcriptEntry{Time: now, Kind: "message", Folder: folder, ThreadID: threadID, TurnID: turnID, Message: &msgs[i]}
+		// Appended in place (a long turn writes thousands of rows), as json.Marshal would write it.
+		if b, err := fastjson.Append(buf, e, fastjson.EscapeHTML|fastjson.SortMapKeys); err == nil {
+			buf = append(b, '\n')
+		}
+	}
+	return buf
+}
+
+// appendRows appends rows to a thread's JSONL and markdown transcripts (either may be empty), each
+// whole, under the transcripts' lock: another server on the same folder may append to the same
+// thread, and the lock keeps each append whole and the two files in the same order.
+func (st *store) appendRows(jsonlPath string, jsonl []byte, mdPath string, md []byte) error {
 	st.appendMu.Lock()
 	defer st.appendMu.Unlock()
-	return withFileLock(filepath.Join(st.dir, "transcripts.lock"), st.log, func() error {
-		return appendFile(path, []byte(row))
+	var errs error
+	_ = withFileLock(filepath.Join(st.dir, "transcripts.lock"), st.log, func() error {
+		if len(jsonl) > 0 {
+			errs = multierr.Append(errs, appendFile(jsonlPath, jsonl))
+		}
+		if len(md) > 0 {
+			errs = multierr.Append(errs, appendFile(mdPath, md))
+		}
+		return nil
 	})
+	return errs
 }
 
 // appendFile appends data to the regular file at path with one write, creating it with mode 0600.

@@ -13,17 +13,23 @@ import (
 
 // liveTranscript is a turn's part of its thread's markdown transcript. The runner's only.
 type liveTranscript struct {
-	st       *store
-	path     string // the markdown file; "" until the thread is known, or when its id names no file
-	threadID string
-	pending  []string // rows written before the thread was known, the header first
-	answered bool     // an answer row was written
-	written  map[string]bool
-	failed   bool // a write failed (logged once)
+	st        *store
+	folder    string
+	path      string // the markdown file; "" until the thread is known, or when its id names no file
+	jsonlPath string // the JSONL file, known with path
+	threadID  string
+	turnID    string    // the turn the rows belong to, once codex has said
+	msgs      []Message // the turn's projected rows not written to the JSONL transcript yet
+	jsonl     []byte    // reused to encode them
+	pending   []string  // rows written before the thread was known, the header first
+	unsaved   []byte    // rows for path not written yet: written together (flush)
+	answered  bool      // an answer row was written
+	written   map[string]bool
+	failed    bool // a write failed (logged once)
 }
 
-func newLiveTranscript(st *store, in Input, compaction bool, at time.Time) liveTranscript {
-	return liveTranscript{st: st, pending: []string{mdHeader(in, compaction, at)}, written: make(map[string]bool)}
+func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time) liveTranscript {
+	return liveTranscript{st: st, folder: folder, pending: []string{mdHeader(in, compaction, at)}, written: make(map[string]bool)}
 }
 
 // setThread names the turn's thread: the rows so far go to its transcript, and the next ones as
@@ -32,11 +38,11 @@ func (lt *liveTranscript) setThread(threadID string) {
 	if threadID == "" || threadID == lt.threadID {
 		return
 	}
-	_, md, err := TranscriptPaths(lt.st.dir, threadID)
+	jsonl, md, err := TranscriptPaths(lt.st.dir, threadID)
 	if err != nil {
 		return
 	}
-	lt.threadID, lt.path = threadID, md
+	lt.threadID, lt.path, lt.jsonlPath = threadID, md, jsonl
 	rows := lt.pending
 	lt.pending = nil
 	for _, r := range rows {
@@ -44,13 +50,47 @@ func (lt *liveTranscript) setThread(threadID string) {
 	}
 }
 
-// write appends a row, or keeps it until the thread is known.
+// write adds a row, kept until the thread is known and then until the next flush (the runner
+// flushes when codex has nothing more queued for it, and at the turn's end): a burst of items costs
+// one locked append, not one per item.
 func (lt *liveTranscript) write(row string) {
 	if lt.path == "" {
 		lt.pending = append(lt.pending, row)
 		return
 	}
-	if err := lt.st.appendMarkdown(lt.path, row); err != nil && !lt.failed {
+	lt.unsaved = append(lt.unsaved, row...)
+	if len(lt.unsaved) >= liveFlushBytes {
+		lt.flush()
+	}
+}
+
+// liveFlushBytes and liveFlushRows bound what a turn holds of its transcripts before writing them.
+const (
+	liveFlushBytes = 64 << 10
+	liveFlushRows  = 256
+)
+
+// messages adds the turn's projected rows, for the JSONL transcript.
+func (lt *liveTranscript) messages(rows []Message) {
+	lt.msgs = append(lt.msgs, rows...)
+	if lt.path != "" && len(lt.msgs) >= liveFlushRows {
+		lt.flush()
+	}
+}
+
+// flush writes the rows not written yet.
+func (lt *liveTranscript) flush() {
+	if lt.path == "" || (len(lt.unsaved) == 0 && len(lt.msgs) == 0) {
+		return
+	}
+	lt.jsonl = encodeMessages(lt.jsonl[:0], lt.folder, lt.threadID, lt.turnID, time.Now(), lt.msgs)
+	err := lt.st.appendRows(lt.jsonlPath, lt.jsonl, lt.path, lt.unsaved)
+	lt.msgs = lt.msgs[:0]
+	lt.unsaved = lt.unsaved[:0]
+	if cap(lt.unsaved) > liveFlushBytes*2 || cap(lt.jsonl) > liveFlushBytes*4 {
+		lt.unsaved, lt.jsonl = nil, nil // a burst's buffers are not kept for the rest of the turn
+	}
+	if err != nil && !lt.failed {
 		lt.failed = true
 		lt.st.log.Warn("could not write the transcript", "path", lt.path, "err", err)
 	}
@@ -99,9 +139,14 @@ func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
 	return s + mdEnd(res)
 }
 
-// flushPending writes what is still pending for a thread known only at the end.
-func (lt *liveTranscript) flushPending(threadID string) {
+// takeUnsaved returns the rows not written yet, markdown and projected, for the turn's end to write
+// with its last ones (one locked append rather than two); a thread known only at the end is set
+// first.
+func (lt *liveTranscript) takeUnsaved(threadID string) (md string, msgs []Message) {
 	if lt.path == "" {
 		lt.setThread(threadID)
 	}
+	md, msgs = string(lt.unsaved), lt.msgs
+	lt.unsaved, lt.msgs = nil, nil
+	return md, msgs
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -115,17 +116,26 @@ type turnState struct {
 
 	shared turnShared
 
+	// Counters the session's goroutine bumps and the runner reads without asking the session, so
+	// that the turn's hot path (every notification) does not wait on the session's goroutine.
+	steers    atomic.Uint64         // steers begun (steerOnce)
+	approvals atomic.Int64          // approvals settled: the length of shared.approvals
+	lastUsage atomic.Pointer[Usage] // the latest usage, for Status
+
 	// The runner's.
-	cur        attempt // where the turn runs now
-	stopReason string  // the runner stopped the turn (deadline, shutdown): the result's reason
-	usage      *codex.ThreadTokenUsage
-	chatUsage  bool // usage is a chat fallback's, not codex's thread
-	messages   []Message
-	reasoning  strings.Builder // reasoning to attach to the next assistant row
-	finalText  string
-	iterations int
-	open       map[string]*openItem
-	compacted  map[string]bool
+	steersTaken   uint64     // steers counted when takeSteered last found none outstanding
+	approvalsSeen []Approval // shared.approvals as the runner last copied it
+	cur           attempt    // where the turn runs now
+	stopReason    string     // the runner stopped the turn (deadline, shutdown): the result's reason
+	usage         *codex.ThreadTokenUsage
+	chatUsage     bool            // usage is a chat fallback's, not codex's thread
+	messages      []Message       // the user message, then the newest rows (see addMessages)
+	omitted       int             // rows dropped from messages
+	reasoning     strings.Builder // reasoning to attach to the next assistant row
+	finalText     string
+	iterations    int
+	open          map[string]*openItem
+	compacted     map[string]bool
 	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
 	// one the context's size is unknown until the next update (the seed's awaiting real usage).
 	usageAfterCompaction bool
@@ -144,7 +154,6 @@ type turnShared struct {
 	interruptReason string
 	newThread       bool
 	approvals       []Approval
-	usage           Usage                  // the latest usage, for Status
 	steeredIn       []string               // input codex took into the turn, not yet in messages
 	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
 	pumping         bool                   // Events was asked for: the queue is being delivered
@@ -161,18 +170,46 @@ func (s *Session) newTurnState(in Input, compaction bool) *turnState {
 		open:        make(map[string]*openItem),
 		compacted:   make(map[string]bool),
 		apiCalls:    1,
-		live:        newLiveTranscript(s.h.store, in, compaction, time.Now()),
+		live:        newLiveTranscript(s.h.store, s.folder, in, compaction, time.Now()),
 	}
 	if !compaction {
-		ts.messages = []Message{{Role: "user", Content: in.Prompt}}
+		ts.addMessages(Message{Role: "user", Content: in.Prompt})
 	}
 	return ts
+}
+
+// MaxResultMessages is how many rows a turn's result keeps: the user message and the newest rows.
+// A turn of thousands of tool calls writes them all to its transcript as they come, and holds no
+// more than this of them.
+const MaxResultMessages = 400
+
+// addMessages adds rows to the turn's projected transcript and to its JSONL transcript. Runner
+// only (and newTurnState before the turn runs).
+func (ts *turnState) addMessages(rows ...Message) {
+	ts.messages = append(ts.messages, rows...)
+	ts.live.messages(rows)
+	if len(ts.messages) > 2*MaxResultMessages {
+		ts.trimMessages() // amortised over MaxResultMessages additions
+	}
+}
+
+// trimMessages keeps the first row (the user message) and the newest, MaxResultMessages in all.
+func (ts *turnState) trimMessages() {
+	n := len(ts.messages)
+	if n <= MaxResultMessages {
+		return
+	}
+	drop := n - MaxResultMessages
+	kept := make([]Message, 0, 2*MaxResultMessages)
+	ts.messages = append(append(kept, ts.messages[0]), ts.messages[drop+1:]...)
+	ts.omitted += drop
 }
 
 // moved tells the session where the turn runs now (a fallback attempt, or a compaction turn's id).
 // Runner only.
 func (ts *turnState) moved(a attempt) {
 	ts.cur = a
+	ts.live.turnID = a.turnID
 	_ = ts.s.call(func(*sessionState) { ts.shared.attempt = a })
 }
 
@@ -229,6 +266,7 @@ func (ts *turnState) steer(ctx context.Context, a attempt, in Input) error {
 func (ts *turnState) steerOnce(ctx context.Context, a attempt, in Input) error {
 	answered := make(chan struct{})
 	defer close(answered)
+	ts.steers.Add(1) // before it is registered: the runner looks for it from now on
 	_ = ts.s.call(func(*sessionState) {
 		if ts.shared.steering == nil {
 			ts.shared.steering = make(map[chan struct{}]bool)
@@ -249,8 +287,9 @@ func (ts *turnState) steerOnce(ctx context.Context, a attempt, in Input) error {
 }
 
 // awaitSteers waits (briefly) for the steers codex has not answered yet, so that input codex took
-// into the turn comes before what codex made of it. Runner only.
-func (ts *turnState) awaitSteers() {
+// into the turn comes before what codex made of it; it reports whether all were answered. Runner
+// only.
+func (ts *turnState) awaitSteers() bool {
 	var pending []chan struct{}
 	_ = ts.s.call(func(*sessionState) {
 		for ch := range ts.shared.steering {
@@ -258,7 +297,7 @@ func (ts *turnState) awaitSteers() {
 		}
 	})
 	if len(pending) == 0 {
-		return
+		return true
 	}
 	timer := time.NewTimer(steerAnswerWait)
 	defer timer.Stop()
@@ -266,11 +305,12 @@ func (ts *turnState) awaitSteers() {
 		select {
 		case <-ch:
 		case <-timer.C:
-			return
+			return false
 		case <-ts.s.h.closing:
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // steerAnswerWait bounds how long a finished turn waits for codex to answer a steer.
@@ -279,13 +319,30 @@ const steerAnswerWait = 2 * time.Second
 // takeSteered adds the input steered into the turn since the last event to the turn's messages, as
 // the user's, where it came in: the transcript and a fallback's history then have it. Runner only.
 func (ts *turnState) takeSteered() {
-	ts.awaitSteers() // what codex sends now may be its answer to them
+	begun := ts.steers.Load()
+	if begun == ts.steersTaken {
+		return // no steer since the last look found none outstanding: nothing to ask the session
+	}
+	answered := ts.awaitSteers() // what codex sends now may be its answer to them
 	var in []string
 	_ = ts.s.call(func(*sessionState) { in, ts.shared.steeredIn = ts.shared.steeredIn, nil })
 	for _, text := range in {
-		ts.messages = append(ts.messages, Message{Role: "user", Content: text})
+		ts.addMessages(Message{Role: "user", Content: text})
 		ts.live.steered(text)
 	}
+	if answered {
+		// Each answered steer added its input before its answer was signalled: all taken now.
+		ts.steersTaken = begun
+	}
+}
+
+// settledApprovals returns the turn's settled approvals, asking the session only when one was
+// settled since the runner last asked. Runner only.
+func (ts *turnState) settledApprovals() []Approval {
+	if int(ts.approvals.Load()) != len(ts.approvalsSeen) {
+		_ = ts.s.call(func(*sessionState) { ts.approvalsSeen = append([]Approval(nil), ts.shared.approvals...) })
+	}
+	return ts.approvalsSeen
 }
 
 // over reports whether the turn has ended, or codex has announced its end on sub.

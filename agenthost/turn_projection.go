@@ -92,7 +92,7 @@ func (ts *turnState) itemCompleted(item *codex.Item) {
 		return
 	case item.Type == codex.ItemAgentMessage:
 		ts.finalText = item.Text
-		ts.messages = append(ts.messages, Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
+		ts.addMessages(Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
 		ts.live.answer(item.Text)
 	case item.Type == codex.ItemReasoning:
 		text := strings.Join(item.Summary, "\n")
@@ -135,16 +135,15 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 	} else if countsAsIteration(item) {
 		ts.iterations++
 	}
-	call := ToolCall{ID: ToolCallID(item), Type: "function", Function: ToolFunction{Name: ToolName(item), Arguments: string(ToolArgs(item))}}
-	ts.messages = append(ts.messages,
+	args := ToolArgs(item)
+	call := ToolCall{ID: ToolCallID(item), Type: "function", Function: ToolFunction{Name: ToolName(item), Arguments: string(args)}}
+	ts.addMessages(
 		Message{Role: "assistant", ToolCalls: []ToolCall{call}, Reasoning: ts.takeReasoning()},
 		Message{Role: "tool", ToolCallID: call.ID, Content: result},
 	)
-	var approvals []Approval
-	_ = ts.s.call(func(*sessionState) { approvals = append(approvals, ts.shared.approvals...) })
-	ts.live.tool(item, took, approvals, note)
+	ts.live.tool(item, took, ts.settledApprovals(), note)
 	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
-		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: ToolArgs(item),
+		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: args,
 		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
 		ExitCode: item.ExitCode,
 	}})
@@ -192,6 +191,6 @@ func (ts *turnState) closeOpen(why string) {
 func (ts *turnState) setUsage(u *codex.ThreadTokenUsage, chat bool) {
 	ts.usage, ts.chatUsage = u, chat
 	usage := usageOf(u)
-	_ = ts.s.call(func(*sessionState) { ts.shared.usage = usage })
+	ts.lastUsage.Store(&usage)
 	ts.emit(Event{Kind: EventUsage, Usage: &usage})
 }

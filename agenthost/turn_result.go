@@ -32,8 +32,9 @@ func (ts *turnState) finish(retired bool) {
 		}
 	}
 
+	ts.trimMessages()
 	res := &Result{
-		FinalText: ts.finalText, Messages: ts.messages, ToolIterations: ts.iterations,
+		FinalText: ts.finalText, Messages: ts.messages, OmittedMessages: ts.omitted, ToolIterations: ts.iterations,
 		ThreadID: threadID, TurnID: turnID, APICalls: ts.apiCalls, Usage: usage,
 		Compacted: len(ts.compacted) > 0, Fallback: ts.fallback, NewThread: newThread,
 		Retired: retired, Duration: time.Since(ts.started),
@@ -76,8 +77,8 @@ func (ts *turnState) finish(retired bool) {
 		res.Error = ""
 	}
 
-	ts.live.flushPending(threadID)
-	res.TranscriptPath = s.h.store.appendTurn(s.folder, res, approvals, ts.live.tail(res, approvals))
+	md, msgs := ts.live.takeUnsaved(threadID)
+	res.TranscriptPath = s.h.store.appendTurn(s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
 	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
 		s.endTurn(st, ts, turnEnd{
@@ -91,9 +92,7 @@ func (ts *turnState) finish(retired bool) {
 	ts.result = res
 	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
 	ts.queue.Close()
-	// The state's fsync after the report: the editor learns the end without waiting for the disk,
-	// and a crash in between loses at most this turn's totals (the file is renamed whole).
-	s.flush()
+	s.h.store.saveSoon() // after the report, and shared with the turns that end next (see saveSoon)
 	close(ts.done)
 }
 

@@ -20,6 +20,8 @@ func (ts *turnState) run() {
 	deadline := time.NewTimer(cfg.TurnTimeout)
 	defer deadline.Stop()
 	ts.live.setThread(ts.cur.threadID)
+	ts.live.turnID = ts.cur.turnID
+	ts.live.flush() // the transcript shows the turn from its start (and status names it)
 
 	ts.drive(deadline.C)
 	retire, why := ts.assess()
@@ -80,6 +82,9 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 			}
 			if ts.apply(ev) {
 				return
+			}
+			if len(sub.Events()) == 0 {
+				ts.live.flush() // codex has nothing more for now: the transcript shows the turn so far
 			}
 		case <-deadline:
 			deadline = nil

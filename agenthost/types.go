@@ -34,8 +34,11 @@ type Result struct {
 	// failure it says what went wrong and what to do next.
 	FinalText string `json:"finalText"`
 	// Messages is the projected transcript of the turn: the user message once, then assistant rows
-	// (text, or one tool call each) and tool rows.
+	// (text, or one tool call each) and tool rows. A long turn keeps the user message and its last
+	// MaxResultMessages-1 rows (OmittedMessages says how many went); the JSONL transcript has all.
 	Messages []Message `json:"messages"`
+	// OmittedMessages counts the rows of a long turn left out of Messages, after the user message.
+	OmittedMessages int `json:"omittedMessages,omitempty"`
 	// ToolIterations counts the completed tool items of the turn.
 	ToolIterations int `json:"toolIterations"`
 	// Status is completed, interrupted or failed.

@@ -131,35 +131,46 @@ func (f *fakeCodex) handle(id json.RawMessage, method string, params json.RawMes
 	}
 }
 
-// play emits one turn: its tools, then its answer, then turn/completed.
+// Notifications is how many notifications a turn of the spec emits.
+func (s FakeSpec) Notifications() int {
+	n := 3 + 4*s.Tools // turn/started, the last usage, turn/completed
+	if s.Deltas > 0 {
+		n += 2 + s.Deltas
+	}
+	return n
+}
+
+// play emits one turn: its tools, then its answer, then turn/completed. Lines are built by hand
+// rather than marshalled from maps so that the fake costs little beside the host it feeds (the
+// in-process benchmark shares a CPU profile with it).
 func (f *fakeCodex) play(thread, turn string) {
-	ids := func(extra map[string]any) map[string]any {
-		extra["threadId"], extra["turnId"] = thread, turn
-		return extra
+	ids := strconv.Quote(thread) + `,"turnId":` + strconv.Quote(turn)
+	line := func(format string, args ...any) {
+		f.mu.Lock()
+		fmt.Fprintf(f.w, format, args...)
+		_ = f.w.WriteByte('\n')
+		_ = f.w.Flush() // a line at a time, as codex writes
+		f.mu.Unlock()
 	}
 	now := time.Now().Unix()
-	f.notify("turn/started", map[string]any{"threadId": thread, "turn": map[string]any{"id": turn, "items": []any{}, "status": "inProgress", "startedAt": now}})
-	usage := map[string]any{"totalTokens": 1234, "inputTokens": 1200, "cachedInputTokens": 1000, "outputTokens": 34, "reasoningOutputTokens": 0}
+	line(`{"method":"turn/started","params":{"threadId":%s,"turn":{"id":%q,"items":[],"status":"inProgress","startedAt":%d}}}`, strconv.Quote(thread), turn, now)
+	const usage = `"tokenUsage":{"last":{"totalTokens":1234,"inputTokens":1200,"cachedInputTokens":1000,"outputTokens":34,"reasoningOutputTokens":0},"total":{"totalTokens":1234,"inputTokens":1200,"cachedInputTokens":1000,"outputTokens":34,"reasoningOutputTokens":0},"modelContextWindow":258400}`
 	for i := range f.spec.Tools {
-		id := fmt.Sprintf("call_%d", i)
-		cmd := fmt.Sprintf("go test ./pkg%d", i)
-		item := map[string]any{"type": "commandExecution", "id": id, "command": cmd, "cwd": "/", "status": "inProgress"}
-		f.notify("item/started", ids(map[string]any{"item": item}))
-		f.notify("item/commandExecution/outputDelta", ids(map[string]any{"itemId": id, "delta": "ok\n"}))
-		done := map[string]any{"type": "commandExecution", "id": id, "command": cmd, "cwd": "/", "status": "completed", "exitCode": 0, "aggregatedOutput": "ok\n", "durationMs": 1}
-		f.notify("item/completed", ids(map[string]any{"item": done}))
-		f.notify("thread/tokenUsage/updated", ids(map[string]any{"tokenUsage": map[string]any{"last": usage, "total": usage, "modelContextWindow": 258400}}))
+		line(`{"method":"item/started","params":{"threadId":%s,"item":{"type":"commandExecution","id":"call_%d","command":"go test ./pkg%d","cwd":"/","status":"inProgress"}}}`, ids, i, i)
+		line(`{"method":"item/commandExecution/outputDelta","params":{"threadId":%s,"itemId":"call_%d","delta":"ok\n"}}`, ids, i)
+		line(`{"method":"item/completed","params":{"threadId":%s,"item":{"type":"commandExecution","id":"call_%d","command":"go test ./pkg%d","cwd":"/","status":"completed","exitCode":0,"aggregatedOutput":"ok\n","durationMs":1}}}`, ids, i, i)
+		line(`{"method":"thread/tokenUsage/updated","params":{"threadId":%s,%s}}`, ids, usage)
 	}
-	var text strings.Builder
 	if f.spec.Deltas > 0 {
-		f.notify("item/started", ids(map[string]any{"item": map[string]any{"type": "agentMessage", "id": "msg_1", "text": ""}}))
+		var text strings.Builder
+		line(`{"method":"item/started","params":{"threadId":%s,"item":{"type":"agentMessage","id":"msg_1","text":""}}}`, ids)
 		for i := range f.spec.Deltas {
 			d := "word" + strconv.Itoa(i%10) + " "
 			text.WriteString(d)
-			f.notify("item/agentMessage/delta", ids(map[string]any{"itemId": "msg_1", "delta": d}))
+			line(`{"method":"item/agentMessage/delta","params":{"threadId":%s,"itemId":"msg_1","delta":%q}}`, ids, d)
 		}
-		f.notify("item/completed", ids(map[string]any{"item": map[string]any{"type": "agentMessage", "id": "msg_1", "text": text.String()}}))
+		line(`{"method":"item/completed","params":{"threadId":%s,"item":{"type":"agentMessage","id":"msg_1","text":%q}}}`, ids, text.String())
 	}
-	f.notify("thread/tokenUsage/updated", ids(map[string]any{"tokenUsage": map[string]any{"last": usage, "total": usage, "modelContextWindow": 258400}}))
-	f.notify("turn/completed", map[string]any{"threadId": thread, "turn": map[string]any{"id": turn, "items": []any{}, "status": "completed", "error": nil}})
+	line(`{"method":"thread/tokenUsage/updated","params":{"threadId":%s,%s}}`, ids, usage)
+	line(`{"method":"turn/completed","params":{"threadId":%s,"turn":{"id":%q,"items":[],"status":"completed","error":null}}}`, strconv.Quote(thread), turn)
 }

@@ -47,6 +47,8 @@ type Client struct {
 	info InitializeResult
 	seen func(Event) // Options.OnNotification
 
+	routeTo []*Subscription // the read goroutine's, reused by route
+
 	mu   sync.Mutex
 	subs map[*Subscription]struct{}
 
@@ -291,10 +293,16 @@ func (c *Client) unsubscribe(s *Subscription) {
 // route delivers a notification to the subscriptions it belongs to. It runs on the read goroutine.
 func (c *Client) route(n Notification) {
 	ev := Event{Method: CanonicalMethod(n.Method), Params: n.Params}
-	ev.ThreadID, ev.TurnID = routingIDs(n.Params)
 	ev.Value, ev.Err = DecodeNotification(n)
 	if ev.Err != nil {
 		c.log.Warn("malformed codex notification", "method", n.Method, "err", ev.Err)
+	}
+	var known bool
+	if ev.Err == nil {
+		ev.ThreadID, ev.TurnID, known = routingOf(ev.Value)
+	}
+	if !known { // a method this package does not decode: one more pass, for its ids alone
+		ev.ThreadID, ev.TurnID = routingIDs(n.Params)
 	}
 	if c.seen != nil {
 		c.seen(ev)
@@ -306,12 +314,49 @@ func (c *Client) route(n Notification) {
 	}
 
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	to := c.routeTo[:0]
 	for s := range c.subs {
 		if s.threadID == "" || s.threadID == ev.ThreadID {
-			s.push(ev)
+			to = append(to, s)
 		}
 	}
+	c.mu.Unlock()
+	for i, s := range to {
+		s.throttle(c.done) // without c.mu: a subscription may be closed meanwhile
+		s.push(ev)
+		to[i] = nil
+	}
+	c.routeTo = to
+}
+
+// routingOf reads the thread and turn of a decoded notification from its fields, as routingIDs
+// would from its params; ok is false for a value it does not know.
+func routingOf(v any) (threadID, turnID string, ok bool) {
+	switch p := v.(type) {
+	case *TurnStartedParams:
+		return p.ThreadID, p.Turn.ID, true
+	case *TurnCompletedParams:
+		return p.ThreadID, p.Turn.ID, true
+	case *ItemParams:
+		return p.ThreadID, p.TurnID, true
+	case *DeltaParams:
+		return p.ThreadID, p.TurnID, true
+	case *TurnDiffParams:
+		return p.ThreadID, p.TurnID, true
+	case *TurnPlanParams:
+		return p.ThreadID, p.TurnID, true
+	case *TokenUsageParams:
+		return p.ThreadID, p.TurnID, true
+	case *ErrorParams:
+		return p.ThreadID, p.TurnID, true
+	case *ServerRequestResolvedParams:
+		return p.ThreadID, "", true
+	case *ThreadStatusParams:
+		return p.ThreadID, "", true
+	case *ThreadStartedParams:
+		return p.Thread.ID, "", true
+	}
+	return "", "", false
 }
 
 // routingIDs reads the thread and turn a notification belongs to, wherever codex put them.

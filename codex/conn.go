@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	fastjson "github.com/segmentio/encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -339,7 +340,7 @@ func (c *Conn) dispatch(line []byte) {
 		return
 	}
 	var msg wireMessage
-	if line[0] != '{' || bytes.HasSuffix(line, []byte(tooLongMarker)) || json.Unmarshal(line, &msg) != nil {
+	if line[0] != '{' || bytes.HasSuffix(line, []byte(tooLongMarker)) || fastjson.Unmarshal(line, &msg) != nil {
 		c.badLine(line)
 		return
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // This file names the protocol of codex app-server 0.171.0 that the host uses. Its types are
@@ -218,7 +219,7 @@ func DecodeNotification(n Notification) (any, error) {
 	if len(n.Params) == 0 || string(n.Params) == "null" {
 		return nil, fmt.Errorf("%s: no params", n.Method)
 	}
-	if err := json.Unmarshal(n.Params, v); err != nil {
+	if err := fastjson.Unmarshal(n.Params, v); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", n.Method, err)
 	}
 	return v, nil

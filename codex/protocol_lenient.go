@@ -7,6 +7,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	fastjson "github.com/segmentio/encoding/json"
 	"strings"
 )
 
@@ -68,7 +69,7 @@ type Item struct {
 func (it *Item) UnmarshalJSON(b []byte) error {
 	type plain Item
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := fastjson.Unmarshal(b, &p); err != nil {
 		// Fall back to the fields every item has, so one odd field never loses the item.
 		var head struct {
 			Type string `json:"type"`

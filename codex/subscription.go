@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/internal/queue"
 )
@@ -37,9 +38,11 @@ type Subscription struct {
 	held   []Event // events that came before the turn id was known
 	turnID string  // once armed, events of other turns are dropped ("" keeps all)
 	armed  bool    // false holds delivery until the turn id is known
-	ended  bool    // no more events will be queued
-	over   bool    // turn/completed of the subscription's turn was queued
-	err    error
+	// overflow: the consumer did not catch up within backlogWait; the read goroutine's only.
+	overflow bool
+	ended    bool // no more events will be queued
+	over     bool // turn/completed of the subscription's turn was queued
+	err      error
 }
 
 func newSubscription(threadID string, armed bool, onStop func(*Subscription)) *Subscription {
@@ -127,6 +130,38 @@ func (s *Subscription) end(err error) {
 	s.ended, s.err = true, err
 	s.held = nil
 	s.queue.Close()
+}
+
+// Backlog bounds: a consumer this far behind holds the connection's reader back (see throttle).
+const (
+	backlogHigh = 4096
+	backlogLow  = backlogHigh / 2
+)
+
+// backlogWait is how long throttle waits for a consumer to catch up (a variable for tests).
+var backlogWait = time.Second
+
+// throttle holds the connection's read goroutine while the subscription's consumer is backlogHigh
+// events behind, until it is backlogLow behind: codex's output then waits in the pipe rather than
+// decoded in memory, so a flood of events costs the server the same memory as a trickle. A consumer
+// that does not catch up within backlogWait (it may be waiting for an answer only the reader can
+// give) is not waited for again until it has: the subscription then grows as it always could.
+// It runs on the read goroutine; done is the connection's end.
+func (s *Subscription) throttle(done <-chan struct{}) {
+	s.mu.Lock()
+	waiting := s.armed && !s.ended && !s.overflow
+	s.mu.Unlock()
+	if !waiting || s.queue.Len() < backlogHigh {
+		if s.overflow && s.queue.Len() <= backlogLow {
+			s.overflow = false
+		}
+		return
+	}
+	timer := time.NewTimer(backlogWait)
+	defer timer.Stop()
+	if !s.queue.WaitRoom(backlogLow, done, timer.C) {
+		s.overflow = true
+	}
 }
 
 // pump delivers queued events to the Events channel until the subscription ends. It runs on a

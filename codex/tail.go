@@ -99,6 +99,7 @@ func (t *Tail) ReadFrom(r io.Reader) (int64, error) {
 type lineReader struct {
 	r     *bufio.Reader
 	limit int
+	buf   []byte // the line next returned, reused for the next one
 }
 
 func newLineReader(r io.Reader, limit int) *lineReader {
@@ -107,8 +108,13 @@ func newLineReader(r io.Reader, limit int) *lineReader {
 
 // next returns the next line (without its newline, at most limit bytes), the number of bytes it
 // consumed, and io.EOF after the last line. A line cut at the limit ends in errLineTooLong's marker.
+// The line is valid until the next call: its buffer is reused.
 func (lr *lineReader) next() (line []byte, size int, err error) {
-	var buf []byte
+	buf := lr.buf[:0]
+	if cap(buf) > 1<<20 {
+		buf = nil // a long line's buffer is not kept for the short ones
+	}
+	defer func() { lr.buf = line }()
 	cut := false
 	for {
 		chunk, err := lr.r.ReadSlice('\n')

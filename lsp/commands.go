@@ -255,6 +255,10 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 		return AskResult{}, err
 	}
 	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
+	var early *earlyToken
+	if token == nil && !s.turnRunning(folder.Path) {
+		early = s.createTokenEarly() // beside the turn's start: a new turn needs one
+	}
 	turn, err := sess.Run(ctx, in) // an automatic review gives way; another one refuses
 	if errors.Is(err, agenthost.ErrReviewRunning) {
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
@@ -270,7 +274,7 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 		tv = s.turns[folder.Path]
 		s.mu.Unlock()
 	} else {
-		tv = s.watchTurn(ctx, folder, turn, a.Prompt, token)
+		tv = s.watchTurnWith(ctx, folder, turn, a.Prompt, token, early)
 	}
 	if tv != nil && a.URI != "" && a.Range != nil {
 		// The turn shows where it was asked: hover and an inlay hint on that line.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,8 @@ const reportInterval = 100 * time.Millisecond
 type turnView struct {
 	folder workspace.Folder
 	turn   *agenthost.Turn
-	token  *protocol.ProgressToken // nil when the client shows no progress
+	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
+	early  *earlyToken             // the token being asked for: follow waits for it
 	rec    *turnRecord
 	review *reviewRun // set when the turn is a review
 }
@@ -33,44 +35,52 @@ const MethodTurnEvent = hermesproto.MethodTurnEvent
 
 // watchTurn gives a turn its progress and follows it to its end.
 func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
+	return s.watchTurnWith(ctx, folder, turn, prompt, clientToken, nil)
+}
+
+// watchTurnWith is watchTurn with the progress token made while the turn started (see earlyToken).
+func (s *Server) watchTurnWith(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
 	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
-	return s.watch(ctx, tv, prompt, clientToken)
+	return s.watch(ctx, tv, prompt, clientToken, early)
 }
 
 // watchReview is watchTurn for a review.
 func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *reviewRun, clientToken *protocol.ProgressToken) *turnView {
 	prompt := "review " + run.label
 	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
-	return s.watch(ctx, tv, prompt, clientToken)
+	return s.watch(ctx, tv, prompt, clientToken, nil)
 }
 
-func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientToken *protocol.ProgressToken) *turnView {
+func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
 	folder, turn := tv.folder, tv.turn
-	s.mu.Lock()
-	canProgress := s.caps.workDoneProgress
-	s.mu.Unlock()
 	switch {
 	case clientToken != nil:
 		tv.token = clientToken
-	case canProgress:
-		token := protocol.NewProgressToken("hermes/" + turn.TurnID())
-		if err := s.callClient(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *token}, nil); err != nil {
-			s.log.Info("the editor refused a progress token; using messages", "err", err)
-		} else {
-			tv.token = token
-		}
+	case early != nil:
+		tv.early = early // follow waits for it: the ask is answered, and the events read, meanwhile
+	default:
+		tv.token = s.createToken(ctx, "hermes/"+turn.TurnID())
 	}
 	s.mu.Lock()
 	s.turns[folder.Path] = tv
 	s.mu.Unlock()
-	s.goAsync("turn", func(ctx context.Context) { s.follow(ctx, tv, prompt) })
+	// The events are asked for now, while the turn surely runs: a session that has ended (its
+	// folder removed, the turn over) delivers nothing to a late caller.
+	events := turn.Events()
+	s.goAsync("turn", func(ctx context.Context) { s.follow(ctx, tv, prompt, events) })
 	return tv
 }
 
 // follow reports a turn's events until it ends: coalesced progress, hermes/turnEvent notifications,
 // and the final answer.
-func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
+func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan agenthost.Event) {
 	title := firstWords(prompt, 8)
+	if tv.early != nil {
+		token := tv.early.wait(ctx)
+		s.mu.Lock()
+		tv.token = token
+		s.mu.Unlock()
+	}
 	p := &progress{s: s, token: tv.token, auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }, title: "Hermes"}
 	if tv.review != nil {
 		p.title = "Hermes review"
@@ -92,7 +102,6 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 		timer   *time.Timer
 		timerC  <-chan time.Time
 	)
-	events := tv.turn.Events()
 	for events != nil {
 		select {
 		case ev, ok := <-events:
@@ -150,9 +159,8 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string) {
 	if timer != nil {
 		timer.Stop()
 	}
-	if pending != "" {
-		p.report(ctx, pending) // the last state is never lost
-	}
+	// A report still pending is dropped: the end that follows says how the turn ended, which is
+	// newer, and one message less stands between the editor and it.
 
 	s.mu.Lock()
 	if s.turns[tv.folder.Path] == tv {
@@ -280,51 +288,61 @@ type turnProgress struct {
 	activity string
 	usage    agenthost.Usage
 	line     string
+	tokens   string // the line's usage part, made when usage changes (not for every delta)
 }
 
 // apply takes an event and reports the new line and whether it changed.
 func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
+	activity := tp.activity
 	switch ev.Kind {
 	case agenthost.EventToolStarted:
-		tp.activity = ev.Tool.Name + ": " + ev.Tool.Preview
+		activity = ev.Tool.Name + ": " + ev.Tool.Preview
 	case agenthost.EventToolCompleted:
 		mark := "done"
 		if ev.Tool.IsError {
 			mark = "failed"
 		}
-		tp.activity = ev.Tool.Name + " " + mark + ": " + ev.Tool.Preview
+		activity = ev.Tool.Name + " " + mark + ": " + ev.Tool.Preview
 	case agenthost.EventApprovalWaiting:
-		tp.activity = "waiting for approval: " + ev.Approval.Summary
+		activity = "waiting for approval: " + ev.Approval.Summary
 	case agenthost.EventApprovalResolved:
-		tp.activity = "approval " + string(ev.Approval.Decision) + ": " + ev.Approval.Summary
+		activity = "approval " + string(ev.Approval.Decision) + ": " + ev.Approval.Summary
 	case agenthost.EventAnswerDelta:
-		tp.activity = "answering"
+		activity = "answering"
 	case agenthost.EventReasoningDelta:
-		tp.activity = "thinking"
+		activity = "thinking"
 	case agenthost.EventCompaction:
-		tp.activity = "compacting the context"
+		activity = "compacting the context"
 	case agenthost.EventFallback:
-		tp.activity = "fallback: " + ev.Text
+		activity = "fallback: " + ev.Text
 	case agenthost.EventSteered:
-		tp.activity = "steered: " + firstWords(ev.Text, 8)
+		activity = "steered: " + firstWords(ev.Text, 8)
 	case agenthost.EventError:
-		tp.activity = "error: " + ev.Text
+		activity = "error: " + ev.Text
 	case agenthost.EventUsage:
 		tp.usage = *ev.Usage
+		tokens := ""
+		if tp.usage.Total > 0 {
+			tokens = " · " + compactCount(tp.usage.Total) + " tokens"
+			if pct := tp.usage.ContextPercent(); pct > 0 {
+				tokens += " · " + strconv.Itoa(pct) + "% context"
+			}
+		}
+		if tokens == tp.tokens && tp.line != "" {
+			return tp.line, false
+		}
+		tp.tokens = tokens
 	default:
 		return tp.line, false
 	}
-	activity := tp.activity
+	if activity == tp.activity && ev.Kind != agenthost.EventUsage && tp.line != "" {
+		return tp.line, false // the same step again (an answer streams in many deltas)
+	}
+	tp.activity = activity
 	if activity == "" {
 		activity = "working"
 	}
-	line := agenthost.Truncate(activity, 100)
-	if tp.usage.Total > 0 {
-		line += fmt.Sprintf(" · %s tokens", compactCount(tp.usage.Total))
-		if pct := tp.usage.ContextPercent(); pct > 0 {
-			line += fmt.Sprintf(" · %d%% context", pct)
-		}
-	}
+	line := agenthost.Truncate(activity, 100) + tp.tokens
 	changed := line != tp.line
 	tp.line = line
 	return line, changed
@@ -408,80 +426,3 @@ func (s *Server) cancelProgress(token protocol.ProgressToken) {
 // hermesproto's to define: a field added to agenthost's (or codex's) types reaches editors only
 // once it is added to hermesproto, its golden files and docs/protocol.md. TestWireEventMirrorsHost
 // fails when agenthost has a field that is not carried over.
-
-// wireEvent is ev as hermes/turnEvent sends it.
-func wireEvent(ev agenthost.Event) hermesproto.Event {
-	out := hermesproto.Event{
-		Kind: hermesproto.EventKind(ev.Kind), ThreadID: ev.ThreadID, TurnID: ev.TurnID, Time: ev.Time,
-		Text: ev.Text, Diff: ev.Diff,
-	}
-	if t := ev.Tool; t != nil {
-		out.Tool = &hermesproto.ToolEvent{
-			ItemID: t.ItemID, CallID: t.CallID, Name: t.Name, Args: t.Args, Preview: t.Preview,
-			DurationMs: t.DurationMs, IsError: t.IsError, Result: t.Result, Status: t.Status, ExitCode: t.ExitCode,
-		}
-	}
-	for _, p := range ev.Plan {
-		out.Plan = append(out.Plan, hermesproto.PlanStep{Step: p.Step, Status: p.Status})
-	}
-	if ev.Usage != nil {
-		u := wireUsage(*ev.Usage)
-		out.Usage = &u
-	}
-	if c := ev.Compaction; c != nil {
-		out.Compaction = &hermesproto.Compaction{SessionID: c.SessionID, Count: c.Count, Runtime: c.Runtime, ThreadID: c.ThreadID, TurnID: c.TurnID}
-	}
-	if ev.Approval != nil {
-		a := wireApproval(*ev.Approval)
-		out.Approval = &a
-	}
-	if ev.Result != nil {
-		r := wireResult(*ev.Result)
-		out.Result = &r
-	}
-	return out
-}
-
-func wireUsage(u agenthost.Usage) hermesproto.Usage {
-	return hermesproto.Usage{
-		Prompt: u.Prompt, Input: u.Input, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output,
-		Completion: u.Completion, Reasoning: u.Reasoning, Total: u.Total, ContextWindow: u.ContextWindow, LastPrompt: u.LastPrompt,
-	}
-}
-
-func wireApproval(a agenthost.Approval) hermesproto.Approval {
-	out := hermesproto.Approval{
-		ID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Folder: a.Folder, ThreadID: a.ThreadID, TurnID: a.TurnID,
-		ItemID: a.ItemID, Summary: a.Summary, Command: a.Command, Cwd: a.Cwd, GrantRoot: a.GrantRoot, Reason: a.Reason,
-		Decision: hermesproto.Decision(a.Decision), DecidedBy: a.DecidedBy, AutoSource: a.AutoSource, Asked: a.Asked,
-	}
-	for _, c := range a.Changes {
-		out.Changes = append(out.Changes, hermesproto.FileChange{
-			Path: c.Path, Kind: hermesproto.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff,
-		})
-	}
-	return out
-}
-
-func wireResult(r agenthost.Result) hermesproto.Result {
-	out := hermesproto.Result{
-		FinalText: r.FinalText, ToolIterations: r.ToolIterations, Status: r.Status, Completed: r.Completed,
-		Partial: r.Partial, Error: r.Error, ThreadID: r.ThreadID, TurnID: r.TurnID, APICalls: r.APICalls,
-		Usage: wireUsage(r.Usage), Compacted: r.Compacted, Fallback: r.Fallback, NewThread: r.NewThread,
-		Retired: r.Retired, TranscriptPath: r.TranscriptPath, DurationMs: r.DurationMs,
-	}
-	if r.Messages != nil {
-		// An empty transcript is sent as [], a missing one as null, as the host's type does.
-		out.Messages = make([]hermesproto.Message, 0, len(r.Messages))
-	}
-	for _, m := range r.Messages {
-		wm := hermesproto.Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
-		for _, tc := range m.ToolCalls {
-			wm.ToolCalls = append(wm.ToolCalls, hermesproto.ToolCall{
-				ID: tc.ID, Type: tc.Type, Function: hermesproto.ToolFunction{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-			})
-		}
-		out.Messages = append(out.Messages, wm)
-	}
-	return out
-}

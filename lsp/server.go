@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -63,6 +64,8 @@ type Server struct {
 	conn jsonrpc2.Conn
 	ctx  context.Context // cancelled when the connection ends
 	wg   conc.WaitGroup  // request handlers and every other goroutine of the connection
+
+	tokenSeq atomic.Int64 // names the progress tokens asked for before a turn has an id
 
 	mu          sync.Mutex
 	state       serverState

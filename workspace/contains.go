@@ -37,19 +37,24 @@ func Contains(root, path string) (bool, error) {
 
 // resolvePair resolves root and path for [Contains].
 func resolvePair(root, path string) (resolvedRoot, resolvedPath string, err error) {
-	if !filepath.IsAbs(root) {
-		return "", "", fmt.Errorf("workspace folder %q is not an absolute path", root)
+	if resolvedRoot, err = resolveRoot(root); err != nil {
+		return "", "", err
 	}
 	if !filepath.IsAbs(path) {
 		return "", "", fmt.Errorf("%q is not an absolute path", path)
-	}
-	if resolvedRoot, err = resolve(root); err != nil {
-		return "", "", err
 	}
 	if resolvedPath, err = resolve(path); err != nil {
 		return "", "", err
 	}
 	return resolvedRoot, resolvedPath, nil
+}
+
+// resolveRoot resolves a workspace folder's root, which must be absolute.
+func resolveRoot(root string) (string, error) {
+	if !filepath.IsAbs(root) {
+		return "", fmt.Errorf("workspace folder %q is not an absolute path", root)
+	}
+	return resolve(root)
 }
 
 // resolve returns the absolute path p with every symbolic link in its existing part evaluated.

@@ -200,8 +200,18 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 		lexical   []Folder // folders that hold p by name but not once links are resolved
 		resolved  string
 	)
+	// p is resolved once; a folder's root for each folder (a link may have changed since it was
+	// added).
+	rp, perr := resolve(p)
+	if !filepath.IsAbs(p) {
+		perr = fmt.Errorf("%q is not an absolute path", p)
+	}
 	for _, f := range folders {
-		rr, rp, err := resolvePair(f.Path, p)
+		if perr != nil {
+			errs = append(errs, fmt.Errorf("workspace folder %s: %w", f.Path, perr))
+			continue
+		}
+		rr, err := resolveRoot(f.Path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("workspace folder %s: %w", f.Path, err))
 			continue

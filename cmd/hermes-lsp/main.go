@@ -24,7 +24,7 @@ import (
 var version = "dev"
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], pollable(os.Stdin), pollable(os.Stdout), os.Stderr))
 }
 
 func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int {

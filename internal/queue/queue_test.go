@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -73,4 +74,34 @@ func TestAbandonDropsAndCloses(t *testing.T) {
 		t.Errorf("delivered %d after Abandon", v) // Out is closed; nothing may be left
 	}
 	q.Abandon() // twice is fine
+}
+
+func TestWaitRoom(t *testing.T) {
+	q := queue.New[int]()
+	done := run(q)
+	for i := range 300 {
+		q.Push(i)
+	}
+	if !q.WaitRoom(500, nil, nil) {
+		t.Error("WaitRoom(500) with 300 queued: no room")
+	}
+	expired := make(chan time.Time)
+	close(expired)
+	if q.WaitRoom(100, nil, expired) {
+		t.Error("WaitRoom(100) with 300 queued and nobody receiving reported room")
+	}
+	got := make(chan bool)
+	go func() { got <- q.WaitRoom(100, nil, nil) }()
+	for range 200 {
+		<-q.Out()
+	}
+	if !<-got {
+		t.Error("WaitRoom(100) did not report room once 100 were left")
+	}
+	go func() { got <- q.WaitRoom(0, nil, nil) }()
+	q.Abandon()
+	if <-got {
+		t.Error("WaitRoom on an abandoned queue reported room")
+	}
+	<-done
 }

@@ -74,13 +74,22 @@ func readAll(t testing.TB, s *stream) ([]string, error) {
 func summary(msg jsonrpc2.Message) string {
 	switch m := msg.(type) {
 	case *jsonrpc2.Call:
-		return fmt.Sprintf("call %s %q %s", m.Method(), m.ID(), m.Params())
+		return fmt.Sprintf("call %s %q %s", m.Method(), m.ID(), absentIfNull(m.Params()))
 	case *jsonrpc2.Notification:
-		return fmt.Sprintf("notify %s %s", m.Method(), m.Params())
+		return fmt.Sprintf("notify %s %s", m.Method(), absentIfNull(m.Params()))
 	case *jsonrpc2.Response:
-		return fmt.Sprintf("response %q %s %v", m.ID(), m.Result(), m.Err())
+		return fmt.Sprintf("response %q %s %v", m.ID(), absentIfNull(m.Result()), m.Err())
 	}
 	return fmt.Sprintf("%T", msg)
+}
+
+// absentIfNull shows null params or results as absent ones: the stream reads an absent member as
+// null (jsonrpc2's constructors marshal it), which every handler takes as it takes an absent one.
+func absentIfNull(raw json.RawMessage) string {
+	if string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
 }
 
 // reply is a response as written on the wire.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -206,7 +207,43 @@ func decodeMessage(body []byte) (msg jsonrpc2.Message, err error) {
 			msg, err = nil, fmt.Errorf("decoding the message: panic: %v", r)
 		}
 	}()
-	return jsonrpc2.DecodeMessage(body)
+	// jsonrpc2.DecodeMessage would do, but its decoder allocates a 32 KiB buffer for every message:
+	// a typing editor's didChange stream would be mostly garbage. This is its decoding, by the same
+	// JSON package, into the same messages.
+	var m wireMessage
+	if err := fastjson.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if m.Version != nil {
+		var v string
+		if fastjson.Unmarshal(m.Version, &v) != nil || v != jsonrpc2.Version {
+			return nil, fmt.Errorf("invalid RPC version %s", m.Version)
+		}
+	}
+	switch {
+	case m.Method == "" && m.ID == nil:
+		return nil, jsonrpc2.ErrInvalidRequest
+	case m.Method == "":
+		var e error
+		if m.Error != nil {
+			e = m.Error
+		}
+		return jsonrpc2.NewResponse(*m.ID, m.Result, e)
+	case m.ID == nil:
+		return jsonrpc2.NewNotification(m.Method, m.Params)
+	default:
+		return jsonrpc2.NewCall(*m.ID, m.Method, m.Params)
+	}
+}
+
+// wireMessage is every JSON-RPC message, as jsonrpc2 decodes it.
+type wireMessage struct {
+	Version json.RawMessage `json:"jsonrpc"`
+	ID      *jsonrpc2.ID    `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *jsonrpc2.Error `json:"error"`
 }
 
 // mustMarshal returns the JSON form of a string.

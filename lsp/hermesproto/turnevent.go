@@ -160,9 +160,12 @@ type Result struct {
 	// says what went wrong and what to do next.
 	FinalText string `json:"finalText"`
 	// Messages is the turn's transcript: the user message, then assistant rows (text, or one tool
-	// call each) and tool rows.
-	Messages       []Message `json:"messages"`
-	ToolIterations int       `json:"toolIterations"`
+	// call each) and tool rows; of a long turn, the user message and its last rows.
+	Messages []Message `json:"messages"`
+	// OmittedMessages counts the rows of a long turn left out of Messages (the transcript file
+	// has them).
+	OmittedMessages int `json:"omittedMessages,omitempty"`
+	ToolIterations  int `json:"toolIterations"`
 	// Status is completed, interrupted or failed. Completed is true for a turn that ran to its end,
 	// Partial for one that did not.
 	Status    string `json:"status"`

@@ -11,9 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -44,8 +42,11 @@ func run() int {
 		deltas    = flag.Int("flood-deltas", 100_000, "answer deltas of the flood turn")
 		tools     = flag.Int("flood-tools", 10_000, "tool items of the flood turn")
 		out       = flag.String("o", "", "also write the markdown to this file")
-		only      = flag.String("only", "", "run only these sections, comma-separated: latency, host, flood, startup, edit (for exploring; the table needs all)")
+		only      = flag.String("only", "", "run only these sections, comma-separated: latency, host, parallel, flood, startup, edit (for exploring; the table needs all)")
 		editMB    = flag.Int("edit-mb", 50, "the size of the document of the didChange row, in MB")
+		runs      = flag.Int("runs", 3, "times the latency comparisons (real codex, host only, parallel folders) run; the table gives their median and range")
+		folders   = flag.Int("folders", 10, "folders (and bare clients) of the parallel row")
+		parRounds = flag.Int("parallel-rounds", 20, "rounds of the parallel row, each a turn in every folder at once")
 		edits     = flag.Int("edits", 50, "measured edits of that document")
 	)
 	flag.Parse()
@@ -87,39 +88,43 @@ func run() int {
 	}
 	defer env.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	began := time.Now()
-	r := &report{env: env, loadStart: loadavg()}
+	r := &report{env: env, loadStart: loadavg(), folders: *folders}
 
 	want := func(section string) bool {
 		return *only == "" || slices.Contains(strings.Split(*only, ","), section)
 	}
-	if want("latency") {
-		fmt.Fprintf(log, "hermes-bench: host overhead and peer, %d turns per client on the real codex\n", *turns)
-		if r.latency, err = bench.Latency(ctx, env, *turns, log); err != nil {
-			fmt.Fprintln(log, "hermes-bench: latency:", err)
-			return 1
-		}
-		if *only != "" {
-			for i := range r.latency.Hermes.Total {
-				acp := time.Duration(0)
-				if i < len(r.latency.ACP.Total) {
-					acp = r.latency.ACP.Total[i]
-				}
-				fmt.Fprintf(log, "  round %d: hermes %v bare %v acp %v\n", i, r.latency.Hermes.Total[i].Round(time.Microsecond), r.latency.Bare.Total[i].Round(time.Microsecond), acp.Round(time.Microsecond))
+	for i := range *runs {
+		var rn pass
+		if want("latency") {
+			fmt.Fprintf(log, "hermes-bench: run %d/%d: host overhead and peer, %d turns per client on the real codex\n", i+1, *runs, *turns)
+			if rn.latency, err = bench.Latency(ctx, env, *turns, log); err != nil {
+				fmt.Fprintln(log, "hermes-bench: latency:", err)
+				return 1
 			}
-			fmt.Fprintf(log, "  hermes-lsp RSS after the turns: %d kB, 5 s later %d kB\n", r.latency.HermesIdleRSS, r.latency.HermesRestRSS)
+			fmt.Fprintf(log, "  turn median hermes %s, bare %s; RSS after the turns %d kB, 5 s later %d kB\n",
+				bench.Ms(rn.latency.Hermes.Total.Median()), bench.Ms(rn.latency.Bare.Total.Median()), rn.latency.HermesIdleRSS, rn.latency.HermesRestRSS)
 		}
-	}
-	if want("host") {
-		fmt.Fprintf(log, "hermes-bench: host only, %d turns per client on the zero-latency fake codex\n", *hostTurns)
-		if r.hostHermes, r.hostBare, err = bench.HostOnly(ctx, env, *hostTurns); err != nil {
-			fmt.Fprintln(log, "hermes-bench: host only:", err)
-			return 1
+		if want("host") {
+			fmt.Fprintf(log, "hermes-bench: run %d/%d: host only, %d turns per client on the zero-latency fake codex\n", i+1, *runs, *hostTurns)
+			if rn.hostHermes, rn.hostBare, err = bench.HostOnly(ctx, env, *hostTurns); err != nil {
+				fmt.Fprintln(log, "hermes-bench: host only:", err)
+				return 1
+			}
+			fmt.Fprintf(log, "  turn median hermes %s, bare %s; first update median hermes %s, bare %s\n",
+				bench.Ms(rn.hostHermes.Total.Median()), bench.Ms(rn.hostBare.Total.Median()), bench.Ms(rn.hostHermes.First.Median()), bench.Ms(rn.hostBare.First.Median()))
 		}
-		fmt.Fprintf(log, "  turn median hermes %s, bare %s; first update median hermes %s, bare %s\n",
-			bench.Ms(r.hostHermes.Total.Median()), bench.Ms(r.hostBare.Total.Median()), bench.Ms(r.hostHermes.First.Median()), bench.Ms(r.hostBare.First.Median()))
+		if want("parallel") {
+			fmt.Fprintf(log, "hermes-bench: run %d/%d: %d folders at once, %d rounds, on the zero-latency fake codex\n", i+1, *runs, *folders, *parRounds)
+			if rn.parHermes, rn.parBare, rn.parCPU, err = bench.Parallel(ctx, env, *folders, *parRounds); err != nil {
+				fmt.Fprintln(log, "hermes-bench: parallel:", err)
+				return 1
+			}
+			fmt.Fprintf(log, "  turn median hermes %s, bare %s; hermes-lsp CPU per turn %s\n", bench.Ms(rn.parHermes.Median()), bench.Ms(rn.parBare.Median()), bench.Ms(rn.parCPU))
+		}
+		r.runs = append(r.runs, rn)
 	}
 	if want("flood") {
 		// The flood, a tenth of it (is memory flat?), and its two halves alone (what grows?).
@@ -165,201 +170,4 @@ func run() int {
 		}
 	}
 	return 0
-}
-
-type report struct {
-	env                  *bench.Env
-	latency              *bench.LatencyResult
-	hostHermes, hostBare bench.TurnSamples
-	floods               []bench.FloodResult
-	startup              *bench.StartupResult
-	edit                 *bench.EditResult
-	took                 time.Duration
-	loadStart            string
-}
-
-// loadavg is the 1-minute load average: other work on the machine shows in the real-codex rows.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return "?"
-	}
-	return f[0]
-}
-
-func (r *report) markdown() string {
-	var b strings.Builder
-	row := func(n, what, hermes, ref, target, met string) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", n, what, hermes, ref, target, met)
-	}
-	verdict := func(ok bool) string {
-		if ok {
-			return "yes"
-		}
-		return "**no**"
-	}
-	lat := r.latency
-	n := len(lat.Hermes.Total)
-
-	fmt.Fprintf(&b, "Machine: %s. Run: %s, %s; load average %s at the start, %s at the end.\n\n", machine(),
-		time.Now().UTC().Format("2006-01-02 15:04 UTC"), r.took.Round(time.Second), r.loadStart, loadavg())
-	fmt.Fprintf(&b, "Versions: %s; codex %s (pinned); codex-acp %s.\n\n", version(r.env.Hermes, "--version"), version(r.env.Codex, "--version"), acpVersion(r.env.ACP))
-	b.WriteString("| # | Measure | hermes-lsp | Reference | Target | Met |\n|---|---|---|---|---|---|\n")
-
-	// 1. Host overhead.
-	hm, bm := lat.Hermes.Total.Median(), lat.Bare.Total.Median()
-	hp, bp := lat.Hermes.Total.P95(), lat.Bare.Total.P95()
-	ratio := float64(hm) / float64(bm)
-	row("1", fmt.Sprintf("Turn latency, median (real codex, fake model, %d turns each)", n), bench.Ms(hm), "bare client "+bench.Ms(bm), "", "")
-	row("1", "Turn latency, p95", bench.Ms(hp), "bare client "+bench.Ms(bp), "", "")
-	row("1", "Ratio of medians", fmt.Sprintf("%.3f", ratio), "", "≤ 1.05", verdict(ratio <= 1.05))
-	row("1", "Added latency at p50 / p95", bench.SignedMs(hm-bm)+" / "+bench.SignedMs(hp-bp), "", "< 2 ms at p50", verdict(hm-bm < 2*time.Millisecond))
-	paired := make(bench.Samples, n)
-	for i := range n {
-		paired[i] = lat.Hermes.Total[i] - lat.Bare.Total[i]
-	}
-	row("1", "Median of the per-round differences (hermes-lsp − bare, same round)", bench.SignedMs(paired.Median()), "", "", "")
-	row("1", "Time to first answer update, median", bench.Ms(lat.Hermes.First.Median()), "bare client "+bench.Ms(lat.Bare.First.Median()), "", "")
-	hh, hb := r.hostHermes.Total, r.hostBare.Total
-	row("1", fmt.Sprintf("Host only: turn on a zero-latency fake codex, median / p95 (%d turns each)", len(hh)),
-		bench.Ms(hh.Median())+" / "+bench.Ms(hh.P95()), "bare client "+bench.Ms(hb.Median())+" / "+bench.Ms(hb.P95()),
-		"", "added "+bench.SignedMs(hh.Median()-hb.Median()))
-	row("1", "Host only: time to first answer update, median", bench.Ms(r.hostHermes.First.Median()), "bare client "+bench.Ms(r.hostBare.First.Median()),
-		"", "added "+bench.SignedMs(r.hostHermes.First.Median()-r.hostBare.First.Median()))
-
-	// 2. Peer.
-	if lat.ACPError != "" || len(lat.ACP.Total) == 0 {
-		reason := lat.ACPError
-		if reason == "" {
-			reason = "no turns"
-		}
-		row("2", "Time to first answer update; turn latency", "—", "codex-acp blocked: "+reason, "hermes-lsp no slower", "—")
-	} else {
-		hf, af := lat.Hermes.First.Median(), lat.ACP.First.Median()
-		row("2", "Time to first answer update, median", bench.Ms(hf), "codex-acp "+bench.Ms(af), "no slower", verdict(hf <= af))
-		row("2", "Time to first answer update, p95", bench.Ms(lat.Hermes.First.P95()), "codex-acp "+bench.Ms(lat.ACP.First.P95()), "", "")
-		am, ap := lat.ACP.Total.Median(), lat.ACP.Total.P95()
-		row("2", "Turn latency, median", bench.Ms(hm), "codex-acp "+bench.Ms(am), "no slower", verdict(hm <= am))
-		row("2", "Turn latency, p95", bench.Ms(hp), "codex-acp "+bench.Ms(ap), "", "")
-	}
-	st := r.startup
-	if st.ACPError == "" && len(st.ACPFirst) > 0 {
-		row("2", "First turn of a fresh process (after initialize), median: without / with prewarm", bench.Ms(st.FirstCold.Median())+" / "+bench.Ms(st.FirstPrewarmed.Median()),
-			"codex-acp "+bench.Ms(st.ACPFirst.Median())+" (session/new + prompt; its codex runs in-process from the start)", "", "")
-		row("2", "Process start to initialize reply, median", bench.Ms(st.SpawnToInit.Median()), "codex-acp "+bench.Ms(st.ACPInitialize.Median()), "", "")
-	}
-
-	// 3. Flood.
-	if len(r.floods) == 4 {
-		small, big, deltasOnly, toolsOnly := r.floods[0], r.floods[1], r.floods[2], r.floods[3]
-		label := func(f bench.FloodResult) string {
-			return fmt.Sprintf("%dk deltas + %dk tools", f.Spec.Deltas/1000, f.Spec.Tools/1000)
-		}
-		row("3", "Flood turn ("+label(big)+"), ask to progress end", fmt.Sprintf("%.2f s", big.Turn.Seconds()),
-			fmt.Sprintf("%s: %.2f s", label(small), small.Turn.Seconds()), "", "")
-		rate := float64(big.Progress) / big.Turn.Seconds()
-		row("3", "Progress messages the editor receives per second: most in any second / mean",
-			fmt.Sprintf("%d / %.1f", big.MaxProgressPerSec, rate), fmt.Sprintf("%s: %d / %.1f", label(small), small.MaxProgressPerSec, float64(small.Progress)/small.Turn.Seconds()),
-			"≤ 20 / s", verdict(big.MaxProgressPerSec <= 20 && small.MaxProgressPerSec <= 20))
-		row("3", "All messages the editor receives during the turn (per second)",
-			fmt.Sprintf("%d (%.1f / s)", big.EditorMsgs, float64(big.EditorMsgs)/big.Turn.Seconds()),
-			fmt.Sprintf("%s: %d", label(small), small.EditorMsgs), "", "")
-		events := big.Spec.Deltas + 4*big.Spec.Tools + 6
-		row("3", "Host CPU time for the turn (codex excluded)", fmt.Sprintf("%.2f s (%.1f µs per codex event)", big.CPU.Seconds(), float64(big.CPU.Microseconds())/float64(events)),
-			fmt.Sprintf("%s: %.2f s", label(small), small.CPU.Seconds()), "", "")
-		flat := big.RSSPeak <= small.RSSPeak+small.RSSPeak/4+8*1024 // within 25 % + 8 MiB for 10x the events
-		row("3", "Host RSS: idle → peak during the turn (kernel high-water mark)",
-			fmt.Sprintf("%s → %s (%s)", bench.MiB(big.RSSIdle), bench.MiB(big.RSSPeak), bench.MiB(big.HWM)),
-			fmt.Sprintf("%s: %s → %s", label(small), bench.MiB(small.RSSIdle), bench.MiB(small.RSSPeak)),
-			"flat: 10x the events, peak within 25 % + 8 MiB", verdict(flat))
-		row("3", "… the deltas alone / the tools alone: idle → peak", fmt.Sprintf("%s: %s → %s", label(deltasOnly), bench.MiB(deltasOnly.RSSIdle), bench.MiB(deltasOnly.RSSPeak)),
-			fmt.Sprintf("%s: %s → %s", label(toolsOnly), bench.MiB(toolsOnly.RSSIdle), bench.MiB(toolsOnly.RSSPeak)), "", "")
-	}
-
-	// 4. Startup.
-	row("4", fmt.Sprintf("initialize reply, median / p95 (%d fresh servers, timed once each is up)", len(st.Initialize)),
-		bench.Ms(st.Initialize.Median())+" / "+bench.Ms(st.Initialize.P95()), "process start to serving "+bench.Ms(st.Spawn.Median()),
-		"< 10 ms", verdict(st.Initialize.Median() < 10*time.Millisecond))
-	warm := lat.Hermes.Total.Median()
-	pw := st.FirstPrewarmed.Median()
-	row("4", fmt.Sprintf("First turn with prewarm, median (%d fresh servers)", len(st.FirstPrewarmed)), bench.Ms(pw),
-		fmt.Sprintf("%.2fx a warm turn (%s)", float64(pw)/float64(warm), bench.Ms(warm)), "≤ 1.2x a warm turn", verdict(float64(pw) <= 1.2*float64(warm)))
-	row("4", "… codex's own first turn on a started codex (bare client: thread/start + turn)", "", bench.Ms(st.BareWarm.Median())+
-		fmt.Sprintf(" (%.2fx its warm turn)", float64(st.BareWarm.Median())/float64(lat.Bare.Total.Median())), "", "")
-	row("4", fmt.Sprintf("First turn without prewarm, median (%d fresh servers)", len(st.FirstCold)), bench.Ms(st.FirstCold.Median()),
-		fmt.Sprintf("%.2fx a warm turn; bare client from process start: %s", float64(st.FirstCold.Median())/float64(warm), bench.Ms(st.BareCold.Median())), "", "")
-	idle := medianKB(st.IdleRSS)
-	row("4", "Idle RSS of hermes-lsp after initialize (codex not counted)", bench.MiB(idle), "", "≤ 20 MB", verdict(idle*1024 <= 20_000_000))
-	row("4", fmt.Sprintf("Idle RSS of hermes-lsp after %d turns: 0.5 s / 5.5 s after the last (codex not counted)", n+warmupTurns),
-		bench.MiB(lat.HermesIdleRSS)+" / "+bench.MiB(lat.HermesRestRSS), "", "≤ 20 MB", verdict(lat.HermesRestRSS*1024 <= 20_000_000))
-
-	// 5. Documents.
-	if e := r.edit; e != nil {
-		added := e.AfterEdit.Median() - e.Alone.Median()
-		row("5", fmt.Sprintf("didChange of one character on a %d MB document: a request right behind it, median (%d edits)", e.Size>>20, len(e.AfterEdit)),
-			bench.Ms(e.AfterEdit.Median()), "the request alone "+bench.Ms(e.Alone.Median()), "≤ 1 ms added", verdict(added <= time.Millisecond))
-	}
-	return b.String()
-}
-
-const warmupTurns = 3
-
-func medianKB(v []int64) int64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := make(bench.Samples, len(v))
-	for i, x := range v {
-		s[i] = time.Duration(x)
-	}
-	return int64(s.Median())
-}
-
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	kernel := ""
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kernel = ", Linux " + strings.TrimSpace(string(b))
-	}
-	return fmt.Sprintf("%d CPUs (nproc), %s%s, %s", runtime.NumCPU(), model, kernel, runtime.Version())
-}
-
-func version(bin string, flag string) string {
-	out, err := exec.Command(bin, flag).Output()
-	if err != nil {
-		return filepath.Base(bin) + " (version unknown)"
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func acpVersion(bin string) string {
-	if bin == "" {
-		return "not installed"
-	}
-	// bin is .../node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp; the version is in
-	// that package's package.json.
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(bin)), "package.json"))
-	if err != nil {
-		return "unknown"
-	}
-	if _, rest, ok := strings.Cut(string(b), `"version"`); ok {
-		if _, v, ok := strings.Cut(rest, `"`); ok {
-			if v, _, ok := strings.Cut(v, `"`); ok {
-				return v
-			}
-		}
-	}
-	return "unknown"
 }

@@ -317,9 +317,14 @@ export interface Result {
 	finalText: string;
 	/**
 	 * Messages is the turn's transcript: the user message, then assistant rows (text, or one tool
-	 * call each) and tool rows.
+	 * call each) and tool rows; of a long turn, the user message and its last rows.
 	 */
 	messages: Message[];
+	/**
+	 * OmittedMessages counts the rows of a long turn left out of Messages (the transcript file
+	 * has them).
+	 */
+	omittedMessages?: number /* int */;
 	toolIterations: number /* int */;
 	/**
 	 * Status is completed, interrupted or failed. Completed is true for a turn that ran to its end,
