@@ -144,6 +144,48 @@ func (h *Hermes) Ask(ctx context.Context, prompt string) (TurnTiming, error) {
 	return tt, err
 }
 
+// AskWithToken is Ask with the editor's own progress token (workDoneToken), as an editor that
+// passes one does: the server reports on it without asking the editor to create one.
+func (h *Hermes) AskWithToken(ctx context.Context, prompt, name string) (TurnTiming, error) {
+	token := *protocol.NewProgressToken(name)
+	began := time.Now()
+	if _, err := h.Ed.ExecuteCommandWithToken(ctx, "hermes.ask", token, map[string]any{"prompt": prompt}); err != nil {
+		return TurnTiming{}, err
+	}
+	var tt TurnTiming
+	err := h.Ed.Await(ctx, func(s *lsptest.State) bool {
+		events := s.Progress[token]
+		if tt.First == 0 {
+			for _, ev := range events {
+				if ev.Kind == protocol.WorkDoneProgressKindReport {
+					tt.First = time.Since(began)
+					break
+				}
+			}
+		}
+		if n := len(events); n > 0 && events[n-1].Kind == protocol.WorkDoneProgressKindEnd {
+			tt.Total = time.Since(began)
+			if tt.First == 0 {
+				tt.First = tt.Total
+			}
+			return true
+		}
+		return false
+	})
+	return tt, err
+}
+
+// RoundTrip times a request the server answers at once: a hover on a document it does not have.
+func (h *Hermes) RoundTrip(ctx context.Context) (time.Duration, error) {
+	began := time.Now()
+	var result any
+	err := h.Ed.Call(ctx, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": "file:///nonexistent/round-trip.txt"},
+		"position":     map[string]any{"line": 0, "character": 0},
+	}, &result)
+	return time.Since(began), err
+}
+
 // WaitLog waits until the server's log has a line containing text.
 func (h *Hermes) WaitLog(ctx context.Context, text string) error {
 	for {

@@ -140,53 +140,77 @@ func Latency(ctx context.Context, env *Env, n int, log io.Writer) (*LatencyResul
 
 // HostOnly compares hermes-lsp with the bare client on a codex that takes no time at all (the fake
 // app-server of this binary): what is left is the host's own cost per turn.
-func HostOnly(ctx context.Context, env *Env, n int) (hermes, bare TurnSamples, err error) {
+func HostOnly(ctx context.Context, env *Env, n int) (*HostResult, error) {
+	res := &HostResult{}
 	hh, err := env.NewHome("hostonly-hermes")
 	if err != nil {
-		return hermes, bare, err
+		return nil, err
 	}
 	h, err := StartHermes(ctx, env.Hermes, hh)
 	if err != nil {
-		return hermes, bare, err
+		return nil, err
 	}
 	defer h.Close()
 	if _, err := h.Initialize(ctx, HermesSettings(hh, env.Self, nil, nil)); err != nil {
-		return hermes, bare, err
+		return nil, err
 	}
 	bh, err := env.NewHome("hostonly-bare")
 	if err != nil {
-		return hermes, bare, err
+		return nil, err
 	}
 	b, err := StartBare(ctx, env.Self, nil, bh)
 	if err != nil {
-		return hermes, bare, err
+		return nil, err
 	}
 	defer b.Close()
-	for i := -warmup; i < n; i++ {
-		first, second := func() error {
+	clients := []func(i int) error{
+		func(i int) error {
 			tt, err := h.Ask(ctx, Prompt)
 			if i >= 0 {
-				hermes.add(tt)
+				res.Hermes.add(tt)
 			}
 			return err
-		}, func() error {
+		},
+		func(i int) error {
 			tt, err := b.Turn(ctx, Prompt)
 			if i >= 0 {
-				bare.add(tt)
+				res.Bare.add(tt)
 			}
 			return err
-		}
-		if i%2 != 0 {
-			first, second = second, first
-		}
-		if err := first(); err != nil {
-			return hermes, bare, err
-		}
-		if err := second(); err != nil {
-			return hermes, bare, err
+		},
+		func(i int) error {
+			tt, err := h.AskWithToken(ctx, Prompt, fmt.Sprintf("host-%d", i))
+			if i >= 0 {
+				res.HermesToken.add(tt)
+			}
+			return err
+		},
+		func(i int) error {
+			took, err := h.RoundTrip(ctx)
+			if i >= 0 {
+				res.RoundTrip = append(res.RoundTrip, took)
+			}
+			return err
+		},
+	}
+	for i := -warmup; i < n; i++ {
+		for k := range clients {
+			if err := clients[(k+i+warmup)%len(clients)](i); err != nil { // each round starts with the next
+				return nil, err
+			}
 		}
 	}
-	return hermes, bare, nil
+	return res, nil
+}
+
+// HostResult is the host-only comparison on the zero-latency fake codex.
+type HostResult struct {
+	// Hermes asks as VS Code does (the server creates the progress token); HermesToken passes its
+	// own token (workDoneToken), which spares the server's window/workDoneProgress/create round trip.
+	Hermes, HermesToken, Bare TurnSamples
+	// RoundTrip is an LSP request the server answers at once (a hover on no document): the editor's
+	// and the pipes' own cost, which every message of a turn pays.
+	RoundTrip Samples
 }
 
 // StartupResult is hermes-lsp's startup.

@@ -186,7 +186,8 @@ const (
 
 // DecodeNotification decodes the params of a notification the host understands into its typed
 // struct (a pointer, such as *ItemParams). It returns (nil, nil) for methods it does not know, and an
-// error for a known method whose params do not decode.
+// error for a known method whose params do not decode. The value's strings may share n.Params'
+// memory: n.Params must not be changed afterwards (a Conn's notifications never are).
 func DecodeNotification(n Notification) (any, error) {
 	var v any
 	switch n.Method {
@@ -219,7 +220,13 @@ func DecodeNotification(n Notification) (any, error) {
 	if len(n.Params) == 0 || string(n.Params) == "null" {
 		return nil, fmt.Errorf("%s: no params", n.Method)
 	}
-	if err := fastjson.Unmarshal(n.Params, v); err != nil {
+	// The params are the connection's own copy of them, never written again: the decoded strings
+	// point into them rather than each be copied (a string then holds its params' bytes).
+	rest, err := fastjson.Parse(n.Params, v, fastjson.DontCopyString)
+	if err == nil && len(rest) != 0 {
+		err = fmt.Errorf("invalid character %q after the params", rest[0])
+	}
+	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", n.Method, err)
 	}
 	return v, nil

@@ -113,7 +113,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 				s.refreshInlayHints()
 			}
 			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
-			if s.currentSettings().TurnEvents {
+			if s.turnEventsOn() {
 				wev := wireEvent(ev)
 				if wev.Approval != nil {
 					wev.Approval.Warning = conflict
@@ -180,6 +180,13 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 	}
 	s.announce(ctx, tv, result)
 	s.afterTurn(ctx, tv, result)
+}
+
+// turnEventsOn reports the turnEvents setting without copying the settings (it is read per event).
+func (s *Server) turnEventsOn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings.TurnEvents
 }
 
 // idleRelease is how long the server waits, with no turn running, before it gives the memory of

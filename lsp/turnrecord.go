@@ -71,7 +71,6 @@ func newTurnRecord(folder, prompt, threadID, turnID string) *turnRecord {
 func (r *turnRecord) apply(ev agenthost.Event) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	before := r.labelLocked()
 	switch ev.Kind {
 	case agenthost.EventAnswerDelta:
 		if r.answer.Len()+len(ev.Text) <= recordAnswerMax {
@@ -79,6 +78,17 @@ func (r *turnRecord) apply(ev agenthost.Event) bool {
 		} else {
 			r.cut = true
 		}
+		if r.step == "answering" {
+			return false // the label is the same: an answer streams in many deltas
+		}
+	case agenthost.EventReasoningDelta:
+		if r.step == "thinking" {
+			return false
+		}
+	}
+	before := r.labelLocked()
+	switch ev.Kind {
+	case agenthost.EventAnswerDelta:
 		r.step = "answering"
 	case agenthost.EventReasoningDelta:
 		r.step = "thinking"

@@ -109,12 +109,13 @@ func run() int {
 		}
 		if want("host") {
 			fmt.Fprintf(log, "hermes-bench: run %d/%d: host only, %d turns per client on the zero-latency fake codex\n", i+1, *runs, *hostTurns)
-			if rn.hostHermes, rn.hostBare, err = bench.HostOnly(ctx, env, *hostTurns); err != nil {
+			if rn.host, err = bench.HostOnly(ctx, env, *hostTurns); err != nil {
 				fmt.Fprintln(log, "hermes-bench: host only:", err)
 				return 1
 			}
-			fmt.Fprintf(log, "  turn median hermes %s, bare %s; first update median hermes %s, bare %s\n",
-				bench.Ms(rn.hostHermes.Total.Median()), bench.Ms(rn.hostBare.Total.Median()), bench.Ms(rn.hostHermes.First.Median()), bench.Ms(rn.hostBare.First.Median()))
+			fmt.Fprintf(log, "  turn median hermes %s (own token %s), bare %s; first update median hermes %s (own token %s), bare %s; LSP round trip %s\n",
+				bench.Ms(rn.host.Hermes.Total.Median()), bench.Ms(rn.host.HermesToken.Total.Median()), bench.Ms(rn.host.Bare.Total.Median()),
+				bench.Ms(rn.host.Hermes.First.Median()), bench.Ms(rn.host.HermesToken.First.Median()), bench.Ms(rn.host.Bare.First.Median()), bench.Ms(rn.host.RoundTrip.Median()))
 		}
 		if want("parallel") {
 			fmt.Fprintf(log, "hermes-bench: run %d/%d: %d folders at once, %d rounds, on the zero-latency fake codex\n", i+1, *runs, *folders, *parRounds)

@@ -94,5 +94,5 @@ func (r *report) startupRows(row rowFunc, warm, bareWarm time.Duration) {
 	}
 	restKB := medianKB(rest)
 	row("4", fmt.Sprintf("Idle RSS of hermes-lsp after %d turns: 0.5 s / 5.5 s after the last (codex not counted; median of the runs)", len(r.runs[0].latency.Hermes.Total)+warmupTurns),
-		bench.MiB(medianKB(soon))+" / "+bench.MiB(restKB), "", "≤ 20 MB", verdict(restKB*1024 <= 20_000_000))
+		bench.MiB(medianKB(soon))+" / "+bench.MiB(restKB), "", "≤ 20 MiB", verdict(restKB <= 20*1024))
 }
