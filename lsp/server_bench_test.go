@@ -22,6 +22,7 @@ func BenchmarkAsk(b *testing.B) {
 		ft.AgentMessage("ok")
 		ft.Complete(codex.TurnCompleted, nil)
 	})
+	folder, stateDir := b.TempDir(), b.TempDir() // removed after the server has stopped (cleanups run last first)
 	srv := lsp.NewServer(lsp.Options{StartCodex: fake.Start})
 	serverEnd, clientEnd := net.Pipe()
 	served := make(chan error, 1)
@@ -38,7 +39,7 @@ func BenchmarkAsk(b *testing.B) {
 			b.Error("the server did not stop")
 		}
 	})
-	if _, err := ed.Initialize(b.Context(), []string{b.TempDir()}, map[string]any{"stateDir": b.TempDir(), "openTranscript": false}); err != nil {
+	if _, err := ed.Initialize(b.Context(), []string{folder}, map[string]any{"stateDir": stateDir, "openTranscript": false}); err != nil {
 		b.Fatal(err)
 	}
 	token := *protocol.NewProgressToken("bench")

@@ -128,17 +128,22 @@ func run() int {
 		r.runs = append(r.runs, rn)
 	}
 	if want("flood") {
-		// The flood, a tenth of it (is memory flat?), and its two halves alone (what grows?).
+		// The flood, a tenth of it (is memory flat?), and its two halves alone (what grows?), each as
+		// many times as the latency runs: the rows give the median.
 		specs := []bench.FakeSpec{{Deltas: *deltas / 10, Tools: *tools / 10}, {Deltas: *deltas, Tools: *tools}, {Deltas: *deltas}, {Tools: *tools}}
-		for _, spec := range specs {
-			fmt.Fprintf(log, "hermes-bench: event flood, %d deltas and %d tool items in one turn\n", spec.Deltas, spec.Tools)
-			fr, err := bench.Flood(ctx, env, spec)
-			if err != nil {
-				fmt.Fprintln(log, "hermes-bench: flood:", err)
-				return 1
+		for range *runs {
+			var floods []bench.FloodResult
+			for _, spec := range specs {
+				fmt.Fprintf(log, "hermes-bench: event flood, %d deltas and %d tool items in one turn\n", spec.Deltas, spec.Tools)
+				fr, err := bench.Flood(ctx, env, spec)
+				if err != nil {
+					fmt.Fprintln(log, "hermes-bench: flood:", err)
+					return 1
+				}
+				fmt.Fprintf(log, "  %+v\n", fr)
+				floods = append(floods, fr)
 			}
-			fmt.Fprintf(log, "  %+v\n", fr)
-			r.floods = append(r.floods, fr)
+			r.floods = append(r.floods, floods)
 		}
 	}
 	if want("startup") {

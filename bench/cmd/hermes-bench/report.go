@@ -18,8 +18,8 @@ import (
 type report struct {
 	env       *bench.Env
 	runs      []pass
-	folders   int // of the parallel row
-	floods    []bench.FloodResult
+	folders   int                   // of the parallel row
+	floods    [][]bench.FloodResult // per run: the tenth, the flood, the deltas alone, the tools alone
 	startup   *bench.StartupResult
 	edit      *bench.EditResult
 	took      time.Duration
