@@ -105,12 +105,13 @@ e2e-vscode: $(CODEX_BIN) vscode
 ## URIs: lsp/commands_fuzz_test.go) and FuzzFraming (the bounded LSP base-protocol stream's reading of
 ## arbitrary input: lsp/framing/framing_fuzz_test.go). Their seed corpora already run in `make test` as
 ## ordinary tests; a failing input is written to the package's testdata/fuzz/ for `go test` to replay.
+## tools/fuzz.sh runs each: it fails on a finding, not on Go's fuzzing deadline race (see the script).
 FUZZTIME ?= 20s
 .PHONY: fuzz
 fuzz:
-	$(GO) test -run='^$$' -fuzz='^FuzzConnDecode$$' -fuzztime=$(FUZZTIME) ./codex
-	$(GO) test -run='^$$' -fuzz='^FuzzAskArgs$$' -fuzztime=$(FUZZTIME) ./lsp
-	$(GO) test -run='^$$' -fuzz='^FuzzFraming$$' -fuzztime=$(FUZZTIME) ./lsp/framing
+	bash tools/fuzz.sh FuzzConnDecode ./codex $(FUZZTIME)
+	bash tools/fuzz.sh FuzzAskArgs ./lsp $(FUZZTIME)
+	bash tools/fuzz.sh FuzzFraming ./lsp/framing $(FUZZTIME)
 # --- end of fault suite: fuzzing ---------------------------------------------------------------------
 
 # --- editors/neovim and editors/helix ----------------------------------------------------------------
