@@ -109,9 +109,9 @@ e2e-vscode: $(CODEX_BIN) vscode
 FUZZTIME ?= 20s
 .PHONY: fuzz
 fuzz:
-	bash tools/fuzz.sh FuzzConnDecode ./codex $(FUZZTIME)
-	bash tools/fuzz.sh FuzzAskArgs ./lsp $(FUZZTIME)
-	bash tools/fuzz.sh FuzzFraming ./lsp/framing $(FUZZTIME)
+	GO=$(GO) bash tools/fuzz.sh FuzzConnDecode ./codex $(FUZZTIME)
+	GO=$(GO) bash tools/fuzz.sh FuzzAskArgs ./lsp $(FUZZTIME)
+	GO=$(GO) bash tools/fuzz.sh FuzzFraming ./lsp/framing $(FUZZTIME)
 # --- end of fault suite: fuzzing ---------------------------------------------------------------------
 
 # --- editors/neovim and editors/helix ----------------------------------------------------------------

@@ -11,12 +11,12 @@ dir="$pkg/testdata/fuzz/$target"
 before=$(ls "$dir" 2>/dev/null | sort)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" 2>&1 | tee "$out"
+"${GO:-go}" test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
 [ "$status" -eq 0 ] && exit 0
 after=$(ls "$dir" 2>/dev/null | sort)
 if [ "$before" = "$after" ] && grep -q 'context deadline exceeded' "$out" && ! grep -q 'Failing input written' "$out"; then
   echo "fuzz.sh: $target: the fuzzing coordinator's deadline race (no failing input written); replaying the corpus"
-  exec go test -run="^${target}\$" "$pkg"
+  exec "${GO:-go}" test -run="^${target}\$" "$pkg"
 fi
 exit "$status"
