@@ -118,30 +118,12 @@ func (h *Hermes) Ask(ctx context.Context, prompt string) (TurnTiming, error) {
 	if _, err := h.Ed.ExecuteCommand(ctx, "hermes.ask", map[string]any{"prompt": prompt}); err != nil {
 		return TurnTiming{}, err
 	}
-	var tt TurnTiming
-	err := h.Ed.Await(ctx, func(s *lsptest.State) bool {
+	return h.timeProgress(ctx, began, func(s *lsptest.State) []lsptest.ProgressEvent {
 		if len(s.CreatedTokens) <= created {
-			return false
+			return nil
 		}
-		events := s.Progress[s.CreatedTokens[created]]
-		if tt.First == 0 {
-			for _, ev := range events {
-				if ev.Kind == protocol.WorkDoneProgressKindReport {
-					tt.First = time.Since(began)
-					break
-				}
-			}
-		}
-		if n := len(events); n > 0 && events[n-1].Kind == protocol.WorkDoneProgressKindEnd {
-			tt.Total = time.Since(began)
-			if tt.First == 0 {
-				tt.First = tt.Total
-			}
-			return true
-		}
-		return false
+		return s.Progress[s.CreatedTokens[created]]
 	})
-	return tt, err
 }
 
 // AskWithToken is Ask with the editor's own progress token (workDoneToken), as an editor that
@@ -152,9 +134,15 @@ func (h *Hermes) AskWithToken(ctx context.Context, prompt, name string) (TurnTim
 	if _, err := h.Ed.ExecuteCommandWithToken(ctx, "hermes.ask", token, map[string]any{"prompt": prompt}); err != nil {
 		return TurnTiming{}, err
 	}
+	return h.timeProgress(ctx, began, func(s *lsptest.State) []lsptest.ProgressEvent { return s.Progress[token] })
+}
+
+// timeProgress waits for the end of the progress progressOf finds and times, from began, its first
+// report and its end.
+func (h *Hermes) timeProgress(ctx context.Context, began time.Time, progressOf func(*lsptest.State) []lsptest.ProgressEvent) (TurnTiming, error) {
 	var tt TurnTiming
 	err := h.Ed.Await(ctx, func(s *lsptest.State) bool {
-		events := s.Progress[token]
+		events := progressOf(s)
 		if tt.First == 0 {
 			for _, ev := range events {
 				if ev.Kind == protocol.WorkDoneProgressKindReport {
