@@ -67,7 +67,7 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 			}
 			res, events := run(t, s, "clean and patch")
 			for _, what := range []string{"exec", "patch"} {
-				if d := <-got; d != codex.DecisionAccept {
+				if d := recv(t, got, "codex's decision"); d != codex.DecisionAccept {
 					t.Errorf("%s request answered %q, want accept", what, d)
 				}
 			}
@@ -196,20 +196,20 @@ func TestSessionYoloAppliesFromNextRequest(t *testing.T) {
 		}
 	})
 	run(t, s, "first")
-	if d1, d2 := <-got, <-got; d1 != codex.DecisionDecline || d2 != codex.DecisionAccept {
+	if d1, d2 := recv(t, got, "decision 1"), recv(t, got, "decision 2"); d1 != codex.DecisionDecline || d2 != codex.DecisionAccept {
 		t.Fatalf("decisions %q, %q: want decline (asked), then accept (yolo)", d1, d2)
 	}
 	if len(asked) != 1 {
 		t.Fatalf("approver asked %d times, want 1", len(asked))
 	}
-	<-asked
+	recv(t, asked, "the first approval")
 
 	s.SetYolo(false)
 	if s.Yolo() {
 		t.Fatal("SetYolo(false) did not apply")
 	}
 	run(t, s, "second")
-	if d := <-got; d != codex.DecisionDecline {
+	if d := recv(t, got, "codex's decision"); d != codex.DecisionDecline {
 		t.Errorf("after yolo off: decision %q, want decline (asked)", d)
 	}
 	if len(asked) != 1 {

@@ -5,6 +5,7 @@ package agenthost_test
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +67,7 @@ func TestOtherServerRequests(t *testing.T) {
 				{"decision": "decline"},
 			}
 			for i, w := range want {
-				r := <-replies
+				r := recv(t, replies, "codex's reply to request "+strconv.Itoa(i))
 				if r.err != nil {
 					t.Fatalf("request %d: %v", i, r.err)
 				}
@@ -115,10 +116,10 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 				ft.AgentMessage("patched")
 			})
 			res, _ := run(t, fh.session(t), "patch")
-			if d := <-got; d != codex.DecisionAccept {
+			if d := recv(t, got, "codex's decision"); d != codex.DecisionAccept {
 				t.Fatalf("codex got %q", d)
 			}
-			a := <-approver.asked
+			a := recv(t, approver.asked, "the patch approval")
 			if a.Kind != agenthost.ApprovalPatch || a.Summary != tc.summary || a.GrantRoot != tc.grantRoot || a.Reason != "write the files" {
 				t.Errorf("patch approval: kind %q summary %q grantRoot %q reason %q", a.Kind, a.Summary, a.GrantRoot, a.Reason)
 			}

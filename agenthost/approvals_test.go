@@ -127,7 +127,7 @@ func TestApprovalDecisionsManual(t *testing.T) {
 				t.Errorf("a stopped turn is not partial: %+v", res)
 			}
 
-			asked := <-approver.asked
+			asked := recv(t, approver.asked, "the exec approval")
 			if asked.Kind != agenthost.ApprovalExec || asked.Command != "make deploy" || asked.Summary != "make deploy" ||
 				asked.Cwd != fh.folder || asked.Folder != fh.folder || asked.ID == "" || asked.ThreadID != res.ThreadID || asked.TurnID != res.TurnID {
 				t.Errorf("approval asked: %+v", asked)
@@ -374,7 +374,7 @@ func TestCloseCancelsPendingApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := <-approver.asked
+	a := recv(t, approver.asked, "the approval")
 	if err := fh.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
@@ -391,7 +391,7 @@ func TestCloseCancelsPendingApproval(t *testing.T) {
 	default:
 		t.Fatal("codex got no answer to its approval request")
 	}
-	if err := <-approver.ctxErr; err == nil {
+	if err := recv(t, approver.ctxErr, "the approver's stop"); err == nil {
 		t.Error("the approver was not told to stop")
 	}
 	if res.Completed || res.Status != agenthost.StatusInterrupted {

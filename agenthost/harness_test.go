@@ -71,12 +71,16 @@ func finish(t *testing.T, turn *agenthost.Turn) (*agenthost.Result, []agenthost.
 	t.Helper()
 	var events []agenthost.Event
 	timeout := time.After(20 * time.Second)
-	for ev := range turn.Events() {
-		events = append(events, ev)
+	evs := turn.Events()
+	for ended := false; !ended; {
 		select {
+		case ev, ok := <-evs:
+			if ok {
+				events = append(events, ev)
+			}
+			ended = !ok
 		case <-timeout:
-			t.Fatal("turn did not end")
-		default:
+			t.Fatalf("turn did not end in 20s (%d events so far)", len(events))
 		}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -86,6 +90,30 @@ func finish(t *testing.T, turn *agenthost.Turn) (*agenthost.Result, []agenthost.
 		t.Fatal(err)
 	}
 	return res, events
+}
+
+// recv waits for a value from ch for at most 20 seconds, failing t with what it waited for.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("waited 20s for %s", what)
+		panic("unreachable")
+	}
+}
+
+// recvOrClosed is recv for a channel that may be closed: ok is false when it is.
+func recvOrClosed[T any](t *testing.T, ch <-chan T) (v T, ok bool) {
+	t.Helper()
+	select {
+	case v, ok = <-ch:
+		return v, ok
+	case <-time.After(20 * time.Second):
+		t.Fatal("waited 20s for a value or the channel's close")
+		panic("unreachable")
+	}
 }
 
 func ofKind(events []agenthost.Event, kind string) []agenthost.Event {

@@ -342,8 +342,10 @@ func (s *Session) startPump(st *sessionState, q *eventQueue) {
 	}
 	st.pumps[q] = struct{}{}
 	s.wg.Go(func() {
+		// The loop reads these until every pump has ended; deferred, so that a panic in Run ends
+		// the pump too and surfaces from the loop's wait rather than holding it forever.
+		defer func() { s.pumpEnded <- q }()
 		q.Run()
-		s.pumpEnded <- q // the loop reads these until every pump has ended
 	})
 }
 

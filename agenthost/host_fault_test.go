@@ -66,7 +66,7 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				<-started
+				recv(t, started, "the turn's start")
 				running = turn
 			}
 			fh.fake.Stall()

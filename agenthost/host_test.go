@@ -470,3 +470,26 @@ func TestHostReportsItsConfig(t *testing.T) {
 		t.Errorf("StateDir() = %s after a change, want the one it was created with (%s)", got, fh.state)
 	}
 }
+
+// TestEventsAgainAfterTheEnd asks a finished turn for its events again, as a caller that lost the
+// channel does: the channel is closed, and the host still closes (a second delivery for the same
+// turn used to leave the session's goroutine waiting forever for a delivery that had panicked).
+func TestEventsAgainAfterTheEnd(t *testing.T) {
+	fh := newFakeHost(t, nil)
+	s := fh.session(t)
+	turn, err := s.Run(t.Context(), agenthost.Input{Prompt: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(t, turn)
+	for range 3 {
+		if ev, ok := recvOrClosed(t, turn.Events()); ok {
+			t.Fatalf("event %+v after the turn's end", ev)
+		}
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- fh.Close() }()
+	if err := recv(t, closed, "the host's Close"); err != nil {
+		t.Fatal(err)
+	}
+}

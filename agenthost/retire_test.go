@@ -136,7 +136,7 @@ func TestCodexExitMidTurn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			<-started
+			recv(t, started, "the turn's start")
 			fh.fake.Kill("thread 'main' panicked", "fatal: something broke")
 			res, _ := finish(t, turn)
 			if res.Completed || !res.Partial || !res.Retired || res.Status != agenthost.StatusFailed {

@@ -105,6 +105,7 @@ func NewFake(t testing.TB) *Fake {
 		counters:  make(map[string]int),
 	}
 	t.Cleanup(f.close)
+	Watchdog(t, WatchdogAfter)
 	return f
 }
 

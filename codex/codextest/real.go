@@ -41,6 +41,7 @@ func NewReal(t testing.TB) *Real {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = model.Close() })
+	Watchdog(t, 2*WatchdogAfter) // a real turn runs a process and sandboxed commands
 
 	home := t.TempDir()
 	r := &Real{

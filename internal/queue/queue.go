@@ -25,6 +25,7 @@ type Unbounded[T any] struct {
 	head    int
 	sending bool // Run took the oldest item and is sending it: a Push must queue behind it
 	closed  bool
+	running bool          // Run was called: a second call returns at once
 	ended   bool          // out is closed: nothing may be sent on it
 	room    chan struct{} // closed when at most roomAt items wait (WaitRoom)
 	roomAt  int
@@ -89,7 +90,15 @@ func (q *Unbounded[T]) signal() {
 }
 
 // Run delivers items to Out until the queue is closed and drained, or abandoned; then it closes Out.
+// Only the first call delivers: any later one returns at once.
 func (q *Unbounded[T]) Run() {
+	q.mu.Lock()
+	again := q.running
+	q.running = true
+	q.mu.Unlock()
+	if again {
+		return
+	}
 	for {
 		v, ok, closed := q.next()
 		if !ok {

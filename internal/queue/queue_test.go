@@ -105,3 +105,20 @@ func TestWaitRoom(t *testing.T) {
 	}
 	<-done
 }
+
+// TestRunAgainAfterEnd calls Run on a queue whose delivery already ended: it returns at once (a
+// second Run used to close Out twice and panic, which a caller that recovers panics saw as a
+// delivery that never ended).
+func TestRunAgainAfterEnd(t *testing.T) {
+	q := queue.New[int]()
+	q.Push(1)
+	q.Close()
+	<-run(q)
+	<-run(q)
+	if got := <-q.Out(); got != 1 {
+		t.Errorf("got %d, want 1", got)
+	}
+	if _, ok := <-q.Out(); ok {
+		t.Error("Out not closed")
+	}
+}
