@@ -387,6 +387,9 @@ func (h *Host) Close() error {
 		if serr := h.store.flush(); err == nil {
 			err = serr
 		}
+		if cerr := h.store.closeFiles(); err == nil {
+			err = cerr
+		}
 	})
 	return err
 }

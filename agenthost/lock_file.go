@@ -40,3 +40,52 @@ func withFileLock(path string, log *slog.Logger, fn func() error) error {
 	}
 	return fn()
 }
+
+// keptLock is a lock file held open for the store's life: taking it is one system call, where
+// withFileLock opens, locks, unlocks and closes the file each time (a transcript append per turn
+// end, another per turn start). Its methods are called under the caller's own mutex.
+type keptLock struct {
+	path string
+	log  *slog.Logger
+	f    *os.File // opened at the first lock; nil after close
+}
+
+// with runs fn holding the lock, as withFileLock does (fn runs even when the lock cannot be had).
+func (l *keptLock) with(fn func() error) error {
+	if l.f == nil {
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|openNoFollow, 0o600)
+		if err != nil {
+			l.log.Warn("could not open the lock file; writing without it", "lock", l.path, "err", err)
+			return fn()
+		}
+		l.f = f
+	}
+	deadline := time.Now().Add(lockWait)
+	for {
+		locked, err := tryLockFile(l.f)
+		if locked {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			l.log.Warn("could not take the lock; writing without it", "lock", l.path, "err", err)
+			return fn()
+		}
+		time.Sleep(lockRetry) // another server holds it for the length of one append
+	}
+	defer func() {
+		if err := unlockFile(l.f); err != nil {
+			l.log.Warn("could not unlock", "lock", l.path, "err", err)
+		}
+	}()
+	return fn()
+}
+
+// close closes the lock file.
+func (l *keptLock) close() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

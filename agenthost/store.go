@@ -63,8 +63,10 @@ type store struct {
 	seq      uint64
 	kick     chan struct{} // saveSoon's signal to saveLoop
 
-	// appendMu keeps this store's appends whole even where the lock file cannot be taken.
-	appendMu sync.Mutex
+	// appendMu keeps this store's appends whole even where the lock file cannot be taken; it
+	// guards transcriptLock.
+	appendMu       sync.Mutex
+	transcriptLock keptLock // transcripts.lock, held while a thread's transcripts are appended to
 }
 
 func openStore(dir string, log *slog.Logger) (*store, error) {
@@ -72,6 +74,7 @@ func openStore(dir string, log *slog.Logger) (*store, error) {
 		return nil, err
 	}
 	st := &store{dir: dir, log: log, dirty: map[string]folderState{}, dirtySeq: map[string]uint64{}, kick: make(chan struct{}, 1)}
+	st.transcriptLock = keptLock{path: filepath.Join(dir, "transcripts.lock"), log: log}
 	err := withFileLock(st.lockPath(), log, func() error {
 		folders, err := st.load()
 		st.known = folders

@@ -88,7 +88,7 @@ func (st *store) appendRows(jsonlPath string, jsonl []byte, mdPath string, md []
 	st.appendMu.Lock()
 	defer st.appendMu.Unlock()
 	var errs error
-	_ = withFileLock(filepath.Join(st.dir, "transcripts.lock"), st.log, func() error {
+	_ = st.transcriptLock.with(func() error {
 		if len(jsonl) > 0 {
 			errs = multierr.Append(errs, appendFile(jsonlPath, jsonl))
 		}
@@ -98,6 +98,13 @@ func (st *store) appendRows(jsonlPath string, jsonl []byte, mdPath string, md []
 		return nil
 	})
 	return errs
+}
+
+// closeFiles closes the files the store keeps open. The store must not append after it.
+func (st *store) closeFiles() error {
+	st.appendMu.Lock()
+	defer st.appendMu.Unlock()
+	return st.transcriptLock.close()
 }
 
 // appendFile appends data to the regular file at path with one write, creating it with mode 0600.

@@ -113,6 +113,7 @@ type TurnTiming struct {
 // report (the server sends one as soon as the agent does something: answers, runs a tool), Total the
 // progress end.
 func (h *Hermes) Ask(ctx context.Context, prompt string) (TurnTiming, error) {
+	h.Ed.Forget() // the measuring editor's waits stay as cheap as on turn one
 	created := len(h.Ed.State().CreatedTokens)
 	began := time.Now()
 	if _, err := h.Ed.ExecuteCommand(ctx, "hermes.ask", map[string]any{"prompt": prompt}); err != nil {
@@ -130,6 +131,7 @@ func (h *Hermes) Ask(ctx context.Context, prompt string) (TurnTiming, error) {
 // passes one does: the server reports on it without asking the editor to create one.
 func (h *Hermes) AskWithToken(ctx context.Context, prompt, name string) (TurnTiming, error) {
 	token := *protocol.NewProgressToken(name)
+	h.Ed.Forget()
 	began := time.Now()
 	if _, err := h.Ed.ExecuteCommandWithToken(ctx, "hermes.ask", token, map[string]any{"prompt": prompt}); err != nil {
 		return TurnTiming{}, err

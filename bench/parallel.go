@@ -58,6 +58,7 @@ func Parallel(ctx context.Context, env *Env, n, rounds int) (hermes, bare Sample
 		for i := range tokens {
 			tokens[i] = *protocol.NewProgressToken(fmt.Sprintf("parallel-%d-%d", round, i))
 		}
+		h.Ed.Forget() // the last round's records would make every wait below copy them
 		asked := make(chan error, n)
 		var wg sync.WaitGroup
 		for i := range n {

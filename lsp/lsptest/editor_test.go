@@ -397,3 +397,31 @@ func TestShutdownExit(t *testing.T) {
 		t.Errorf("Close = %v", err)
 	}
 }
+
+// TestForget checks that Forget drops finished progress and past notifications but keeps what is
+// still running, and that the server's later messages are recorded as before.
+func TestForget(t *testing.T) {
+	ctx := testCtx(t)
+	_, ed := startServer(t, VSCode)
+	if _, err := ed.Initialize(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, ed, "progress") // begins, reports and ends tok-1
+	tok := *protocol.NewProgressToken("tok-1")
+	if err := ed.Await(ctx, func(s *State) bool { return s.ProgressEnded(tok) }); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, ed, "notify")
+	ed.Forget()
+	s := ed.State()
+	if len(s.Progress) != 0 || len(s.CreatedTokens) != 0 || len(s.Notifications) != 0 || len(s.LogMessages) != 0 {
+		t.Errorf("after Forget: %s", s)
+	}
+	run(t, ctx, ed, "progress")
+	if err := ed.Await(ctx, func(s *State) bool { return s.ProgressEnded(tok) && len(s.CreatedTokens) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if u := ed.State().UnknownProgressTokens(); len(u) != 0 {
+		t.Errorf("a token created after Forget counts as unknown: %v", u)
+	}
+}

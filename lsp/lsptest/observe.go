@@ -109,3 +109,26 @@ func (e *Editor) SetConfiguration(section string, value any) {
 	defer e.mu.Unlock()
 	e.config[section] = value
 }
+
+// Forget drops what the editor recorded of finished work: everything but the progress (and the
+// acceptance) of tokens whose progress has not ended. A snapshot copies the recorded maps, so a
+// driver that runs many turns on one editor (a benchmark) forgets between them to keep each wait
+// as cheap as on a fresh editor.
+func (e *Editor) Forget() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := e.state
+	s := newState()
+	s.Closed = old.Closed
+	for tok, evs := range old.Progress {
+		if !old.ProgressEnded(tok) {
+			s.Progress[tok] = evs
+		}
+	}
+	for tok := range old.acceptedTokens {
+		if !old.ProgressEnded(tok) {
+			s.acceptedTokens[tok] = true
+		}
+	}
+	e.state = s
+}
