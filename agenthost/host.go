@@ -48,6 +48,9 @@ type Host struct {
 	rateLimits     atomic.Pointer[RateLimits] // as codex last reported them
 	rateLimitsRead atomic.Int64               // the codex generation asked for them last
 
+	loginsMu sync.Mutex
+	logins   map[string]chan LoginOutcome // the sign-ins codex has not ended yet, by login id
+
 	closing   chan struct{}      // closed by Close
 	closed    context.Context    // done once Close has begun: the calls to codex that start turns end
 	markClose context.CancelFunc // ends closed
@@ -327,6 +330,7 @@ func (h *Host) codexOptions(cfg Config) codex.Options {
 		OnNotification: func(ev codex.Event) {
 			h.rememberFileChange(ev)
 			h.noteRateLimits(ev)
+			h.noteLogin(ev)
 			if ev.ThreadID == "" && (ev.Method == "configWarning" || ev.Method == "warning" || ev.Method == "deprecationNotice") {
 				h.log.Warn("codex: "+ev.Method, "params", string(ev.Params))
 			}

@@ -4,6 +4,15 @@ package codex
 
 import "encoding/json"
 
+type Account = json.RawMessage
+
+type AccountLoginCompletedNotification struct {
+	Error                string `json:"error,omitempty,omitzero"`
+	LoginID              string `json:"loginId,omitempty,omitzero"`
+	OnboardingEntrypoint string `json:"onboardingEntrypoint,omitempty,omitzero"`
+	Success              bool   `json:"success"`
+}
+
 // Sparse rolling rate-limit update.
 //
 // Clients should merge available values into the most recent
@@ -149,6 +158,15 @@ type FileUpdateChange struct {
 
 type FunctionCallOutputBody = json.RawMessage
 
+type GetAccountParams struct {
+	// When `true`, requests a proactive token refresh before returning.
+	//
+	// In managed auth mode this triggers the normal refresh-token flow. In external
+	// auth mode this flag is ignored. Clients should refresh tokens themselves and
+	// call `account/login/start` with `chatgptAuthTokens`.
+	RefreshToken bool `json:"refreshToken,omitempty,omitzero"`
+}
+
 type GetAccountRateLimitsResponse struct {
 	// Account associated with this usage snapshot, when supplied by the backend.
 	AccountID string `json:"accountId,omitempty,omitzero"`
@@ -173,6 +191,14 @@ type GetAccountRateLimitsResponse struct {
 
 // Multi-bucket view keyed by metered `limit_id` (for example, `codex`).
 type GetAccountRateLimitsResponseRateLimitsByLimitID map[string]RateLimitSnapshot
+
+type GetAccountResponse struct {
+	Account            Account `json:"account,omitempty,omitzero"`
+	RequiresOpenaiAuth bool    `json:"requiresOpenaiAuth"`
+
+	// ChatGPT user ID belonging to this account response, when available.
+	UserID string `json:"userId,omitempty,omitzero"`
+}
 
 type GitInfo struct {
 	Branch    string `json:"branch,omitempty,omitzero"`
@@ -243,6 +269,10 @@ type ItemStartedNotification struct {
 	ThreadID    string `json:"threadId"`
 	TurnID      string `json:"turnId"`
 }
+
+type LoginAccountParams = json.RawMessage
+
+type LoginAccountResponse = json.RawMessage
 
 type MisalignmentErrorDetails struct {
 	// A substantive localized explanation is required before offering continuation.
@@ -421,35 +451,4 @@ type RateLimitWindow struct {
 	ResetsAt           int64 `json:"resetsAt,omitempty,omitzero"`
 	UsedPercent        int   `json:"usedPercent"`
 	WindowDurationMins int64 `json:"windowDurationMins,omitempty,omitzero"`
-}
-
-type ReasoningEffortOption struct {
-	Description     string `json:"description"`
-	ReasoningEffort string `json:"reasoningEffort"`
-}
-
-// A summary of the reasoning performed by the model. This can be useful for
-// debugging and understanding the model's reasoning process. See
-// https://platform.openai.com/docs/guides/reasoning?api-mode=responses#reasoning-summaries
-type ReasoningSummary = json.RawMessage
-
-type RequestID = json.RawMessage
-
-type RequestPermissionProfile struct {
-	FileSystem AdditionalFileSystemPermissions `json:"fileSystem,omitempty,omitzero"`
-	Network    AdditionalNetworkPermissions    `json:"network,omitempty,omitzero"`
-}
-
-type ReviewStartParams struct {
-	// Reviews run inline on the supplied thread. Omit this field or pass `inline`. To
-	// review on a separate thread, start a thread first and use its id.
-	Delivery string       `json:"delivery,omitempty,omitzero"`
-	Target   ReviewTarget `json:"target"`
-	ThreadID string       `json:"threadId"`
-}
-
-type ReviewStartResponse struct {
-	// The thread id supplied to `review/start`.
-	ReviewThreadID string `json:"reviewThreadId"`
-	Turn           Turn   `json:"turn"`
 }

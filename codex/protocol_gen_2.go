@@ -4,6 +4,37 @@ package codex
 
 import "encoding/json"
 
+type ReasoningEffortOption struct {
+	Description     string `json:"description"`
+	ReasoningEffort string `json:"reasoningEffort"`
+}
+
+// A summary of the reasoning performed by the model. This can be useful for
+// debugging and understanding the model's reasoning process. See
+// https://platform.openai.com/docs/guides/reasoning?api-mode=responses#reasoning-summaries
+type ReasoningSummary = json.RawMessage
+
+type RequestID = json.RawMessage
+
+type RequestPermissionProfile struct {
+	FileSystem AdditionalFileSystemPermissions `json:"fileSystem,omitempty,omitzero"`
+	Network    AdditionalNetworkPermissions    `json:"network,omitempty,omitzero"`
+}
+
+type ReviewStartParams struct {
+	// Reviews run inline on the supplied thread. Omit this field or pass `inline`. To
+	// review on a separate thread, start a thread first and use its id.
+	Delivery string       `json:"delivery,omitempty,omitzero"`
+	Target   ReviewTarget `json:"target"`
+	ThreadID string       `json:"threadId"`
+}
+
+type ReviewStartResponse struct {
+	// The thread id supplied to `review/start`.
+	ReviewThreadID string `json:"reviewThreadId"`
+	Turn           Turn   `json:"turn"`
+}
+
 type ReviewTarget = json.RawMessage
 
 type SandboxPolicy = json.RawMessage
@@ -401,46 +432,4 @@ type TokenUsageBreakdown struct {
 	OutputTokens          int64 `json:"outputTokens"`
 	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
 	TotalTokens           int64 `json:"totalTokens"`
-}
-
-type Turn struct {
-	// Unix timestamp (in seconds) when the turn completed.
-	CompletedAt int64 `json:"completedAt,omitempty,omitzero"`
-
-	// Duration between turn start and completion in milliseconds, if known.
-	DurationMs int64 `json:"durationMs,omitempty,omitzero"`
-
-	// Error associated with a failed or interrupted turn.
-	Error TurnError `json:"error,omitempty,omitzero"`
-
-	// Identifier for this turn. Codex-generated turn IDs are UUIDv7.
-	ID string `json:"id"`
-
-	// Thread items currently included in this turn payload.
-	Items []ThreadItem `json:"items"`
-
-	// Describes how much of `items` has been loaded for this turn.
-	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
-
-	// ID of the first turn in the chain of work that led to this turn. Pass this as
-	// `rootTurnId` when starting work on behalf of this turn. May be null in older
-	// history or a `review/start` response.
-	RootTurnID string `json:"rootTurnId,omitempty,omitzero"`
-
-	// Unix timestamp (in seconds) when the turn started.
-	StartedAt int64  `json:"startedAt,omitempty,omitzero"`
-	Status    string `json:"status"`
-}
-
-type TurnCompletedNotification struct {
-	ThreadID string `json:"threadId"`
-	Turn     Turn   `json:"turn"`
-}
-
-// Notification that the turn-level unified diff has changed. Contains the latest
-// aggregated diff across all file changes in the turn.
-type TurnDiffUpdatedNotification struct {
-	Diff     string `json:"diff"`
-	ThreadID string `json:"threadId"`
-	TurnID   string `json:"turnId"`
 }

@@ -4,6 +4,48 @@ package codex
 
 import "encoding/json"
 
+type Turn struct {
+	// Unix timestamp (in seconds) when the turn completed.
+	CompletedAt int64 `json:"completedAt,omitempty,omitzero"`
+
+	// Duration between turn start and completion in milliseconds, if known.
+	DurationMs int64 `json:"durationMs,omitempty,omitzero"`
+
+	// Error associated with a failed or interrupted turn.
+	Error TurnError `json:"error,omitempty,omitzero"`
+
+	// Identifier for this turn. Codex-generated turn IDs are UUIDv7.
+	ID string `json:"id"`
+
+	// Thread items currently included in this turn payload.
+	Items []ThreadItem `json:"items"`
+
+	// Describes how much of `items` has been loaded for this turn.
+	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
+
+	// ID of the first turn in the chain of work that led to this turn. Pass this as
+	// `rootTurnId` when starting work on behalf of this turn. May be null in older
+	// history or a `review/start` response.
+	RootTurnID string `json:"rootTurnId,omitempty,omitzero"`
+
+	// Unix timestamp (in seconds) when the turn started.
+	StartedAt int64  `json:"startedAt,omitempty,omitzero"`
+	Status    string `json:"status"`
+}
+
+type TurnCompletedNotification struct {
+	ThreadID string `json:"threadId"`
+	Turn     Turn   `json:"turn"`
+}
+
+// Notification that the turn-level unified diff has changed. Contains the latest
+// aggregated diff across all file changes in the turn.
+type TurnDiffUpdatedNotification struct {
+	Diff     string `json:"diff"`
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+}
+
 type TurnError struct {
 	AdditionalDetails string         `json:"additionalDetails,omitempty,omitzero"`
 	CodexErrorInfo    CodexErrorInfo `json:"codexErrorInfo,omitempty,omitzero"`
@@ -133,6 +175,7 @@ type TurnToolOutput struct {
 }
 
 type protocolRoots struct {
+	AccountLoginCompletedNotification     *AccountLoginCompletedNotification     `json:"AccountLoginCompletedNotification,omitempty,omitzero"`
 	AccountRateLimitsUpdatedNotification  *AccountRateLimitsUpdatedNotification  `json:"AccountRateLimitsUpdatedNotification,omitempty,omitzero"`
 	AgentMessageDeltaNotification         *AgentMessageDeltaNotification         `json:"AgentMessageDeltaNotification,omitempty,omitzero"`
 	CommandExecutionRequestApprovalParams *CommandExecutionRequestApprovalParams `json:"CommandExecutionRequestApprovalParams,omitempty,omitzero"`
@@ -140,10 +183,14 @@ type protocolRoots struct {
 	ErrorNotification                     *ErrorNotification                     `json:"ErrorNotification,omitempty,omitzero"`
 	FileChangeRequestApprovalParams       *FileChangeRequestApprovalParams       `json:"FileChangeRequestApprovalParams,omitempty,omitzero"`
 	FileUpdateChange                      *FileUpdateChange                      `json:"FileUpdateChange,omitempty,omitzero"`
+	GetAccountParams                      *GetAccountParams                      `json:"GetAccountParams,omitempty,omitzero"`
 	GetAccountRateLimitsResponse          *GetAccountRateLimitsResponse          `json:"GetAccountRateLimitsResponse,omitempty,omitzero"`
+	GetAccountResponse                    *GetAccountResponse                    `json:"GetAccountResponse,omitempty,omitzero"`
 	InitializeParams                      *InitializeParams                      `json:"InitializeParams,omitempty,omitzero"`
 	InitializeResponse                    *InitializeResponse                    `json:"InitializeResponse,omitempty,omitzero"`
 	ItemStartedNotification               *ItemStartedNotification               `json:"ItemStartedNotification,omitempty,omitzero"`
+	LoginAccountParams                    *LoginAccountParams                    `json:"LoginAccountParams,omitempty,omitzero"`
+	LoginAccountResponse                  *LoginAccountResponse                  `json:"LoginAccountResponse,omitempty,omitzero"`
 	ModelListParams                       *ModelListParams                       `json:"ModelListParams,omitempty,omitzero"`
 	ModelListResponse                     *ModelListResponse                     `json:"ModelListResponse,omitempty,omitzero"`
 	PermissionsRequestApprovalParams      *PermissionsRequestApprovalParams      `json:"PermissionsRequestApprovalParams,omitempty,omitzero"`

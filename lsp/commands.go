@@ -39,6 +39,7 @@ const (
 	CmdReview         = hermesproto.CmdReview
 	CmdDismissFinding = hermesproto.CmdDismissFinding
 	CmdDismissReview  = hermesproto.CmdDismissReview
+	CmdLogin          = hermesproto.CmdLogin
 )
 
 var commandNames = hermesproto.Commands()
@@ -178,6 +179,12 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return nil, invalid(err)
 		}
 		return hermesproto.DismissResult{Dismissed: s.dismiss(ctx, folder.Path, func(*finding) bool { return true })}, nil
+	case CmdLogin:
+		var a hermesproto.LoginArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.login(ctx, a))
 	case CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {
@@ -479,7 +486,9 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		}
 		if st.ThreadID != "" {
 			if _, md, err := agenthost.TranscriptPaths(h.StateDir(), st.ThreadID); err == nil {
-				if _, err := os.Stat(md); err == nil {
+				// A running turn's runner writes the transcript's start as it begins: name it
+				// then too, not only once the file is there.
+				if _, err := os.Stat(md); err == nil || (st.Turn != nil && st.Turn.State == agenthost.StatusRunning) {
 					fs.TranscriptPath = md
 				}
 			}
@@ -492,5 +501,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		}
 		folders = append(folders, fs)
 	}
-	return hermesproto.Status{Folders: folders, RateLimits: rl}
+	st := hermesproto.Status{Folders: folders, RateLimits: rl}
+	st.Account, st.SignedIn = s.account(ctx, h)
+	return st
 }

@@ -44,6 +44,7 @@ type DidChangeParams struct {
 // the server calls the method by name.)
 type showDocumentParams struct {
 	URI       protocol.URI `json:"uri"`
+	External  bool         `json:"external,omitempty"`
 	TakeFocus bool         `json:"takeFocus"`
 }
 

@@ -34,7 +34,19 @@ func TestCommandResultsOnTheWire(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		steps = append(steps, step{name, placeholders(f, raw)})
+		result := placeholders(f, raw)
+		if cmd == lsp.CmdStatus {
+			// The account is codex's answer when codex runs, which a status before any turn may or
+			// may not find: TestLogin pins it.
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(result, &m); err != nil {
+				t.Fatalf("%s: %s: %v", name, result, err)
+			}
+			delete(m, "signedIn")
+			delete(m, "account")
+			result, _ = json.Marshal(m)
+		}
+		steps = append(steps, step{name, result})
 		return raw
 	}
 

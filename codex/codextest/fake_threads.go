@@ -79,7 +79,7 @@ func (c *fakeConn) handleMore(m Message) bool {
 		}
 		c.reply(m.ID, map[string]any{"rateLimits": rl, "rateLimitsByLimitId": nil})
 	default:
-		return false
+		return c.handleAccount(m)
 	}
 	return true
 }

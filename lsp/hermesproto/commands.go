@@ -24,13 +24,14 @@ const (
 	CmdReview         = "hermes.review"
 	CmdDismissFinding = "hermes.dismissFinding"
 	CmdDismissReview  = "hermes.dismissFindings"
+	CmdLogin          = "hermes.login"
 )
 
 // Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
 	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn,
-		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview}
+		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview, CmdLogin}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -251,4 +252,43 @@ type FindingRef struct {
 // findings went.
 type DismissResult struct {
 	Dismissed int `json:"dismissed"`
+}
+
+// Sign-in methods of hermes.login.
+const (
+	// LoginChatGPT signs in with a ChatGPT account in a browser on this machine (codex listens on
+	// localhost for the browser's answer).
+	LoginChatGPT = "chatgpt"
+	// LoginDeviceCode signs in with a ChatGPT account from any browser: open URL and enter UserCode.
+	// Use it when the editor runs on another machine (SSH, a container).
+	LoginDeviceCode = "deviceCode"
+)
+
+// LoginArgs are hermes.login's arguments, optional: Method is LoginChatGPT (the default) or
+// LoginDeviceCode. One codex serves every folder of the server, so no folder is named.
+type LoginArgs struct {
+	Method string `json:"method,omitempty"`
+}
+
+// LoginResult is hermes.login's answer once codex has started the sign-in: the page to open (and,
+// for a device code, the code to enter there). Opened says the server already asked the editor to
+// open URL (window/showDocument, external); when false the client opens it, or shows it to the
+// user. The sign-in ends later: the server shows a message when codex reports it, and
+// hermes.status's account changes. AlreadySignedIn is set (and nothing else) when codex already
+// has an account.
+type LoginResult struct {
+	Method          string   `json:"method,omitempty"`
+	LoginID         string   `json:"loginId,omitempty"`
+	URL             string   `json:"url,omitempty"`
+	UserCode        string   `json:"userCode,omitempty"`
+	Opened          bool     `json:"opened"`
+	AlreadySignedIn *Account `json:"alreadySignedIn,omitempty"`
+}
+
+// Account is the account codex uses, as account/read reports it: Type "chatgpt" (with Email and
+// PlanType), "apiKey", or another codex names.
+type Account struct {
+	Type     string `json:"type"`
+	Email    string `json:"email,omitempty"`
+	PlanType string `json:"planType,omitempty"`
 }

@@ -105,6 +105,11 @@ var goldenCases = []struct {
 		{ID: "gpt-5.5-mini", DisplayName: "GPT-5.5 mini", Efforts: []string{"minimal", "low"}, DefaultEffort: "low"},
 	}},
 	{"set_model_args", hermesproto.SetModelArgs{URI: "file:///home/u/work", Model: "gpt-5.5", Effort: "high"}},
+	{"login_args", hermesproto.LoginArgs{Method: hermesproto.LoginDeviceCode}},
+	{"login_result", hermesproto.LoginResult{
+		Method: hermesproto.LoginDeviceCode, LoginID: "login-1", URL: "https://auth.openai.com/codex/device", UserCode: "ABCD-1234",
+	}},
+	{"login_result_signed_in", hermesproto.LoginResult{AlreadySignedIn: &hermesproto.Account{Type: "chatgpt", Email: "dev@example.com", PlanType: "plus"}}},
 	{"set_model_result", hermesproto.SetModelResult{Folder: "/home/u/work", Model: "gpt-5.5", Effort: "high"}},
 	{"review_args", hermesproto.ReviewArgs{URI: "file:///home/u/work", Target: &hermesproto.ReviewTarget{Type: "baseBranch", Branch: "main"}}},
 	{"review_args_default", hermesproto.ReviewArgs{}},

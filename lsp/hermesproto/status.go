@@ -8,6 +8,10 @@ type Status struct {
 	// RateLimits are the account's, as codex last reported them; absent when unknown (an API key
 	// has none).
 	RateLimits *RateLimits `json:"rateLimits,omitempty"`
+	// Account is who codex is signed in as; absent when codex is not running yet or could not say.
+	// SignedIn is false when codex has no account (run hermes.login).
+	Account  *Account `json:"account,omitempty"`
+	SignedIn *bool    `json:"signedIn,omitempty"`
 }
 
 // RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,

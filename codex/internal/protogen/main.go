@@ -48,6 +48,8 @@ var Roots = []string{
 	"ThreadListParams", "ThreadListResponse", "ThreadSetNameParams", "ModelListParams", "ModelListResponse",
 	"AccountRateLimitsUpdatedNotification", "GetAccountRateLimitsResponse",
 	"ReviewStartParams", "ReviewStartResponse",
+	"GetAccountParams", "GetAccountResponse", "LoginAccountParams", "LoginAccountResponse",
+	"AccountLoginCompletedNotification",
 }
 
 // Handwritten are unions package codex types by hand (protocol.go), by schema name: the generated

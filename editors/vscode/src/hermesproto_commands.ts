@@ -25,10 +25,11 @@ export const CmdSetModel = "hermes.setModel";
 export const CmdReview = "hermes.review";
 export const CmdDismissFinding = "hermes.dismissFinding";
 export const CmdDismissReview = "hermes.dismissFindings";
+export const CmdLogin = "hermes.login";
 /**
  * Command names (workspace/executeCommand), without the server's configurable commandPrefix.
  */
-export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel | typeof CmdReview | typeof CmdDismissFinding | typeof CmdDismissReview;
+export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel | typeof CmdReview | typeof CmdDismissFinding | typeof CmdDismissReview | typeof CmdLogin;
 /**
  * AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
  * file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
@@ -276,4 +277,50 @@ export interface FindingRef {
  */
 export interface DismissResult {
 	dismissed: number /* int */;
+}
+/**
+ * LoginChatGPT signs in with a ChatGPT account in a browser on this machine (codex listens on
+ * localhost for the browser's answer).
+ */
+export const LoginChatGPT = "chatgpt";
+/**
+ * LoginDeviceCode signs in with a ChatGPT account from any browser: open URL and enter UserCode.
+ * Use it when the editor runs on another machine (SSH, a container).
+ */
+export const LoginDeviceCode = "deviceCode";
+/**
+ * Sign-in methods of hermes.login.
+ */
+export type Login = typeof LoginChatGPT | typeof LoginDeviceCode;
+/**
+ * LoginArgs are hermes.login's arguments, optional: Method is LoginChatGPT (the default) or
+ * LoginDeviceCode. One codex serves every folder of the server, so no folder is named.
+ */
+export interface LoginArgs {
+	method?: string;
+}
+/**
+ * LoginResult is hermes.login's answer once codex has started the sign-in: the page to open (and,
+ * for a device code, the code to enter there). Opened says the server already asked the editor to
+ * open URL (window/showDocument, external); when false the client opens it, or shows it to the
+ * user. The sign-in ends later: the server shows a message when codex reports it, and
+ * hermes.status's account changes. AlreadySignedIn is set (and nothing else) when codex already
+ * has an account.
+ */
+export interface LoginResult {
+	method?: string;
+	loginId?: string;
+	url?: string;
+	userCode?: string;
+	opened: boolean;
+	alreadySignedIn?: Account;
+}
+/**
+ * Account is the account codex uses, as account/read reports it: Type "chatgpt" (with Email and
+ * PlanType), "apiKey", or another codex names.
+ */
+export interface Account {
+	type: string;
+	email?: string;
+	planType?: string;
 }

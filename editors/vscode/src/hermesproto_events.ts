@@ -16,6 +16,12 @@ export interface Status {
 	 * has none).
 	 */
 	rateLimits?: RateLimits;
+	/**
+	 * Account is who codex is signed in as; absent when codex is not running yet or could not say.
+	 * SignedIn is false when codex has no account (run hermes.login).
+	 */
+	account?: Account;
+	signedIn?: boolean;
 }
 /**
  * RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,

@@ -1,0 +1,144 @@
+package lsp
+
+// This file is hermes.login: codex's own ChatGPT sign-in started from the editor, its page opened
+// in the user's browser (window/showDocument, external) or shown, and its end reported.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+)
+
+// loginWait bounds the wait for the browser's part of a sign-in; codex's own login server gives up
+// sooner.
+const loginWait = 15 * time.Minute
+
+// accountWait bounds hermes.status's question to codex about its account.
+const accountWait = 2 * time.Second
+
+func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesproto.LoginResult, error) {
+	loginType := codex.LoginTypeChatGPT
+	switch a.Method {
+	case "", hermesproto.LoginChatGPT:
+	case hermesproto.LoginDeviceCode:
+		loginType = codex.LoginTypeChatGPTDeviceCode
+	default:
+		return hermesproto.LoginResult{}, errorf(jsonrpc2.InvalidParams, "%v", fmt.Errorf("hermes.login: unknown method %q: use %q (a browser on this machine) or %q (any browser, with a code)",
+			a.Method, hermesproto.LoginChatGPT, hermesproto.LoginDeviceCode))
+	}
+	h, err := s.hostOrErr()
+	if err != nil {
+		return hermesproto.LoginResult{}, err
+	}
+	l, err := h.Login(ctx, loginType)
+	if err != nil {
+		return hermesproto.LoginResult{}, fmt.Errorf("could not start the codex sign-in: %w (`hermes-lsp doctor` checks the codex binary and its login)", err)
+	}
+	if l.Already != nil {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is already signed in as "+accountName(l.Already)+".")
+		acc := wireAccount(l.Already)
+		return hermesproto.LoginResult{AlreadySignedIn: &acc}, nil
+	}
+	res := hermesproto.LoginResult{Method: a.Method, LoginID: l.Started.LoginID, URL: l.Started.URL(), UserCode: l.Started.UserCode}
+	if res.Method == "" {
+		res.Method = hermesproto.LoginChatGPT
+	}
+	res.Opened = s.openExternal(ctx, res.URL)
+	switch {
+	case res.UserCode != "":
+		s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: to sign in to codex, open %s and enter the code %s.", res.URL, res.UserCode))
+	case !res.Opened:
+		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: to sign in to codex, open "+res.URL+" in a browser on this machine.")
+	}
+	s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
+	return res, nil
+}
+
+// awaitLogin reports the sign-in's end.
+func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost.Login) {
+	timer := time.NewTimer(loginWait)
+	defer timer.Stop()
+	select {
+	case out := <-l.Done():
+		if out.Err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+out.Err.Error()+". Run hermes.login again to retry.")
+			return
+		}
+		name := "your account"
+		actx, cancel := context.WithTimeout(ctx, accountWait)
+		defer cancel()
+		if st, err := h.Account(actx); err == nil && st != nil && st.Account != nil {
+			name = accountName(st.Account)
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is signed in as "+name+".")
+	case <-timer.C:
+		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
+	case <-ctx.Done():
+	}
+}
+
+// openExternal asks the editor to open url in the user's browser (window/showDocument with
+// external); it reports whether the editor did.
+func (s *Server) openExternal(ctx context.Context, url string) bool {
+	s.mu.Lock()
+	supported := s.caps.showDocument
+	s.mu.Unlock()
+	if !supported {
+		return false
+	}
+	var res protocol.ShowDocumentResult
+	if err := s.callClient(ctx, protocol.MethodShowDocument, &showDocumentParams{URI: protocol.URI(url), External: true}, &res); err != nil {
+		s.log.Info("showDocument (external) failed", "err", err)
+		return false
+	}
+	return res.Success
+}
+
+// account is hermes.status's account: asked of the running codex, unknown (nil, nil) when codex
+// does not run or does not answer in time.
+func (s *Server) account(ctx context.Context, h *agenthost.Host) (*hermesproto.Account, *bool) {
+	ctx, cancel := context.WithTimeout(ctx, accountWait)
+	defer cancel()
+	st, err := h.Account(ctx)
+	if err != nil {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			s.log.Debug("account/read", "err", err)
+		}
+		return nil, nil
+	}
+	if st == nil {
+		return nil, nil
+	}
+	signedIn := st.Account != nil || !st.RequiresOpenAIAuth
+	if st.Account == nil {
+		return nil, &signedIn
+	}
+	acc := wireAccount(st.Account)
+	return &acc, &signedIn
+}
+
+func wireAccount(a *codex.AccountInfo) hermesproto.Account {
+	return hermesproto.Account{Type: a.Type, Email: a.Email, PlanType: a.PlanType}
+}
+
+// accountName is how a message names an account: its email, else its kind.
+func accountName(a *codex.AccountInfo) string {
+	switch {
+	case a.Email != "" && a.PlanType != "":
+		return a.Email + " (" + a.PlanType + ")"
+	case a.Email != "":
+		return a.Email
+	case a.Type == "apiKey":
+		return "an API key"
+	default:
+		return a.Type
+	}
+}
