@@ -41,8 +41,8 @@ type Fake struct {
 	stallNext   bool
 	conns       []*fakeConn
 	clients     []*codex.Client
-	counters    map[string]int // id prefix -> last number used
-	rateLimits  map[string]any // account/rateLimits/read's answer; nil: it fails
+	counters    map[string]int     // id prefix -> last number used
+	rateLimits  map[string]any     // account/rateLimits/read's answer; nil: it fails
 	account     *codex.AccountInfo // account/read's account; nil: signed out
 	logins      []string           // the ids of the sign-ins account/login/start began
 
