@@ -186,4 +186,5 @@ generate: $(CODEX_BIN)
 	$(GO) run ./codex/internal/protogen
 	$(GO) tool tygo generate --config lsp/hermesproto/tygo.yaml
 	$(GO) tool tygo generate --config lsp/hermesproto/tygo-events.yaml
+	$(GO) run ./editors/helix/genlanguages
 # --- end of generate ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ module github.com/hermes-lsp/hermes-lsp
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
 	github.com/gofrs/flock v0.13.2
 	github.com/gzuidhof/tygo v0.2.21
@@ -13,6 +14,7 @@ require (
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v0.3.0
 	go.uber.org/goleak v1.3.0
+	go.uber.org/multierr v1.11.0
 	golang.org/x/sys v0.49.0
 )
 
@@ -36,7 +38,6 @@ require (
 	github.com/tidwall/sjson v1.2.5 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
 	go.uber.org/atomic v1.9.0 // indirect
-	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
 	golang.org/x/mod v0.5.1 // indirect
 	golang.org/x/tools v0.1.9 // indirect
