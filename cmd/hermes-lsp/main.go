@@ -33,6 +33,9 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		fmt.Fprintln(stderr, "hermes-lsp: the demo is its own program now: run hermes-demo (make demo builds and runs it)")
 		return 2
 	}
+	if len(args) > 0 && args[0] == "doctor" {
+		return doctor(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("hermes-lsp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -48,7 +51,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		showVer   = fs.Bool("version", false, "print the version and exit")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp doctor [flags] [FOLDER]   (checks codex, its sign-in and the state folder)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
