@@ -118,6 +118,9 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	if _, err := os.Stat(vsix); err != nil {
 		t.Fatalf("the extension package is missing (`make e2e-vscode` runs `npm run package` first): %v", err)
 	}
+	// A platform package from `make dist` carries its own server: the extension must run that one,
+	// with no hermes.serverPath (its log then names the version dist built it as, not "dev").
+	bundled := strings.Contains(filepath.Base(vsix), "-linux-x64-")
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
 		fakemodel.Exec(execCommand),
@@ -190,6 +193,9 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		// Trusted settings (machine/application scope) live in the user's settings.
 		"hermes.serverPath": bin,
 		"hermes.serverArgs": []string{"--log-file", serverLog, "--log-level", "debug"},
+	}
+	if bundled {
+		delete(userSettings, "hermes.serverPath")
 	}
 	// The real codex's settings, as VS Code spells them: hermes.codex.path, hermes.stateDir, ...
 	for k, v := range env.HermesSettings(filepath.Join(tmp, "state")) {
@@ -282,6 +288,14 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	// Chromium's helpers left behind, if any, end with the browser session.
 	stdout, stderr, runErr := proctest.RunGroup(t, "browser session", drive)
 
+	if bundled {
+		// The bundled server logged its start: not the test's build (version "dev").
+		if log, err := os.ReadFile(serverLog); err != nil || !strings.Contains(string(log), "hermes-lsp serving on stdio") || strings.Contains(string(log), "version=dev") {
+			t.Errorf("the extension did not run the server bundled in %s (log: %v)\n%s", filepath.Base(vsix), err, log)
+		} else {
+			t.Logf("the extension ran its bundled server (%s)", filepath.Base(vsix))
+		}
+	}
 	defer func() {
 		if !t.Failed() {
 			return

@@ -187,14 +187,14 @@ local function run()
 
   -- A characterwise visual selection of the first two lines, then :'<,'>HermesAsk.
   vim.cmd("normal! gg0vj$\27")
-  vim.cmd("'<,'>HermesAsk " .. prompt)
+  vim.cmd("'<,'>Hermes ask " .. prompt) -- :Hermes; later steps use the old aliases too
   wait_for("the patch approval to be dismissed in the picker", 60000, function()
     return patch_asks == 2 or #summary.turnResults >= 1
   end)
   -- The dismissed approval is still waiting: answer it with the command (it finds it in
   -- hermes.status).
   vim.wait(100)
-  vim.cmd("HermesApprove once")
+  vim.cmd("Hermes approve once")
   wait_for("the first turn to end", 60000, function()
     return #summary.turnResults >= 1
   end)
@@ -211,7 +211,7 @@ local function run()
 
   -- :HermesStatus reports the folder's thread through vim.notify.
   local before = #summary.notifications
-  vim.cmd("HermesStatus")
+  vim.cmd("Hermes status")
   wait_for(":HermesStatus", 10000, function()
     for i = before + 1, #summary.notifications do
       if summary.notifications[i].message:find("thread", 1, true) then
@@ -224,7 +224,7 @@ local function run()
 
   -- :HermesTranscript opens the transcript through window/showDocument (Neovim 0.7 has no handler
   -- of its own: the plugin's).
-  vim.cmd("HermesTranscript")
+  vim.cmd("Hermes transcript")
   wait_for(":HermesTranscript to open the transcript", 10000, function()
     for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
       local name = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w))
@@ -300,7 +300,7 @@ local function run()
   end)
 
   -- A prompt typed in the Hermes buffer's input area, sent with <CR>, runs on the same thread.
-  vim.cmd("HermesOpen")
+  vim.cmd("Hermes open")
   local hb = require("hermes.view").buffer(summary.rootDir, false)
   summary.hermesBufferFocused = vim.api.nvim_get_current_buf() == hb
   vim.api.nvim_buf_set_lines(hb, -2, -1, false, { "INPUT-AREA-MARKER typed in the Hermes buffer" })
@@ -315,7 +315,7 @@ local function run()
   -- :HermesReview: the finding on notes.txt arrives in vim.diagnostic.
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   local notesbuf2 = vim.api.nvim_get_current_buf()
-  vim.cmd("HermesReview")
+  vim.cmd("Hermes review")
   wait_for("the review's finding in vim.diagnostic", 60000, function()
     for _, d in ipairs(vim.diagnostic.get(notesbuf2)) do
       if d.source == "hermes" and tostring(d.message):find("Third line", 1, true) then

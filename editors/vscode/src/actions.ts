@@ -5,10 +5,13 @@ import * as vscode from 'vscode';
 import { State, WorkDoneProgress, WorkDoneProgressCancelNotification, type LanguageClient } from 'vscode-languageclient/node';
 
 import { Actions } from './approvals';
-import { ensureClient, execute } from './client';
-import { baseName, folderStatusLine, statusText } from './format';
+import { ensureClient, execute, request } from './client';
+import { accountLine, baseName, folderStatusLine, loginMethod, loginOutcome, statusText } from './format';
+import { answerOpenPrompt } from './prompts';
 import {
 	ServerCommand,
+	type LoginArgs,
+	type LoginResult,
 	type ApproveArgs,
 	type ApproveResult,
 	type AskArgs,
@@ -214,11 +217,18 @@ export async function showStatus(): Promise<void> {
 	for (const f of r.folders ?? []) {
 		tracker.setYolo(f.folder, !!f.yolo);
 	}
+	tracker.setAccount(r);
 	updateBar();
 	const { headline, detail } = statusText(r);
-	view.appendLine(`${headline}\n${detail}`);
+	const account = accountLine(r);
+	view.appendLine(`${headline}\n${detail}${account ? `\n${account}` : ''}`);
 	type Item = vscode.QuickPickItem & { run?: () => Promise<void> };
 	const items: Item[] = [];
+	if (r.signedIn === false) {
+		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: signIn });
+	} else if (account) {
+		items.push({ label: `$(account) ${account}`, run: signIn });
+	}
 	for (const f of r.folders ?? []) {
 		items.push({ label: `$(folder) ${baseName(f.folder)}`, description: folderStatusLine(f), detail: f.threadId ? `thread ${f.threadId}` : f.folder });
 		for (const a of f.pendingApprovals ?? []) {
@@ -241,6 +251,33 @@ export async function showStatus(): Promise<void> {
 	);
 	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
 	await pick?.run?.();
+}
+
+/**
+ * answerPending is Hermes: Answer Approval… (and the patch approval's status bar item, with its id):
+ * the open patch prompt's quick pick when there is one, else a pick of the approvals waiting, then
+ * the decision (hermes.approve).
+ */
+export async function answerPending(id?: string): Promise<void> {
+	if (answerOpenPrompt(typeof id === 'string' ? id : undefined)) {
+		return;
+	}
+	const waiting = tracker.waiting();
+	if (waiting.length === 0) {
+		void vscode.window.showInformationMessage('Hermes: no approval is waiting.');
+		return;
+	}
+	let pickedId = waiting.length === 1 ? waiting[0].approvalId : undefined;
+	if (!pickedId) {
+		const pick = await vscode.window.showQuickPick(
+			waiting.map((a) => ({ label: `$(bell-dot) ${a.summary}`, description: `${a.kind} · ${baseName(a.folder)}`, id: a.approvalId })),
+			{ title: 'Hermes: which approval?' },
+		);
+		pickedId = pick?.id;
+	}
+	if (pickedId) {
+		await answerApproval(pickedId);
+	}
 }
 
 async function answerApproval(id: string): Promise<void> {
@@ -322,5 +359,56 @@ export async function dismissFindings(): Promise<void> {
 	const r = await execute<DismissResult>(ServerCommand.dismissFindings, await uriArgs());
 	if (r) {
 		void vscode.window.showInformationMessage(`Hermes: ${r.dismissed} review finding(s) dismissed.`);
+	}
+}
+
+/**
+ * refreshAccount asks hermes.status who codex is signed in as, for the status bar and the
+ * hermes.signedIn context key (the walkthrough's sign-in step). Quiet: only when the server runs, and
+ * a failure shows nothing. Called on events (the server started, the window regained focus, a turn
+ * ended), never on a timer.
+ */
+export async function refreshAccount(): Promise<void> {
+	const r = await request<StatusResult>(ServerCommand.status);
+	if (r) {
+		tracker.setAccount(r);
+		updateBar();
+	}
+}
+
+/**
+ * signIn is Hermes: Sign In: codex's ChatGPT sign-in through hermes.login, with a device code in a
+ * remote window (the browser is then on another machine than codex). The server reports the end of
+ * the sign-in itself; the account shows once the window has the focus again.
+ */
+export async function signIn(): Promise<void> {
+	const args: LoginArgs = { method: loginMethod(vscode.env.remoteName) };
+	const o = loginOutcome(await execute<LoginResult>(ServerCommand.login, args));
+	switch (o.kind) {
+		case 'already':
+			void vscode.window.showInformationMessage(o.message);
+			await refreshAccount();
+			return;
+		case 'browser':
+			if (o.open) {
+				await vscode.env.openExternal(vscode.Uri.parse(o.url));
+			}
+			void vscode.window.showInformationMessage(o.message);
+			return;
+		case 'deviceCode': {
+			if (o.open) {
+				await vscode.env.openExternal(vscode.Uri.parse(o.url));
+			}
+			// Not modal: the person goes to the browser with the message still there.
+			const pick = await vscode.window.showInformationMessage(o.message, 'Copy Code', 'Open Page');
+			if (pick === 'Copy Code') {
+				await vscode.env.clipboard.writeText(o.userCode);
+			} else if (pick === 'Open Page') {
+				await vscode.env.openExternal(vscode.Uri.parse(o.url));
+			}
+			return;
+		}
+		case 'none':
+			return;
 	}
 }

@@ -1,21 +1,47 @@
 // Approval prompts (window/showMessageRequest) -> a modal dialog (commands) or a notification
 // (patches), and patches -> the proposed file contents for a multi-file diff editor. No vscode import.
 
+import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import type { MessageActionItem } from 'vscode-languageclient';
 
-import { Actions, type FileChange } from './protocol';
+import { Actions, type Approval, type FileChange } from './protocol';
 
 export { Actions };
 
-/** approvalId reads the approval's id from the prompt's message ("… (approval ID): …"), if it is one. */
-export function approvalId(message: string): string | undefined {
-	const m = /\(approval ([^\s()]+)\)/.exec(message);
-	return m ? m[1] : undefined;
+/**
+ * isApproval says whether a prompt is an approval, from its action items (the structured part of a
+ * window/showMessageRequest): it offers Deny and Allow once (docs/protocol.md, "Approvals"). The
+ * server's other question, about a trusted setting, offers Keep asking and Allow.
+ */
+export function isApproval(actions: readonly MessageActionItem[] | undefined): boolean {
+	const titles = (actions ?? []).map((a) => a.title);
+	return titles.includes(Actions.deny) && titles.includes(Actions.allowOnce);
 }
 
-/** isApproval says whether a prompt is an approval: it names one and offers to allow it. */
-export function isApproval(message: string, actions: readonly MessageActionItem[] | undefined): boolean {
-	return approvalId(message) !== undefined && (actions ?? []).some((a) => a.title === Actions.allowOnce);
+/**
+ * promptedApproval says which approval a prompt asks about, from the approvals the turn events
+ * reported waiting (approvalWaiting, with their structured approvalId), never from the prompt's
+ * text. The server asks one prompt at a time per editor, in the order the approvals came: the prompt
+ * is about the oldest waiting approval that no open prompt has taken yet (claimed). A "Show diff"
+ * answer releases its claim, since the server then asks about the same approval again.
+ */
+export function promptedApproval(waiting: readonly Approval[], claimed: ReadonlySet<string>): Approval | undefined {
+	let best: Approval | undefined;
+	for (const a of waiting) {
+		if (claimed.has(a.approvalId)) {
+			continue;
+		}
+		// Ties (and unparsable times) keep the event order.
+		if (!best || askedAt(a) < askedAt(best)) {
+			best = a;
+		}
+	}
+	return best;
+}
+
+function askedAt(a: Approval): number {
+	const t = Date.parse(String(a.asked ?? ''));
+	return Number.isNaN(t) ? Number.MAX_SAFE_INTEGER : t;
 }
 
 export interface DialogItem {
@@ -57,9 +83,15 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 	return { message: headline, detail: rest, items };
 }
 
-/** isPatchApproval says whether an approval prompt asks to apply a patch (else: to run a command). */
-export function isPatchApproval(message: string): boolean {
-	return message.includes('apply a patch');
+/**
+ * isPatchApproval says whether an approval asks to apply a patch (else: to run a command): its kind
+ * when the turn events reported it, else whether the prompt offers Show diff (patches only).
+ */
+export function isPatchApproval(approval: Approval | undefined, actions: readonly MessageActionItem[] | undefined): boolean {
+	if (approval) {
+		return approval.kind === 'patch';
+	}
+	return (actions ?? []).some((a) => a.title === Actions.showDiff);
 }
 
 /**
@@ -172,124 +204,33 @@ export function reviewItems(id: string, changes: readonly FileChange[], original
 	});
 }
 
+/**
+ * singlePatch parses a unified diff with jsdiff: the one file patch with hunks it holds, or undefined
+ * (not a diff, a malformed one, or several files).
+ */
+function singlePatch(diff: string): StructuredPatch | undefined {
+	try {
+		const patches = parsePatch(diff).filter((p) => p.hunks.length > 0);
+		return patches.length === 1 ? patches[0] : undefined;
+	} catch {
+		return undefined; // jsdiff throws on a line that is neither context, removal nor addition
+	}
+}
+
 function isUnifiedDiff(d: string): boolean {
-	return /^(--- |\+\+\+ |@@ )/m.test(d) && /^@@ /m.test(d);
-}
-
-interface Hunk {
-	oldStart: number; // 1-based; 0 for an empty file
-	lines: string[]; // each starts with ' ', '-', '+' (or '\' for "No newline at end of file")
-}
-
-function parseHunks(diff: string): Hunk[] | undefined {
-	const hunks: Hunk[] = [];
-	let cur: Hunk | undefined;
-	const lines = diff.split('\n');
-	if (lines.length > 0 && lines[lines.length - 1] === '') {
-		lines.pop();
-	}
-	for (const line of lines) {
-		const h = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-		if (h) {
-			cur = { oldStart: Number(h[1]), lines: [] };
-			hunks.push(cur);
-			continue;
-		}
-		if (!cur) {
-			continue; // file headers (---, +++, diff --git) before the first hunk
-		}
-		if (line === '' ) {
-			cur.lines.push(' '); // an empty context line whose space was trimmed
-		} else if (line[0] === ' ' || line[0] === '-' || line[0] === '+' || line[0] === '\\') {
-			cur.lines.push(line);
-		} else {
-			return undefined;
-		}
-	}
-	return hunks.length > 0 ? hunks : undefined;
+	return singlePatch(d) !== undefined;
 }
 
 /**
- * applyUnifiedDiff applies a unified diff to text and returns the result, or undefined when a hunk
- * does not match. A hunk is looked for at its line number first, then anywhere after the previous
- * hunk (the file may have moved on since codex read it).
+ * applyUnifiedDiff applies a unified diff to text with jsdiff and returns the result, or undefined
+ * when a hunk does not match. jsdiff looks for a hunk at its line number first, then nearby (the file
+ * may have moved on since codex read it), and keeps the text's CRLF line ends.
  */
 export function applyUnifiedDiff(text: string, diff: string): string | undefined {
-	const hunks = parseHunks(diff);
-	if (!hunks) {
+	const patch = singlePatch(diff);
+	if (!patch) {
 		return undefined;
 	}
-	const eol = text.includes('\r\n') ? '\r\n' : '\n';
-	const hadFinalNewline = text === '' || text.endsWith('\n');
-	const src = text === '' ? [] : text.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
-	const out: string[] = [];
-	let pos = 0; // next line of src to copy
-	let finalNewline = hadFinalNewline;
-	for (const h of hunks) {
-		const old: string[] = [];
-		const neu: string[] = [];
-		let last: '-' | '+' | ' ' = ' ';
-		let noNewlineOld = false;
-		let noNewlineNew = false;
-		for (const l of h.lines) {
-			const tag = l[0];
-			const body = l.slice(1);
-			if (tag === '\\') {
-				if (last === '-' ) {
-					noNewlineOld = true;
-				} else if (last === '+') {
-					noNewlineNew = true;
-				} else {
-					noNewlineOld = noNewlineNew = true;
-				}
-				continue;
-			}
-			if (tag === ' ' || tag === '-') {
-				old.push(body);
-			}
-			if (tag === ' ' || tag === '+') {
-				neu.push(body);
-			}
-			last = tag as '-' | '+' | ' ';
-		}
-		void noNewlineOld;
-		let at = Math.max(h.oldStart - 1, 0);
-		if (old.length === 0) {
-			at = h.oldStart; // a pure insertion after line oldStart
-		}
-		if (!matches(src, at, old) || at < pos) {
-			at = -1;
-			for (let i = pos; i + old.length <= src.length; i++) {
-				if (matches(src, i, old)) {
-					at = i;
-					break;
-				}
-			}
-			if (at < 0) {
-				return undefined;
-			}
-		}
-		out.push(...src.slice(pos, at), ...neu);
-		pos = at + old.length;
-		if (pos >= src.length) {
-			finalNewline = !noNewlineNew;
-		}
-	}
-	out.push(...src.slice(pos));
-	if (out.length === 0) {
-		return '';
-	}
-	return out.join(eol) + (finalNewline ? eol : '');
-}
-
-function matches(src: string[], at: number, old: string[]): boolean {
-	if (at < 0 || at + old.length > src.length) {
-		return false;
-	}
-	for (let i = 0; i < old.length; i++) {
-		if (src[at + i] !== old[i]) {
-			return false;
-		}
-	}
-	return true;
+	const out = applyPatch(text, patch);
+	return out === false ? undefined : out;
 }

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 
 import { execute } from './client';
 import { Chat } from './chatModel';
+import { formatTokens } from './format';
 import { page, renderItems } from './chatHtml';
 import {
 	ServerCommand,
@@ -22,7 +23,7 @@ import {
 	type ThreadInfo,
 	type TurnEventParams,
 } from './protocol';
-import { turnEvents } from './ui';
+import { tracker, turnEvents, updateBar } from './ui';
 
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
@@ -156,13 +157,17 @@ export class ChatView implements vscode.WebviewViewProvider {
 	/** refreshHeader shows the thread, the model, the tokens, the context and the rate limits. */
 	private async refreshHeader(): Promise<StatusResult | undefined> {
 		const st = await execute<StatusResult>(ServerCommand.status);
+		if (st) {
+			tracker.setAccount(st); // the status bar's account, for free
+			updateBar();
+		}
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
 		const parts: string[] = [];
 		if (f) {
 			parts.push(f.threadId ? `thread ${f.threadId.slice(0, 8)}` : 'new thread');
 			parts.push(f.model ? `${f.model}${f.effort ? ` (${f.effort})` : ''}` : 'default model');
-			parts.push(`${f.usage.totalTokens} tokens`);
+			parts.push(`${formatTokens(f.usage.totalTokens)} tokens`);
 			if (f.contextPercent) {
 				parts.push(`${f.contextPercent}% context`);
 			}

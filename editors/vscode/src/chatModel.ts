@@ -2,6 +2,7 @@
 // answers as they stream, tool calls, approvals, diffs, each turn's last line), built from
 // hermes/turnEvent notifications, or from a thread's markdown transcript when the view opens again.
 
+import { formatTokens } from './format';
 import type { TurnEventParams } from './protocol';
 
 /** ChatItem is one entry of the conversation. */
@@ -138,7 +139,7 @@ export class Chat {
 					if (!this.items.some((i, n) => i.kind === 'answer' && n > this.lastYou()) && r.finalText) {
 						this.push({ kind: 'answer', text: clip(r.finalText) });
 					}
-					this.push({ kind: 'end', line: `${r.status} · ${r.toolIterations} tool call(s) · ${r.usage.totalTokens} tokens` });
+					this.push({ kind: 'end', line: `${r.status} · ${r.toolIterations} tool call(s) · ${formatTokens(r.usage.totalTokens)} tokens` });
 				}
 				return true;
 			}

@@ -1,6 +1,7 @@
 // The language client: how hermes-lsp is started or reached, the settings it gets (trusted ones only
 // at start, see settings.ts), restarts, and running the server's commands.
 
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
@@ -19,11 +20,13 @@ import {
 	type StreamInfo,
 } from 'vscode-languageclient/node';
 
+import { checkCodex } from './codexSetup';
 import { connectSocket, readToken } from './connect';
 import { editedDocuments } from './edits';
 import { TurnEventMethod, type TurnEventParams } from './protocol';
 import { showMessageRequest } from './prompts';
 import {
+	bundledServerPath,
 	changedKeys,
 	configurationAnswer,
 	initializationOptions,
@@ -45,6 +48,41 @@ import { errorText, onTurnEvent, tracker, updateBar, view } from './ui';
 let client: LanguageClient | undefined;
 let startedWith: Record<string, string> | undefined; // the trusted settings the running client was started with
 let starting: Promise<LanguageClient | undefined> | undefined;
+let extensionDir: string | undefined;
+
+/** clientRunning fires each time the server is up (first start and restarts). */
+export const clientRunning = new vscode.EventEmitter<void>();
+
+/** initClient records where the extension is installed: a platform-specific package bundles the server there. */
+export function initClient(context: vscode.ExtensionContext): void {
+	extensionDir = context.extensionUri.fsPath;
+	context.subscriptions.push(clientRunning);
+}
+
+/**
+ * bundledServer is the server binary the package carries (server/hermes-lsp[.exe]), when it does.
+ * A zip may lose the execute bit on the way: it is set again (where the folder is writable).
+ */
+function bundledServer(): string | undefined {
+	if (!extensionDir) {
+		return undefined;
+	}
+	const path = bundledServerPath(extensionDir, process.platform);
+	if (!existsSync(path)) {
+		return undefined;
+	}
+	if (process.platform !== 'win32') {
+		try {
+			const mode = statSync(path).mode;
+			if ((mode & 0o111) === 0) {
+				chmodSync(path, mode | 0o755);
+			}
+		} catch {
+			// read-only install: the spawn reports what is wrong
+		}
+	}
+	return path;
+}
 
 /** config reads `hermes.*` settings as VS Code resolves them (workspace values included): for untrusted settings only. */
 function config(scope?: vscode.Uri): Getter {
@@ -85,7 +123,7 @@ async function applyEdit(
 }
 
 function pathContext(): PathContext {
-	return { home: os.homedir() };
+	return { home: os.homedir(), bundledServer: bundledServer() };
 }
 
 function untrustedFor(scope?: vscode.Uri): Record<string, unknown> {
@@ -143,6 +181,9 @@ async function createClient(launch: Launch): Promise<LanguageClient> {
 	c.onDidChangeState((e) => {
 		tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
 		updateBar();
+		if (e.newState === State.Running) {
+			clientRunning.fire();
+		}
 	});
 	return c;
 }
@@ -157,6 +198,9 @@ export async function ensureClient(): Promise<LanguageClient | undefined> {
 	}
 	starting = (async () => {
 		let launch: Launch | undefined;
+		// Not awaited: a missing codex is reported with a way to install it, and the server starts anyway
+		// (it reports codex's absence itself at the first prompt).
+		void checkCodex();
 		try {
 			launch = serverLaunch(trusted(), pathContext());
 			if (!client) {
@@ -275,6 +319,22 @@ export async function execute<T>(command: string, args?: object, workDoneToken?:
 		})) as T;
 	} catch (err) {
 		void vscode.window.showErrorMessage(`Hermes: ${errorText(err)}`);
+		return undefined;
+	}
+}
+
+/**
+ * request runs one of the server's commands quietly, for background refreshes: only when the server
+ * runs (it is not started for this), and a failure comes back as undefined without a message.
+ */
+export async function request<T>(command: string, args?: object): Promise<T | undefined> {
+	const c = client;
+	if (!c || c.state !== State.Running) {
+		return undefined;
+	}
+	try {
+		return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args ? [args] : [] })) as T;
+	} catch {
 		return undefined;
 	}
 }

@@ -17,6 +17,9 @@ export const Command = {
 	review: 'hermes-vscode.review',
 	dismissFindings: 'hermes-vscode.dismissFindings',
 	openChat: 'hermes-vscode.openChat',
+	answerApproval: 'hermes-vscode.answerApproval',
+	signIn: 'hermes-vscode.signIn',
+	installCodex: 'hermes-vscode.installCodex',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -33,4 +36,7 @@ export const Titles: Record<keyof typeof Command, string> = {
 	review: 'Review Changes',
 	dismissFindings: 'Dismiss Review Findings',
 	openChat: 'Open Chat',
+	answerApproval: 'Answer Approval…',
+	signIn: 'Sign In',
+	installCodex: 'Install Codex',
 };

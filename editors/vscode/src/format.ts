@@ -1,22 +1,21 @@
 // Small text formatting shared by the status bar, the Hermes view and the status command. No vscode import.
 
-import type { FolderStatus, StatusResult, Usage } from './protocol';
+import { LoginMethod, type Account, type FolderStatus, type LoginResult, type StatusResult, type Usage } from './protocol';
 
-/** formatTokens writes a token count for a person: 950, 2.5k, 25k, 1.2M. */
-export function formatTokens(n: number | undefined): string {
-	if (n === undefined || !Number.isFinite(n) || n < 0) {
-		return '0';
+const compact = new Map<string, Intl.NumberFormat>();
+
+/**
+ * formatTokens writes a token count for a person, in their locale's compact notation (Intl): 950,
+ * 2.5K, 25K, 1.3M in English. locale is for the tests; undefined is the user's.
+ */
+export function formatTokens(n: number | undefined, locale?: string): string {
+	const key = locale ?? '';
+	let f = compact.get(key);
+	if (!f) {
+		f = new Intl.NumberFormat(locale, { notation: 'compact' });
+		compact.set(key, f);
 	}
-	if (n < 1000) {
-		return String(Math.round(n));
-	}
-	if (n < 10_000) {
-		return trimZero((n / 1000).toFixed(1)) + 'k';
-	}
-	if (n < 1_000_000) {
-		return Math.round(n / 1000) + 'k';
-	}
-	return trimZero((n / 1_000_000).toFixed(1)) + 'M';
+	return f.format(n === undefined || !Number.isFinite(n) || n < 0 ? 0 : n);
 }
 
 function trimZero(s: string): string {
@@ -58,6 +57,10 @@ export interface BarModel {
 	contextPercent?: number;
 	yolo?: boolean;
 	pendingApprovals?: number;
+	/** codex's account, when known. */
+	account?: Account;
+	/** Whether codex is signed in, when known. */
+	signedIn?: boolean;
 }
 
 const ICONS: Record<BarState, string> = {
@@ -94,6 +97,9 @@ export function statusBarText(m: BarModel): string {
 	if (m.yolo) {
 		parts.push('auto-approve');
 	}
+	if (m.signedIn === false) {
+		parts.push('not signed in');
+	}
 	return parts.join(' · ');
 }
 
@@ -113,7 +119,11 @@ export function statusBarTooltip(m: BarModel): string {
 		lines.push(`${m.pendingApprovals} approval(s) waiting`);
 	}
 	lines.push(`auto-approve ${m.yolo ? 'on' : 'off'}`);
-	lines.push('Click for the status (Hermes: Show Status).');
+	const acc = accountLine(m);
+	if (acc) {
+		lines.push(acc);
+	}
+	lines.push(m.signedIn === false ? 'Click for the status and to sign in (Hermes: Show Status).' : 'Click for the status (Hermes: Show Status).');
 	return lines.join('\n');
 }
 
@@ -169,4 +179,67 @@ export function statusText(r: StatusResult | null | undefined): { headline: stri
 		})
 		.join('\n');
 	return { headline, detail };
+}
+
+/** accountName is how to name an account: its email (and plan), else its kind. */
+export function accountName(a: Account): string {
+	if (a.email) {
+		return a.planType ? `${a.email} (${a.planType})` : a.email;
+	}
+	return a.type === 'apiKey' ? 'an API key' : a.type;
+}
+
+/** accountLine says who codex is signed in as, or that it is not; undefined when unknown. */
+export function accountLine(st: { account?: Account; signedIn?: boolean }): string | undefined {
+	if (st.signedIn === false) {
+		return 'codex is not signed in';
+	}
+	if (st.account) {
+		return `codex is signed in as ${accountName(st.account)}`;
+	}
+	return st.signedIn ? 'codex is signed in' : undefined;
+}
+
+/** What the Sign In command does with hermes.login's answer. */
+export type LoginOutcome =
+	| { kind: 'already'; message: string }
+	| { kind: 'deviceCode'; message: string; url: string; userCode: string; open: boolean }
+	| { kind: 'browser'; message: string; url: string; open: boolean }
+	| { kind: 'none' };
+
+/**
+ * loginOutcome reads hermes.login's answer: already signed in (say as whom); a device code (show it,
+ * with a way to copy it); or a page to open in the browser. open says the extension must open the
+ * page itself: the server did not (opened false, e.g. no showDocument).
+ */
+export function loginOutcome(r: LoginResult | undefined): LoginOutcome {
+	if (!r) {
+		return { kind: 'none' };
+	}
+	if (r.alreadySignedIn) {
+		return { kind: 'already', message: `Signed in to codex as ${accountName(r.alreadySignedIn)}.` };
+	}
+	if (!r.url) {
+		return { kind: 'none' };
+	}
+	if (r.userCode) {
+		return {
+			kind: 'deviceCode',
+			message: `Hermes: to sign in to codex, enter the code ${r.userCode} at ${r.url}.`,
+			url: r.url,
+			userCode: r.userCode,
+			open: !r.opened,
+		};
+	}
+	return {
+		kind: 'browser',
+		message: `Hermes: finish signing in to codex in your browser${r.opened ? '' : ` (${r.url})`}.`,
+		url: r.url,
+		open: !r.opened,
+	};
+}
+
+/** loginMethod is hermes.login's method: a device code in a remote window (the browser is on another machine than codex). */
+export function loginMethod(remoteName: string | undefined): string {
+	return remoteName ? LoginMethod.deviceCode : LoginMethod.chatgpt;
 }

@@ -2,6 +2,7 @@
 // The hermes-lsp extension protocol's turn events, status and approvals (docs/protocol.md),
 // generated from the Go package lsp/hermesproto (all but commands.go) by `make generate`.
 // Change the Go types, then regenerate.
+import type { Account } from './hermesproto_commands';
 
 //////////
 // source: status.go

@@ -10,13 +10,13 @@ import { type CancellationToken, type MessageActionItem, type ShowMessageRequest
 
 import {
 	approvalDialog,
-	approvalId,
 	approvalNotice,
 	chosenAction,
 	isApproval,
 	isPatchApproval,
 	isReviewTab,
 	noticeItems,
+	promptedApproval,
 	reviewItems,
 	reviewTitle,
 	Actions,
@@ -24,14 +24,15 @@ import {
 	type DialogItem,
 	type ReviewSide,
 } from './approvals';
+import { Command } from './commands';
 import { type Approval } from './protocol';
-import { approvalResolved, errorText, tracker, view } from './ui';
+import { approvalResolved, errorText, promptOpened, tracker, turnEvents, view } from './ui';
 
 const PROPOSED_SCHEME = 'hermes-proposed';
-/** ANSWER_COMMAND is what the approval's status bar item runs (internal: not in the palette). */
-const ANSWER_COMMAND = 'hermes-vscode.answerApproval';
 /** The most files of a patch the review shows. */
 const MAX_REVIEW_FILES = 20;
+/** How long a prompt waits for its approvalWaiting event when the prompt came first. */
+const EVENT_WAIT_MS = 2000;
 
 const proposed = new Map<string, string>(); // hermes-proposed URI -> content
 const proposedChanged = new vscode.EventEmitter<vscode.Uri>();
@@ -39,6 +40,8 @@ const proposedChanged = new vscode.EventEmitter<vscode.Uri>();
 const reviews = new Map<string, { title: string; uris: string[] }>();
 /** The quick pick each pending patch approval's status bar item shows, by approval id. */
 const answerers = new Map<string, () => void>();
+/** The approvals an open prompt is about (see promptedApproval). */
+const claimed = new Set<string>();
 
 /**
  * registerProposed serves the proposed contents the diff editor shows, the command behind the
@@ -52,9 +55,21 @@ export function registerProposed(context: vscode.ExtensionContext): void {
 			onDidChange: proposedChanged.event,
 			provideTextDocumentContent: (uri) => proposed.get(uri.toString()) ?? '',
 		}),
-		vscode.commands.registerCommand(ANSWER_COMMAND, (id: string) => answerers.get(id)?.()),
-		approvalResolved.event((id) => void closeReview(id)),
+		approvalResolved.event((id) => {
+			claimed.delete(id);
+			void closeReview(id);
+		}),
 	);
+}
+
+/**
+ * answerOpenPrompt shows the quick pick of a patch prompt that is open (the status bar item's
+ * command), and reports whether there was one; without an id, the first open one.
+ */
+export function answerOpenPrompt(id?: string): boolean {
+	const answer = id ? answerers.get(id) : answerers.values().next().value;
+	answer?.();
+	return answer !== undefined;
 }
 
 /**
@@ -64,26 +79,73 @@ export function registerProposed(context: vscode.ExtensionContext): void {
  * usual message. A dismissed prompt answers null, which the server takes as Deny.
  */
 export async function showMessageRequest(params: ShowMessageRequestParams, token?: CancellationToken): Promise<MessageActionItem | null> {
-	if (!isApproval(params.message, params.actions)) {
+	if (!isApproval(params.actions)) {
 		const titles = (params.actions ?? []).map((a) => a.title);
 		const show = params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
 		const picked = await show(params.message, ...titles);
 		return chosenAction(picked ? { title: picked } : undefined, params.actions);
 	}
-	const d = approvalDialog(params.message, params.actions);
-	const id = approvalId(params.message);
-	if (!id || !isPatchApproval(params.message)) {
-		const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
-		return chosenAction(picked, params.actions);
+	const closed = promptOpened();
+	// Which approval this is comes from the turn events' structured fields, never the message's text.
+	const approval = await approvalForPrompt(token);
+	const id = approval?.approvalId;
+	if (id) {
+		claimed.add(id);
 	}
-	if (!reviews.has(id)) {
-		await openReview(id, await approvalFromEvents(id)).catch((err) => view.appendLine(`(could not open the diff: ${errorText(err)})`));
+	try {
+		const d = approvalDialog(params.message, params.actions);
+		if (!id || !isPatchApproval(approval, params.actions)) {
+			const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
+			return chosenAction(picked, params.actions);
+		}
+		if (!reviews.has(id)) {
+			await openReview(id, approval).catch((err) => view.appendLine(`(could not open the diff: ${errorText(err)})`));
+		}
+		const action = chosenAction(await askPatch(id, d, token), params.actions);
+		if (action?.title === Actions.showDiff) {
+			claimed.delete(id); // the server asks about the same approval again
+		} else {
+			await closeReview(id);
+		}
+		return action;
+	} finally {
+		closed();
 	}
-	const action = chosenAction(await askPatch(id, d, token), params.actions);
-	if (action?.title !== Actions.showDiff) {
-		await closeReview(id);
+}
+
+/**
+ * approvalForPrompt is the approval an approval prompt asks about (promptedApproval): from the
+ * approvals the turn events reported waiting, or, when the prompt overtook its approvalWaiting
+ * event, the next such event within a short wait (on the events, not by polling). Undefined when
+ * none comes: the prompt is then asked as a dialog without its diff.
+ */
+function approvalForPrompt(token: CancellationToken | undefined): Promise<Approval | undefined> {
+	const now = promptedApproval(tracker.waiting(), claimed);
+	if (now) {
+		return Promise.resolve(now);
 	}
-	return action;
+	return new Promise((resolve) => {
+		const disposables: vscode.Disposable[] = [];
+		const done = (a: Approval | undefined) => {
+			clearTimeout(timer);
+			disposables.forEach((d) => d.dispose());
+			resolve(a);
+		};
+		const timer = setTimeout(() => done(undefined), EVENT_WAIT_MS);
+		disposables.push(
+			turnEvents.event((p) => {
+				if (p.event.kind === 'approvalWaiting') {
+					const a = promptedApproval(tracker.waiting(), claimed);
+					if (a) {
+						done(a);
+					}
+				}
+			}),
+		);
+		if (token) {
+			disposables.push(token.onCancellationRequested(() => done(undefined)));
+		}
+	});
 }
 
 /**
@@ -118,7 +180,7 @@ function askPatch(id: string, d: Dialog, token: CancellationToken | undefined): 
 		item.text = '$(shield) Hermes: approve patch?';
 		item.tooltip = notice;
 		item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
-		item.command = { command: ANSWER_COMMAND, title: 'Answer the approval', arguments: [id] };
+		item.command = { command: Command.answerApproval, title: 'Answer the approval', arguments: [id] };
 		answerers.set(id, () => {
 			pick?.dispose();
 			const p = vscode.window.createQuickPick();
@@ -146,18 +208,6 @@ function askPatch(id: string, d: Dialog, token: CancellationToken | undefined): 
 			finish(picked);
 		});
 	});
-}
-
-/** approvalFromEvents waits briefly for the approvalWaiting event that carries the patch's changes. */
-async function approvalFromEvents(id: string): Promise<Approval | undefined> {
-	for (let waited = 0; waited < 2000; waited += 100) {
-		const a = tracker.approval(id);
-		if (a?.changes) {
-			return a;
-		}
-		await new Promise((r) => setTimeout(r, 100));
-	}
-	return tracker.approval(id);
 }
 
 /**

@@ -24,10 +24,16 @@ import {
 	CmdResumeThread,
 	CmdModels,
 	CmdSetModel,
+	CmdLogin,
+	LoginChatGPT,
+	LoginDeviceCode,
 	MethodTurnEvent,
 } from './hermesproto';
 
 export type {
+	Account,
+	LoginArgs,
+	LoginResult,
 	ModelInfo,
 	ThreadInfo,
 	DismissResult,
@@ -80,6 +86,13 @@ export const ServerCommand = {
 	resumeThread: CmdResumeThread,
 	models: CmdModels,
 	setModel: CmdSetModel,
+	login: CmdLogin,
+} as const;
+
+/** hermes.login's methods: a browser on this machine, or a device code for any browser. */
+export const LoginMethod = {
+	chatgpt: LoginChatGPT,
+	deviceCode: LoginDeviceCode,
 } as const;
 
 /** The method of the turn events the server streams. */

@@ -8,7 +8,7 @@
 // VS Code honours a workspace value anyway; and they go to the server only in initializationOptions,
 // never in the answer to workspace/configuration nor in a didChangeConfiguration push.
 
-import { isAbsolute } from 'node:path';
+import { isAbsolute, posix, win32 } from 'node:path';
 
 /** Server settings that can run code or lower approvals: sent only in initializationOptions. */
 export const TRUSTED_SERVER_KEYS = [
@@ -108,6 +108,8 @@ export function trustedGetter(inspect: Inspector): Getter {
 
 export interface PathContext {
 	home?: string;
+	/** The server binary bundled with the extension (server/hermes-lsp[.exe]), when it exists. */
+	bundledServer?: string;
 }
 
 /** A setting whose value cannot be used; key is below `hermes.` (for "Open Settings"). */
@@ -143,9 +145,27 @@ export function literalPath(key: string, value: string, ctx: PathContext = {}): 
 	return out;
 }
 
+/**
+ * openTranscriptValue maps hermes.openTranscript to the server's boolean: `always` (or the former
+ * true) is true, `never` (or false) is false, and `auto` (or the former null, or anything else) is
+ * left out, so the server opens it when the editor can show documents.
+ */
+export function openTranscriptValue(v: unknown): boolean | undefined {
+	if (v === true || v === 'always') {
+		return true;
+	}
+	if (v === false || v === 'never') {
+		return false;
+	}
+	return undefined;
+}
+
 function buildSettings(keys: readonly string[], get: Getter, ctx: PathContext, into: Record<string, unknown> = {}): Record<string, unknown> {
 	for (const key of keys) {
 		let value = get(key);
+		if (key === 'openTranscript') {
+			value = openTranscriptValue(value);
+		}
 		if (value === undefined || value === null || value === '') {
 			continue;
 		}
@@ -216,10 +236,31 @@ export type Launch =
 	| { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
 
 /**
+ * bundledServerPath is where a platform-specific package carries the server: server/hermes-lsp in
+ * the extension's folder (hermes-lsp.exe on Windows), put there by `make dist` before
+ * `vsce package --target`.
+ */
+export function bundledServerPath(extensionDir: string, platform: NodeJS.Platform): string {
+	return platform === 'win32' ? win32.join(extensionDir, 'server', 'hermes-lsp.exe') : posix.join(extensionDir, 'server', 'hermes-lsp');
+}
+
+/**
+ * serverCommand is the server binary to start, in this order: `hermes.serverPath` when set (a
+ * checked absolute path), else the bundled binary when the package has one, else `hermes-lsp` on
+ * PATH.
+ */
+export function serverCommand(serverPath: unknown, ctx: PathContext = {}): string {
+	if (typeof serverPath === 'string' && serverPath.trim() !== '') {
+		return literalPath('serverPath', serverPath.trim(), ctx);
+	}
+	return ctx.bundledServer ?? 'hermes-lsp';
+}
+
+/**
  * serverLaunch says how to reach the server, from trusted settings only: `hermes.server.socket`
  * connects to a server started by hand (with `hermes.server.tokenFile`'s token); otherwise the
- * extension starts `hermes.serverPath` (default `hermes-lsp` on PATH) with `--stdio` and
- * `hermes.serverArgs`. A bad value throws a SettingError.
+ * extension starts the server serverCommand picks with `--stdio` and `hermes.serverArgs`. A bad
+ * value throws a SettingError.
  */
 export function serverLaunch(get: Getter, ctx: PathContext = {}): Launch {
 	const socket = get('server.socket');
@@ -232,8 +273,7 @@ export function serverLaunch(get: Getter, ctx: PathContext = {}): Launch {
 			...(typeof tokenFile === 'string' && tokenFile.trim() !== '' ? { tokenFile: literalPath('server.tokenFile', tokenFile.trim(), ctx) } : {}),
 		};
 	}
-	const path = get('serverPath');
-	const command = typeof path === 'string' && path.trim() !== '' ? literalPath('serverPath', path.trim(), ctx) : 'hermes-lsp';
+	const command = serverCommand(get('serverPath'), ctx);
 	const extra = get('serverArgs');
 	const args = ['--stdio'];
 	if (Array.isArray(extra)) {

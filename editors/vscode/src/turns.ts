@@ -1,7 +1,17 @@
 // Turn events (hermes/turnEvent) -> the status bar's model and the text of the Hermes view. No vscode import.
 
 import { baseName, contextPercent, formatDuration, formatTokens, type BarModel, type BarState } from './format';
-import type { Approval, Decision, TurnEventParams, Usage } from './protocol';
+import type { Account, Approval, Decision, StatusResult, TurnEventParams, Usage } from './protocol';
+
+/** The context keys the extension sets (package.json's enablement and when clauses use them). */
+export interface ContextKeys {
+	/** A turn is running in some folder. */
+	'hermes.turnRunning': boolean;
+	/** An approval waits for the user. */
+	'hermes.approvalPending': boolean;
+	/** codex has an account (false also while unknown). */
+	'hermes.signedIn': boolean;
+}
 
 /** What the extension knows of one folder's latest turn. */
 export interface FolderTurn {
@@ -25,6 +35,9 @@ export class TurnTracker {
 	private latest: string | undefined;
 	private readonly approvals = new Map<string, Approval>(); // every approval seen, by id (bounded)
 	private serverState: 'starting' | 'running' | 'stopped' = 'starting';
+	/** codex's account and whether it is signed in, from hermes.status (undefined: unknown). */
+	private account: Account | undefined;
+	private signedIn: boolean | undefined;
 
 	/** apply takes one notification and returns the folder's updated view. */
 	apply(p: TurnEventParams): FolderTurn {
@@ -125,6 +138,48 @@ export class TurnTracker {
 
 	setServerState(s: 'starting' | 'running' | 'stopped'): void {
 		this.serverState = s;
+		if (s === 'stopped') {
+			// The server's turns and approvals end with it: after a restart nothing runs or waits.
+			for (const f of this.folders.values()) {
+				if (f.state === 'running' || f.state === 'approval') {
+					f.state = 'interrupted';
+					f.activity = undefined;
+				}
+				f.pending.clear();
+			}
+		}
+	}
+
+	/** setAccount records codex's account from a hermes.status answer (absent fields: unknown, kept as they were). */
+	setAccount(st: Pick<StatusResult, 'account' | 'signedIn'>): void {
+		if (st.signedIn !== undefined) {
+			this.signedIn = st.signedIn;
+			this.account = st.signedIn ? st.account ?? this.account : undefined;
+		} else if (st.account) {
+			this.account = st.account;
+			this.signedIn = true;
+		}
+	}
+
+	/** waiting lists the approvals waiting for an answer, in every folder, in the order they came. */
+	waiting(): Approval[] {
+		if (this.serverState !== 'running') {
+			return [];
+		}
+		return [...this.folders.values()].flatMap((f) => [...f.pending.values()]);
+	}
+
+	/**
+	 * contextKeys are the context keys' values, from the events alone: no turn runs and no approval
+	 * waits while the server is not running (its turns ended with it).
+	 */
+	contextKeys(): ContextKeys {
+		const up = this.serverState === 'running';
+		return {
+			'hermes.turnRunning': up && this.running().length > 0,
+			'hermes.approvalPending': this.waiting().length > 0,
+			'hermes.signedIn': this.signedIn === true,
+		};
 	}
 
 	/** running lists the folders with a turn running. */
@@ -139,7 +194,7 @@ export class TurnTracker {
 		}
 		const f = this.latest ? this.folders.get(this.latest) : undefined;
 		if (!f) {
-			return { state: 'idle' };
+			return { state: 'idle', ...this.accountFields() };
 		}
 		return {
 			state: f.state,
@@ -149,7 +204,12 @@ export class TurnTracker {
 			contextPercent: contextPercent(f.usage),
 			yolo: f.yolo,
 			pendingApprovals: f.pending.size,
+			...this.accountFields(),
 		};
+	}
+
+	private accountFields(): Pick<BarModel, 'account' | 'signedIn'> {
+		return { ...(this.account ? { account: this.account } : {}), ...(this.signedIn !== undefined ? { signedIn: this.signedIn } : {}) };
 	}
 
 	private remember(a: Approval): void {

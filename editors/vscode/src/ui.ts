@@ -7,7 +7,7 @@ import { ResponseError } from 'vscode-languageclient/node';
 import { Command } from './commands';
 import { statusBarText, statusBarTooltip } from './format';
 import { type TurnEventParams } from './protocol';
-import { TurnRenderer, TurnTracker } from './turns';
+import { TurnRenderer, TurnTracker, type ContextKeys } from './turns';
 
 export let view: vscode.OutputChannel;
 let bar: vscode.StatusBarItem;
@@ -19,6 +19,11 @@ export const turnEnded = new vscode.EventEmitter<TurnEventParams>();
 export const approvalResolved = new vscode.EventEmitter<string>();
 /** turnEvents fires on every hermes/turnEvent (the chat view follows them). */
 export const turnEvents = new vscode.EventEmitter<TurnEventParams>();
+
+/** The context keys as last set (setContext is called only on a change). */
+const contextKeys: Partial<ContextKeys> = {};
+/** Approval prompts open right now (a patch's notification, a command's dialog). */
+let openPrompts = 0;
 
 /** createUi makes the view and the status bar item, disposed with the extension. */
 export function createUi(context: vscode.ExtensionContext): void {
@@ -51,6 +56,37 @@ export function updateBar(): void {
 	bar.text = statusBarText(m);
 	bar.tooltip = statusBarTooltip(m);
 	bar.backgroundColor = m.state === 'approval' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+	updateContext();
+}
+
+/**
+ * updateContext sets the context keys package.json's enablement and when clauses read, from what the
+ * events told the tracker (and the prompts open): called with every update of the status bar, never
+ * on a timer.
+ */
+function updateContext(): void {
+	const keys = tracker.contextKeys();
+	keys['hermes.approvalPending'] ||= openPrompts > 0;
+	for (const [k, v] of Object.entries(keys) as [keyof ContextKeys, boolean][]) {
+		if (contextKeys[k] !== v) {
+			contextKeys[k] = v;
+			void vscode.commands.executeCommand('setContext', k, v);
+		}
+	}
+}
+
+/** promptOpened counts an approval prompt until the returned function is called. */
+export function promptOpened(): () => void {
+	openPrompts++;
+	updateContext();
+	let closed = false;
+	return () => {
+		if (!closed) {
+			closed = true;
+			openPrompts--;
+			updateContext();
+		}
+	};
 }
 
 /** errorText is what to show of an error: a server's answer as it is, else its message. */

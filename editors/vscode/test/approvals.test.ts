@@ -5,18 +5,18 @@ import {
 	Actions,
 	applyUnifiedDiff,
 	approvalDialog,
-	approvalId,
 	approvalNotice,
 	chosenAction,
 	isApproval,
 	isPatchApproval,
 	isReviewTab,
 	noticeItems,
+	promptedApproval,
 	proposedChange,
 	reviewItems,
 	reviewTitle,
 } from '../src/approvals';
-import type { FileChange } from '../src/protocol';
+import type { Approval, FileChange } from '../src/protocol';
 import { loose, type Loose } from './loose';
 
 // Some cases leave out the rename target, as older servers did.
@@ -26,13 +26,30 @@ const actions = [{ title: 'Allow once' }, { title: 'Allow for session' }, { titl
 const execMessage = "Hermes wants to run a command (approval a1):\n/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project";
 const patchMessage = 'Hermes wants to apply a patch (approval a2): update hello.txt, add docs/new.md\nIt asks for write access under /w/project\nReason: tidy up';
 
-test('approvalId and isApproval read the server\'s prompt', () => {
-	assert.equal(approvalId(execMessage), 'a1');
-	assert.equal(approvalId(patchMessage), 'a2');
-	assert.equal(approvalId('Something else'), undefined);
-	assert.equal(isApproval(execMessage, actions), true);
-	assert.equal(isApproval(execMessage, [{ title: 'OK' }]), false);
-	assert.equal(isApproval('Restart codex?', actions), false);
+test('isApproval reads the prompt\'s action items, not its text', () => {
+	assert.equal(isApproval(actions), true);
+	assert.equal(isApproval([{ title: 'OK' }]), false);
+	assert.equal(isApproval(undefined), false);
+	// The server's question about a trusted setting is not an approval.
+	assert.equal(isApproval([{ title: 'Keep asking' }, { title: 'Allow' }]), false);
+});
+
+const waiting = (id: string, asked: string, kind: 'exec' | 'patch' = 'exec'): Approval =>
+	loose<Approval>({ approvalId: id, kind, asked, summary: id, folder: '/w' });
+
+test('promptedApproval: the prompt is about the oldest waiting approval no open prompt has taken', () => {
+	const a1 = waiting('a1', '2026-12-04T10:00:00.100Z');
+	const a2 = waiting('a2', '2026-12-04T10:00:00.050Z', 'patch'); // asked first, reported second (another folder)
+	const a3 = waiting('a3', '2026-12-04T10:00:01Z');
+	assert.equal(promptedApproval([], new Set()), undefined);
+	assert.equal(promptedApproval([a1, a2, a3], new Set())?.approvalId, 'a2');
+	assert.equal(promptedApproval([a1, a2, a3], new Set(['a2']))?.approvalId, 'a1');
+	assert.equal(promptedApproval([a1, a2, a3], new Set(['a1', 'a2']))?.approvalId, 'a3');
+	assert.equal(promptedApproval([a1], new Set(['a1'])), undefined);
+	// Same or unreadable times keep the order of the events.
+	const b1 = waiting('b1', 'x');
+	const b2 = waiting('b2', 'y');
+	assert.equal(promptedApproval([b1, b2], new Set())?.approvalId, 'b1');
 });
 
 test('an exec approval becomes a dialog: headline, the command and its folder, one button per action, Deny first (the one Enter presses)', () => {
@@ -54,8 +71,11 @@ test('a patch approval lists each change on its own line, and keeps Show diff', 
 });
 
 test('a patch approval becomes a one-line notification with the same buttons, Deny first', () => {
-	assert.equal(isPatchApproval(patchMessage), true);
-	assert.equal(isPatchApproval(execMessage), false);
+	// The kind reported by the turn events decides; without it, a prompt offering Show diff is a patch's.
+	assert.equal(isPatchApproval(waiting('a2', '', 'patch'), actions), true);
+	assert.equal(isPatchApproval(waiting('a1', '', 'exec'), [...actions, { title: Actions.showDiff }]), false);
+	assert.equal(isPatchApproval(undefined, [...actions, { title: Actions.showDiff }]), true);
+	assert.equal(isPatchApproval(undefined, actions), false);
 	const d = approvalDialog(patchMessage, actions);
 	assert.equal(
 		approvalNotice(d),
@@ -145,6 +165,10 @@ test('applyUnifiedDiff refuses what does not apply', () => {
 	assert.equal(applyUnifiedDiff('x\n', '@@ -1 +1 @@\n-y\n+z\n'), undefined);
 	assert.equal(applyUnifiedDiff('x\n', 'not a diff'), undefined);
 	assert.equal(applyUnifiedDiff('x\n', '@@ -1 +1 @@\n?x\n'), undefined);
+	// Two files' diffs are not one file's.
+	assert.equal(applyUnifiedDiff('x\n', '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-x\n+y\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-z\n+w\n'), undefined);
+	// An empty context line whose leading space was trimmed still counts as context.
+	assert.equal(applyUnifiedDiff('a\n\nb\n', '@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n'), 'a\n\nc\n');
 });
 
 test('proposedChange: add, delete, update, rename, and an update that does not apply', () => {

@@ -1,19 +1,41 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { baseName, contextPercent, folderStatusLine, formatDuration, formatTokens, statusBarText, statusBarTooltip, statusText } from '../src/format';
-import type { FolderStatus, StatusResult, Usage } from '../src/protocol';
+import {
+	accountLine,
+	accountName,
+	baseName,
+	contextPercent,
+	folderStatusLine,
+	formatDuration,
+	formatTokens,
+	loginMethod,
+	loginOutcome,
+	statusBarText,
+	statusBarTooltip,
+	statusText,
+} from '../src/format';
+import type { FolderStatus, LoginResult, StatusResult, Usage } from '../src/protocol';
 import { loose } from './loose';
 
-test('formatTokens', () => {
-	assert.equal(formatTokens(undefined), '0');
-	assert.equal(formatTokens(950), '950');
-	assert.equal(formatTokens(1000), '1k');
-	assert.equal(formatTokens(2500), '2.5k');
-	assert.equal(formatTokens(1234), '1.2k');
-	assert.equal(formatTokens(25_400), '25k');
-	assert.equal(formatTokens(1_250_000), '1.3M');
-	assert.equal(formatTokens(3_000_000), '3M');
+// The user's locale decides how tokens read (Intl's compact notation); the tests that do not name a
+// locale compare with formatTokens itself.
+const tok = (n: number) => formatTokens(n);
+
+test('formatTokens: Intl\'s compact notation, in the given locale', () => {
+	assert.equal(formatTokens(undefined, 'en-US'), '0');
+	assert.equal(formatTokens(-5, 'en-US'), '0');
+	assert.equal(formatTokens(Number.NaN, 'en-US'), '0');
+	assert.equal(formatTokens(950, 'en-US'), '950');
+	assert.equal(formatTokens(1000, 'en-US'), '1K');
+	assert.equal(formatTokens(2500, 'en-US'), '2.5K');
+	assert.equal(formatTokens(1234, 'en-US'), '1.2K');
+	assert.equal(formatTokens(25_400, 'en-US'), '25K');
+	assert.equal(formatTokens(1_250_000, 'en-US'), '1.3M');
+	assert.equal(formatTokens(3_000_000, 'en-US'), '3M');
+	assert.equal(formatTokens(2500, 'de-DE'), '2500');
+	assert.equal(formatTokens(25_400, 'de-DE'), '25.400');
+	assert.equal(formatTokens(1_250_000, 'de-DE'), '1,3\u00a0Mio.');
 });
 
 test('formatDuration', () => {
@@ -34,9 +56,10 @@ test('contextPercent computes like the server and is unknown without a window', 
 test('statusBarText: state, tokens and context %', () => {
 	assert.equal(statusBarText({ state: 'idle' }), '$(hubot) Hermes: idle');
 	assert.equal(statusBarText({ state: 'starting' }), '$(loading~spin) Hermes: starting');
-	assert.equal(statusBarText({ state: 'running', tokens: 2500, contextPercent: 12 }), '$(sync~spin) Hermes: running · 2.5k tok · 12% ctx');
+	assert.equal(statusBarText({ state: 'running', tokens: 2500, contextPercent: 12 }), `$(sync~spin) Hermes: running · ${tok(2500)} tok · 12% ctx`);
 	assert.equal(statusBarText({ state: 'approval', tokens: 0, contextPercent: 0, yolo: false }), '$(bell-dot) Hermes: approval needed · 0% ctx');
-	assert.equal(statusBarText({ state: 'completed', tokens: 1234, yolo: true }), '$(check) Hermes: done · 1.2k tok · auto-approve');
+	assert.equal(statusBarText({ state: 'completed', tokens: 1234, yolo: true }), `$(check) Hermes: done · ${tok(1234)} tok · auto-approve`);
+	assert.equal(statusBarText({ state: 'idle', signedIn: false }), '$(hubot) Hermes: idle · not signed in');
 	assert.equal(statusBarText({ state: 'stopped' }), '$(circle-slash) Hermes: server stopped');
 });
 
@@ -44,8 +67,65 @@ test('statusBarTooltip says where, what, and what a click does', () => {
 	const t = statusBarTooltip({ state: 'approval', folder: 'proj', activity: 'waiting for approval: go test', tokens: 2000, contextPercent: 3, pendingApprovals: 1 });
 	assert.equal(
 		t,
-		'Hermes: approval needed in proj\nwaiting for approval: go test\n2k tokens this turn\ncontext 3% full\n1 approval(s) waiting\nauto-approve off\nClick for the status (Hermes: Show Status).',
+		`Hermes: approval needed in proj\nwaiting for approval: go test\n${tok(2000)} tokens this turn\ncontext 3% full\n1 approval(s) waiting\nauto-approve off\nClick for the status (Hermes: Show Status).`,
 	);
+	assert.equal(
+		statusBarTooltip({ state: 'idle', account: { type: 'chatgpt', email: 'me@example.com', planType: 'plus' }, signedIn: true }),
+		'Hermes: idle\nauto-approve off\ncodex is signed in as me@example.com (plus)\nClick for the status (Hermes: Show Status).',
+	);
+	assert.equal(
+		statusBarTooltip({ state: 'idle', signedIn: false }),
+		'Hermes: idle\nauto-approve off\ncodex is not signed in\nClick for the status and to sign in (Hermes: Show Status).',
+	);
+});
+
+test('accountName and accountLine say who codex is signed in as', () => {
+	assert.equal(accountName({ type: 'chatgpt', email: 'me@example.com' }), 'me@example.com');
+	assert.equal(accountName({ type: 'chatgpt', email: 'me@example.com', planType: 'pro' }), 'me@example.com (pro)');
+	assert.equal(accountName({ type: 'apiKey' }), 'an API key');
+	assert.equal(accountName({ type: 'other' }), 'other');
+	assert.equal(accountLine({}), undefined);
+	assert.equal(accountLine({ signedIn: false }), 'codex is not signed in');
+	assert.equal(accountLine({ signedIn: true }), 'codex is signed in');
+	assert.equal(accountLine({ signedIn: true, account: { type: 'apiKey' } }), 'codex is signed in as an API key');
+});
+
+test('loginMethod: a device code in a remote window, the browser sign-in otherwise', () => {
+	assert.equal(loginMethod(undefined), 'chatgpt');
+	assert.equal(loginMethod('ssh-remote'), 'deviceCode');
+});
+
+test('loginOutcome reads hermes.login\'s answer', () => {
+	assert.deepEqual(loginOutcome(undefined), { kind: 'none' });
+	assert.deepEqual(loginOutcome(loose<LoginResult>({ opened: false, alreadySignedIn: { type: 'chatgpt', email: 'me@example.com' } })), {
+		kind: 'already',
+		message: 'Signed in to codex as me@example.com.',
+	});
+	assert.deepEqual(loginOutcome(loose<LoginResult>({ opened: false, alreadySignedIn: { type: 'apiKey' } })), {
+		kind: 'already',
+		message: 'Signed in to codex as an API key.',
+	});
+	// The server opened the page (showDocument, external): nothing more to open.
+	assert.deepEqual(loginOutcome({ method: 'chatgpt', loginId: 'l1', url: 'https://auth.example/x', opened: true }), {
+		kind: 'browser',
+		message: 'Hermes: finish signing in to codex in your browser.',
+		url: 'https://auth.example/x',
+		open: false,
+	});
+	assert.deepEqual(loginOutcome({ method: 'chatgpt', loginId: 'l1', url: 'https://auth.example/x', opened: false }), {
+		kind: 'browser',
+		message: 'Hermes: finish signing in to codex in your browser (https://auth.example/x).',
+		url: 'https://auth.example/x',
+		open: true,
+	});
+	assert.deepEqual(loginOutcome({ method: 'deviceCode', url: 'https://auth.example/device', userCode: 'ABCD-1234', opened: false }), {
+		kind: 'deviceCode',
+		message: 'Hermes: to sign in to codex, enter the code ABCD-1234 at https://auth.example/device.',
+		url: 'https://auth.example/device',
+		userCode: 'ABCD-1234',
+		open: true,
+	});
+	assert.deepEqual(loginOutcome({ opened: false }), { kind: 'none' });
 });
 
 test('baseName', () => {
@@ -79,7 +159,7 @@ test('statusText for hermes.status', () => {
 		headline: 'Hermes: 1 turn(s) running',
 		detail: [
 			'api (/w/api)',
-			'  turn running · 12k tokens · 9% context · auto-approve off · 1 approval(s) waiting · 1 compaction(s)',
+			`  turn running · ${tok(12_000)} tokens · 9% context · auto-approve off · 1 approval(s) waiting · 1 compaction(s)`,
 			'  thread th',
 			'  waiting: exec make test (a3)',
 			'web (/w/web)',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -8,7 +8,8 @@ import { ServerCommand } from '../src/protocol';
 import { LAUNCH_KEYS, SERVER_KEYS, TRUSTED_KEYS, TRUSTED_SCOPES, UNTRUSTED_SERVER_KEYS } from '../src/settings';
 
 // package.json, checked against the code that uses it.
-const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+const root = join(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const contributed: { command: string; title: string; category: string }[] = manifest.contributes.commands;
 
 test('every command is contributed with its palette title, under ids that are not the server\'s', () => {
@@ -24,20 +25,152 @@ test('every command is contributed with its palette title, under ids that are no
 	}
 	assert.deepEqual(
 		Object.values(Titles).map((t) => `Hermes: ${t}`),
-		['Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve', 'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings', 'Hermes: Open Chat'],
+		[
+			'Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve',
+			'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings', 'Hermes: Open Chat',
+			'Hermes: Answer Approval…', 'Hermes: Sign In', 'Hermes: Install Codex',
+		],
 	);
 });
 
-test('Ask has a keybinding', () => {
-	const kb = manifest.contributes.keybindings.find((k: { command: string }) => k.command === Command.ask);
-	assert.equal(kb.key, 'ctrl+alt+h');
-	assert.equal(kb.mac, 'cmd+alt+h');
+type Keybinding = { command: string; key: string; mac?: string; when?: string };
+const keybindings: Keybinding[] = manifest.contributes.keybindings;
+
+test('Ask and Ask About Selection have keybindings; on macOS none shadows Hide Others (cmd+alt+h)', () => {
+	const ask = keybindings.find((k) => k.command === Command.ask);
+	const sel = keybindings.find((k) => k.command === Command.askSelection);
+	assert.ok(ask && sel);
+	assert.equal(ask.key, 'ctrl+alt+h');
+	assert.equal(ask.mac, 'ctrl+cmd+h');
+	assert.equal(sel.key, 'ctrl+alt+shift+h');
+	assert.equal(sel.mac, 'ctrl+shift+cmd+h');
+	for (const k of keybindings) {
+		const mac = (k.mac ?? k.key).split(' ');
+		// macOS's Hide (cmd+h) and Hide Others (cmd+alt+h), and VS Code's Toggle Output chord (cmd+k cmd+h).
+		for (const taken of [['cmd+h'], ['cmd+alt+h'], ['alt+cmd+h'], ['cmd+k', 'cmd+h']]) {
+			assert.notDeepEqual(mac, taken, `${k.command}'s mac key ${k.mac}`);
+		}
+	}
+	// The README tells the keys as package.json binds them.
+	const readme = readFileSync(join(root, 'README.md'), 'utf8');
+	for (const k of [ask, sel]) {
+		assert.ok(readme.includes(`\`${k.key}\``) && readme.includes(`\`${k.mac}\``), `README names ${k.key} and ${k.mac}`);
+	}
 });
+
+/** The settings vscode-languageclient reads itself (not the extension): the client id's trace. */
+const CLIENT_SETTINGS = ['hermes-lsp.trace.server'];
 
 test('every setting the extension reads is contributed, and nothing else', () => {
 	const props = Object.keys(manifest.contributes.configuration.properties).sort();
-	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).sort();
+	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).concat(CLIENT_SETTINGS).sort();
 	assert.deepEqual(props, want);
+});
+
+type Prop = { type?: string | string[]; enum?: unknown[]; enumDescriptions?: string[]; default?: unknown; scope?: string; markdownDescription?: string; description?: string };
+const props: Record<string, Prop> = manifest.contributes.configuration.properties;
+
+test('every enum setting describes each of its values', () => {
+	for (const key of ['hermes.codex.sandbox', 'hermes.codex.approvalPolicy', 'hermes.openTranscript', 'hermes.approvals.mode', 'hermes-lsp.trace.server']) {
+		const p = props[key];
+		assert.ok(p.enum && p.enumDescriptions, `${key} has enum and enumDescriptions`);
+		assert.equal(p.enumDescriptions.length, p.enum.length, key);
+		assert.ok(p.enum.includes(p.default), `${key}'s default is one of its values`);
+	}
+	for (const [key, p] of Object.entries(props)) {
+		if (p.enum && p.type !== 'object') {
+			assert.equal(p.enumDescriptions?.length, p.enum.length, `${key}: one description per value`);
+		}
+	}
+});
+
+test('openTranscript is an enum (auto, always, never); the trace setting is the client id\'s, window-scoped', () => {
+	assert.deepEqual(props['hermes.openTranscript'].enum, ['auto', 'always', 'never']);
+	assert.equal(props['hermes.openTranscript'].default, 'auto');
+	assert.equal(props['hermes.openTranscript'].type, 'string');
+	const trace = props['hermes-lsp.trace.server'];
+	assert.deepEqual(trace.enum, ['off', 'messages', 'verbose']);
+	assert.equal(trace.default, 'off');
+	assert.equal(trace.scope, 'window');
+	// vscode-languageclient reads `<client id>.trace.server`: the id client.ts gives the LanguageClient.
+	const client = readFileSync(join(root, 'src', 'client.ts'), 'utf8');
+	assert.match(client, /new LanguageClient\('hermes-lsp',/);
+});
+
+test('context keys: Stop Turn only while a turn runs, Answer Approval only while one waits', () => {
+	const byId = (id: string) => contributed.find((c) => c.command === id) as { enablement?: string; icon?: string } | undefined;
+	assert.equal(byId(Command.stop)?.enablement, 'hermes.turnRunning');
+	assert.equal(byId(Command.answerApproval)?.enablement, 'hermes.approvalPending');
+	const menus: Record<string, { command: string; when?: string }[]> = manifest.contributes.menus;
+	const palette = (id: string) => menus.commandPalette.find((m) => m.command === id)?.when;
+	assert.equal(palette(Command.stop), 'hermes.turnRunning');
+	assert.equal(palette(Command.answerApproval), 'hermes.approvalPending');
+	for (const m of menus['view/title']) {
+		assert.match(m.when ?? '', /^view == hermes-vscode\.chat && hermes\.(turnRunning|approvalPending)$/);
+		assert.ok(byId(m.command)?.icon, `${m.command} in a view title has an icon`);
+	}
+	// The keys the extension sets are the ones package.json reads.
+	const turns = readFileSync(join(root, 'src', 'turns.ts'), 'utf8');
+	for (const key of ['hermes.turnRunning', 'hermes.approvalPending', 'hermes.signedIn']) {
+		assert.ok(turns.includes(`'${key}'`), key);
+	}
+});
+
+test('the walkthrough: install codex, sign in, first ask; each step with its media and a completion event', () => {
+	const [w] = manifest.contributes.walkthroughs as {
+		id: string;
+		steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
+	}[];
+	assert.deepEqual(w.steps.map((s) => s.id), ['installCodex', 'signIn', 'firstAsk']);
+	const ids = new Set<string>(Object.values(Command));
+	for (const s of w.steps) {
+		assert.ok(s.media.markdown && existsSync(join(root, s.media.markdown)), `${s.id}'s media ${s.media.markdown}`);
+		assert.match(s.media.markdown, /^media\/walkthrough\/[\w-]+\.md$/);
+		assert.ok(s.completionEvents.length > 0, s.id);
+		for (const e of s.completionEvents) {
+			assert.match(e, /^(onCommand:hermes-vscode\.\w+|onContext:hermes\.\w+)$/, `${s.id}: ${e}`);
+			if (e.startsWith('onCommand:')) {
+				assert.ok(ids.has(e.slice('onCommand:'.length)), e);
+			}
+		}
+		// Each step has a button: a command link on a line of its own.
+		const buttons = [...s.description.matchAll(/^\[[^\]]+\]\(command:([\w.-]+)/gm)].map((m) => m[1]);
+		assert.ok(buttons.length > 0, `${s.id} has a button`);
+		for (const b of buttons) {
+			assert.ok(ids.has(b) || b.startsWith('workbench.'), `${s.id}'s button runs ${b}`);
+		}
+	}
+	assert.deepEqual(w.steps[0].completionEvents, ['onContext:hermes.codexFound']);
+	assert.ok(w.steps[1].description.includes(`command:${Command.signIn}`));
+	assert.ok(w.steps[2].completionEvents.includes(`onCommand:${Command.ask}`));
+});
+
+test('packaging: license, icon, changelog, categories, and a README whose links work from the Marketplace', () => {
+	assert.equal(manifest.license, 'MIT');
+	assert.match(readFileSync(join(root, 'LICENSE'), 'utf8'), /^MIT License/);
+	assert.equal(manifest.icon, 'media/icon.png');
+	const png = readFileSync(join(root, manifest.icon));
+	assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+	assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+	assert.match(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## \\[${manifest.version.replace(/\./g, '\\.')}\\]`, 'm'));
+	// Valid Marketplace categories that fit.
+	const valid = ['Programming Languages', 'Snippets', 'Linters', 'Themes', 'Debuggers', 'Formatters', 'Keymaps', 'SCM Providers', 'Other', 'Extension Packs', 'Language Packs', 'Data Science', 'Machine Learning', 'Visualization', 'Notebooks', 'Education', 'Testing', 'AI', 'Chat'];
+	for (const c of manifest.categories) {
+		assert.ok(valid.includes(c), c);
+	}
+	assert.ok(manifest.categories.includes('AI'));
+	assert.doesNotMatch(manifest.scripts.package, /--skip-license/);
+	// The packaged README is shown without the repository around it: links are absolute (or in-page).
+	const readme = readFileSync(join(root, 'README.md'), 'utf8');
+	for (const m of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+		assert.match(m[1], /^(https:\/\/|#)/, `README link ${m[1]}`);
+	}
+	// What the .vsix needs is not ignored (.vscodeignore lists what goes in).
+	const ignore = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n');
+	for (const f of ['LICENSE', 'CHANGELOG.md', 'media/icon.png', 'media/walkthrough/*.md', 'server/hermes-lsp', 'server/hermes-lsp.exe']) {
+		assert.ok(ignore.includes(`!${f}`), `.vscodeignore keeps ${f}`);
+	}
+	assert.ok(readFileSync(join(root, '.gitignore'), 'utf8').split('\n').includes('/server/'));
 });
 
 test('every trusted setting has machine or application scope, so a workspace cannot set it, and says so', () => {
@@ -66,5 +199,9 @@ test('disabled in untrusted workspaces; bundled; activates on startup', () => {
 	assert.equal(manifest.main, './dist/extension.js');
 	assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
 	assert.ok(manifest.engines.vscode.startsWith('^1.'));
-	assert.deepEqual(Object.keys(manifest.dependencies), ['markdown-it', 'vscode-languageclient']);
+	assert.deepEqual(Object.keys(manifest.dependencies), ['diff', 'markdown-it', 'vscode-languageclient']);
+	// Exact versions: the lock file and package.json say the same.
+	for (const v of Object.values<string>({ ...manifest.dependencies, ...manifest.devDependencies })) {
+		assert.match(v, /^\d+\.\d+\.\d+$/);
+	}
 });

@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
+	bundledServerPath,
 	changedKeys,
 	configurationAnswer,
 	initializationOptions,
 	isTrusted,
 	launchChanged,
 	literalPath,
+	openTranscriptValue,
 	parseSocket,
 	restartMessage,
+	serverCommand,
 	serverLaunch,
 	SERVER_KEYS,
 	SettingError,
@@ -343,4 +346,45 @@ test('review settings travel nested, as the server reads them', () => {
 	const out = untrustedSettings((k) => values[k]);
 	assert.deepEqual(out.review, { enabled: false, afterTurn: { minToolCalls: 5 } });
 	assert.equal(out.inlineStatus, false);
+});
+
+// --- hermes.openTranscript: an enum, the former booleans still read -----------------------------------
+
+test('openTranscript: always and never reach the server as true and false; auto is left to the server', () => {
+	assert.equal(openTranscriptValue('always'), true);
+	assert.equal(openTranscriptValue('never'), false);
+	assert.equal(openTranscriptValue('auto'), undefined);
+	// The former values: true, false, and null (unset).
+	assert.equal(openTranscriptValue(true), true);
+	assert.equal(openTranscriptValue(false), false);
+	assert.equal(openTranscriptValue(null), undefined);
+	assert.equal(openTranscriptValue('sometimes'), undefined);
+	assert.equal(untrustedSettings(getter({ openTranscript: 'always' })).openTranscript, true);
+	assert.equal(untrustedSettings(getter({ openTranscript: 'never' })).openTranscript, false);
+	assert.equal(untrustedSettings(getter({ openTranscript: false })).openTranscript, false);
+	assert.ok(!('openTranscript' in untrustedSettings(getter({ openTranscript: 'auto' }))));
+	assert.ok(!('openTranscript' in initializationOptions(getter({ openTranscript: 'auto' }), none).hermes));
+	assert.equal(initializationOptions(getter({ openTranscript: 'always' }), none).hermes.openTranscript, true);
+});
+
+// --- the bundled server -------------------------------------------------------------------------------
+
+test('serverCommand: hermes.serverPath, else the bundled server, else hermes-lsp on PATH', () => {
+	const bundled = '/ext/server/hermes-lsp';
+	assert.equal(serverCommand('/opt/hermes-lsp', { bundledServer: bundled }), '/opt/hermes-lsp');
+	assert.equal(serverCommand('~/bin/hermes-lsp', { home: '/home/u', bundledServer: bundled }), '/home/u/bin/hermes-lsp');
+	assert.equal(serverCommand('', { bundledServer: bundled }), bundled);
+	assert.equal(serverCommand('  ', { bundledServer: bundled }), bundled);
+	assert.equal(serverCommand(undefined, { bundledServer: bundled }), bundled);
+	assert.equal(serverCommand(undefined, {}), 'hermes-lsp');
+	assert.throws(() => serverCommand('bin/hermes-lsp', { bundledServer: bundled }), /relative path/);
+	assert.deepEqual(serverLaunch(none, { bundledServer: bundled }), { kind: 'spawn', command: bundled, args: ['--stdio'] });
+	// A socket still wins over both.
+	assert.equal(serverLaunch(getter({ 'server.socket': 'unix:/run/h.sock' }), { bundledServer: bundled }).kind, 'socket');
+});
+
+test('bundledServerPath: server/hermes-lsp in the extension, hermes-lsp.exe on Windows', () => {
+	assert.equal(bundledServerPath('/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64', 'linux'), '/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64/server/hermes-lsp');
+	assert.equal(bundledServerPath('/Users/u/.vscode/extensions/x', 'darwin'), '/Users/u/.vscode/extensions/x/server/hermes-lsp');
+	assert.equal(bundledServerPath('C:\\Users\\u\\.vscode\\extensions\\x', 'win32'), 'C:\\Users\\u\\.vscode\\extensions\\x\\server\\hermes-lsp.exe');
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import type { Approval, TurnEvent, TurnEventParams } from '../src/protocol';
+import { formatTokens } from '../src/format';
 import { clip, decisionWords, indent, TurnRenderer, TurnTracker } from '../src/turns';
 import { loose, type Loose } from './loose';
 
@@ -36,7 +37,7 @@ test('the recorded turn renders as a readable stream', () => {
 		'  │ apply_patch status=completed, 1 change(s)',
 		'',
 		'Done in VS Code.',
-		'━━ completed · 2 tool call(s) · 1.2k tokens · 1.5s ━━',
+		`━━ completed · 2 tool call(s) · ${formatTokens(1234)} tokens · 1.5s ━━`,
 		'Transcript: /home/u/state/transcripts/01a23800-b5ca-7f22-9638-3112a4b5e4aa.md',
 		'',
 		'',
@@ -181,4 +182,71 @@ test('decisionWords, indent and clip', () => {
 	assert.equal(indent('a\n\nb\n', false), 'a\n\n  │ b\n');
 	assert.equal(clip('1\n2\n3\n', 5), '1\n2\n3\n');
 	assert.equal(clip('1\n2\n3\n4', 2), '1\n2\n… 2 more line(s)\n');
+});
+
+test('the context keys follow the recorded turn: running, an approval waiting, then neither', () => {
+	const t = new TurnTracker();
+	const keys: string[] = [];
+	const seen = () => {
+		const k = t.contextKeys();
+		const s = `running=${k['hermes.turnRunning']} approval=${k['hermes.approvalPending']}`;
+		if (keys[keys.length - 1] !== s) {
+			keys.push(s);
+		}
+	};
+	seen();
+	t.setServerState('running');
+	for (const p of recorded) {
+		t.apply(p);
+		seen();
+	}
+	assert.deepEqual(keys, [
+		'running=false approval=false',
+		'running=true approval=false',
+		'running=true approval=true',
+		'running=true approval=false',
+		'running=true approval=true',
+		'running=true approval=false',
+		'running=false approval=false',
+	]);
+});
+
+test('waiting lists the approvals waiting in every folder; none once the server stopped', () => {
+	const t = new TurnTracker();
+	t.setServerState('running');
+	const a = (id: string, folder: string) => loose<Approval>({ approvalId: id, kind: 'exec', folder, summary: id });
+	t.apply(ev({ kind: 'turnStarted' }, { folder: '/w/a', turnId: 'a1' }));
+	t.apply(ev({ kind: 'approvalWaiting', approval: a('x1', '/w/a') }, { folder: '/w/a', turnId: 'a1' }));
+	t.apply(ev({ kind: 'turnStarted' }, { folder: '/w/b', turnId: 'b1' }));
+	t.apply(ev({ kind: 'approvalWaiting', approval: a('x2', '/w/b') }, { folder: '/w/b', turnId: 'b1' }));
+	assert.deepEqual(t.waiting().map((w) => w.approvalId), ['x1', 'x2']);
+	t.apply(ev({ kind: 'approvalResolved', approval: { ...a('x1', '/w/a'), decision: 'once' } }, { folder: '/w/a', turnId: 'a1' }));
+	assert.deepEqual(t.waiting().map((w) => w.approvalId), ['x2']);
+	assert.equal(t.contextKeys()['hermes.approvalPending'], true);
+	// The server went away: its turns and approvals with it.
+	t.setServerState('stopped');
+	assert.deepEqual(t.waiting(), []);
+	assert.deepEqual(t.contextKeys(), { 'hermes.turnRunning': false, 'hermes.approvalPending': false, 'hermes.signedIn': false });
+	// And a restarted server has none either.
+	t.setServerState('running');
+	assert.deepEqual(t.waiting(), []);
+	assert.deepEqual(t.running(), []);
+	assert.equal(t.bar().state, 'interrupted');
+});
+
+test('setAccount keeps what hermes.status says of the account; unknown leaves it as it was', () => {
+	const t = new TurnTracker();
+	t.setServerState('running');
+	t.setAccount({});
+	assert.deepEqual(t.bar(), { state: 'idle' });
+	t.setAccount({ signedIn: false });
+	assert.deepEqual(t.bar(), { state: 'idle', signedIn: false });
+	assert.equal(t.contextKeys()['hermes.signedIn'], false);
+	t.setAccount({ signedIn: true, account: { type: 'chatgpt', email: 'me@example.com' } });
+	assert.deepEqual(t.bar(), { state: 'idle', signedIn: true, account: { type: 'chatgpt', email: 'me@example.com' } });
+	assert.equal(t.contextKeys()['hermes.signedIn'], true);
+	t.setAccount({}); // codex not running: unknown, keep
+	assert.equal(t.contextKeys()['hermes.signedIn'], true);
+	t.setAccount({ signedIn: false });
+	assert.deepEqual(t.bar(), { state: 'idle', signedIn: false });
 });

@@ -25,31 +25,19 @@ local function uri_of(bufnr)
   return nil
 end
 
-local function line_text(bufnr, row)
-  return api.nvim_buf_get_lines(bufnr, row - 1, row, false)[1] or ""
-end
-
 -- range_of turns a command's range into an LSP range: the lines, or from a characterwise visual
--- selection its columns.
+-- selection its characters (vim.lsp.util.make_given_range_params, through compat.range_params).
 local function range_of(bufnr, opts)
   if not opts or not opts.range or opts.range == 0 then
     return nil
   end
   local l1, l2 = opts.line1, opts.line2
-  local s = { line = l1 - 1, character = 0 }
-  local e = { line = l2 - 1, character = compat.utf16_col(line_text(bufnr, l2), #line_text(bufnr, l2)) }
   local vs, ve = vim.fn.getpos("'<"), vim.fn.getpos("'>")
   if opts.range == 2 and vim.fn.visualmode() == "v" and vs[2] == l1 and ve[2] == l2 then
-    s.character = compat.utf16_col(line_text(bufnr, l1), vs[3] - 1)
-    local last = line_text(bufnr, l2)
-    -- '> is the last selected byte; the range ends after its character.
-    local stop = math.min(#last, ve[3])
-    while stop < #last and bit.band(last:byte(stop + 1), 0xC0) == 0x80 do
-      stop = stop + 1
-    end
-    e.character = compat.utf16_col(last, stop)
+    -- '> is the first byte of the last selected character (after `$`, a huge column: clamped).
+    return compat.range_params(bufnr, l1, vs[3] - 1, l2, ve[3] - 1)
   end
-  return { start = s, ["end"] = e }
+  return compat.range_params(bufnr, l1, 0, l2, nil)
 end
 
 -- ask starts a turn (or steers the running one) in the folder of the current buffer.
@@ -212,6 +200,46 @@ function M.undo_turn(force)
       vim.cmd("checktime")
     end, filebuf)
   end)
+end
+
+-- login signs codex in (:Hermes login, hermes.login): ChatGPT in the browser, or with a device code
+-- when Neovim runs over SSH (the browser is on another machine). The server opens the page itself
+-- through window/showDocument when it can (opened = true); else it is opened or shown here.
+function M.login(method)
+  with_client(function(client)
+    if method == nil or method == "" then
+      method = (os.getenv("SSH_CONNECTION") or "") ~= "" and "deviceCode" or "chatgpt"
+    end
+    servers.execute(client, "hermes.login", { method = method }, function(err, result)
+      if err then
+        return handlers.notify_error(err)
+      end
+      M.show_login(result)
+    end)
+  end)
+end
+
+-- show_login tells what hermes.login answered, and opens its page when the server did not.
+function M.show_login(result)
+  result = type(result) == "table" and result or {}
+  local who = result.alreadySignedIn
+  if type(who) == "table" then
+    return notify("Hermes: codex is already signed in" .. (who.email and (" as " .. who.email) or ""), levels.INFO)
+  end
+  local url = tostring(result.url or "")
+  local code = result.userCode and result.userCode ~= vim.NIL and tostring(result.userCode) or nil
+  if result.opened then
+    return notify("Hermes: sign in to ChatGPT in your browser" .. (code and (", code " .. code) or ""), levels.INFO)
+  end
+  -- A device code is entered on another machine's browser: opening the page here would not help.
+  if not code and vim.ui.open and url ~= "" then
+    pcall(vim.ui.open, url)
+  end
+  local msg = "Hermes: to sign codex in, open " .. url
+  if code then
+    msg = msg .. " and enter the code " .. code
+  end
+  notify(msg, levels.WARN)
 end
 
 -- open shows the Hermes buffer of the current folder.

@@ -82,6 +82,7 @@ local function busy()
 end
 
 local present
+local waiting_mode = false -- a ModeChanged autocommand will run pump
 
 local function pump()
   if showing then
@@ -94,7 +95,17 @@ local function pump()
     return
   end
   if busy() then
-    vim.defer_fn(pump, 250)
+    -- Asked again when the mode changes (ModeChanged, 0.7+), rather than polled.
+    if not waiting_mode then
+      waiting_mode = true
+      api.nvim_create_autocmd("ModeChanged", {
+        once = true,
+        callback = function()
+          waiting_mode = false
+          vim.schedule(pump)
+        end,
+      })
+    end
     return
   end
   local item = table.remove(queue, 1)
@@ -176,7 +187,7 @@ present = function(item)
       if not decision then
         known[id] = "dismissed"
         M.notify("Hermes: approval " .. id .. " is still waiting (" .. tostring(a.summary) ..
-          "): answer it with :HermesApprove, or it is declined when it times out", vim.log.levels.WARN)
+          "): answer it with :Hermes approve, or it is declined when it times out", vim.log.levels.WARN)
         done(item)
         return
       end

@@ -20,7 +20,8 @@ local function notify(msg, level)
   handlers.notify(msg, level)
 end
 
--- settings_for builds the `hermes` settings object the server gets.
+-- settings_for builds the `hermes` settings object the server gets (also what :checkhealth hermes
+-- gives `hermes-lsp doctor --settings`).
 local function settings_for()
   local s = vim.tbl_deep_extend("force", { openTranscript = false }, vim.deepcopy(plugin().config.settings or {}), { turnEvents = true })
   -- An empty Lua table is sent as a JSON array: the objects among the settings must stay objects.
@@ -33,34 +34,31 @@ local function settings_for()
   return s
 end
 
+M.settings = settings_for
+
 local function command_name(name)
   local prefix = plugin().config and plugin().config.settings and plugin().config.settings.commandPrefix or ""
   return prefix .. name
 end
 
--- find_root is the default root_dir.
+-- find_root is the default root_dir: the nearest folder up holding a root marker, else the current
+-- directory when the file is inside it, else the file's own folder.
 local function find_root(_, path)
-  local uv = vim.loop or vim.uv
-  local dir = vim.fn.fnamemodify(path, ":p:h")
-  local d = dir
-  while d and d ~= "" do
-    for _, marker in ipairs(plugin().config.root_markers or {}) do
-      if compat.exists(d .. "/" .. marker) then
-        return d
-      end
-    end
-    local parent = vim.fn.fnamemodify(d, ":h")
-    if parent == d then
-      break
-    end
-    d = parent
+  local root = compat.root(path, plugin().config.root_markers or {})
+  if root then
+    return root
   end
-  local cwd = uv.cwd()
+  local dir = vim.fn.fnamemodify(path, ":p:h")
+  local cwd = (vim.uv or vim.loop).cwd()
   if cwd and (dir == cwd or dir:sub(1, #cwd + 1) == cwd .. "/") then
     return cwd
   end
   return dir
 end
+M.find_root = find_root
+
+-- Calls waiting for a client to finish initializing: client id -> { fn... }, run by on_init.
+local waiting = {}
 
 function M.live_client(id)
   if not id then
@@ -88,7 +86,9 @@ function M.clients()
   return out
 end
 
-local function client_config(folder)
+-- base_config is the client configuration of every hermes server (the folder's own fields are added
+-- by client_config; lsp/hermes.lua returns it for vim.lsp.enable).
+function M.base_config()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.window = caps.window or {}
   caps.window.workDoneProgress = true
@@ -107,15 +107,15 @@ local function client_config(folder)
   return {
     name = plugin().config.name,
     cmd = plugin().config.cmd,
-    cmd_cwd = folder,
     cmd_env = plugin().config.cmd_env,
-    root_dir = folder,
-    workspace_folders = { { uri = vim.uri_from_fname(folder), name = folder } },
     init_options = settings,
     settings = { hermes = settings },
     capabilities = caps,
     handlers = hs,
     flags = { exit_timeout = plugin().config.exit_timeout },
+    on_init = function(c)
+      M.on_init(c)
+    end,
     on_attach = function(c, bufnr)
       if plugin().config.hover_keymap and vim.fn.has("nvim-0.10") == 0 then
         local m = vim.fn.maparg("K", "n", false, true)
@@ -134,6 +134,10 @@ local function client_config(folder)
             clients[f] = nil
           end
         end
+        if waiting[client_id] then
+          waiting[client_id] = nil
+          notify("Hermes: the server stopped before it was ready", levels.ERROR)
+        end
         handlers.progress[client_id] = nil
         approvals.forget_client(client_id)
         if code ~= 0 and not plugin()._quitting then
@@ -143,6 +147,28 @@ local function client_config(folder)
       end)
     end,
   }
+end
+
+local function client_config(folder)
+  local config = M.base_config()
+  config.cmd_cwd = folder
+  config.root_dir = folder
+  config.workspace_folders = { { uri = vim.uri_from_fname(folder), name = folder } }
+  return config
+end
+
+-- on_init runs when a client finished initializing: the plugin knows it by its folder (a client
+-- vim.lsp.enable started too), and the commands that waited for it run.
+function M.on_init(c)
+  local folder = c.config and c.config.root_dir
+  if folder and not M.live_client(clients[folder]) then
+    clients[folder] = c.id
+  end
+  local fns = waiting[c.id] or {}
+  waiting[c.id] = nil
+  for _, fn in ipairs(fns) do
+    fn(c)
+  end
 end
 
 -- start returns the client of folder, starting it if needed.
@@ -225,6 +251,31 @@ function M.attach(bufnr, force)
   return id
 end
 
+-- lsp_config is the configuration lsp/hermes.lua gives vim.lsp.enable("hermes") (0.11+): the
+-- plugin's handlers, capabilities, settings and hooks, and a root_dir function choosing the folder
+-- as the plugin's autostart does (none for buffers that are not files, or the server's own files).
+-- No filetypes: every file buffer (vim.lsp.enable starts clients on FileType).
+function M.lsp_config()
+  local config = M.base_config()
+  config.name = nil -- vim.lsp.config names it after the file: hermes
+  config.filetypes = plugin().config.filetypes
+  config.root_markers = plugin().config.root_markers
+  config.root_dir = function(bufnr, on_dir)
+    if not M.is_file_buffer(bufnr) then
+      return
+    end
+    local path = api.nvim_buf_get_name(bufnr)
+    if under(path, state_dir()) then
+      return
+    end
+    local folder = (plugin().config.root_dir or find_root)(bufnr, path)
+    if folder and folder ~= "" then
+      on_dir(folder)
+    end
+  end
+  return config
+end
+
 -- client_for finds the client for the current buffer: attached, or the folder of a Hermes buffer,
 -- or the server of the current directory (started if needed).
 function M.client_for(bufnr)
@@ -249,19 +300,14 @@ function M.client_for(bufnr)
   return M.live_client(id), nil
 end
 
--- when_ready calls fn(client) once the client finished initializing.
-local function when_ready(client, fn, waited)
-  waited = waited or 0
+-- when_ready calls fn(client) once the client finished initializing: now, or from on_init (a
+-- client this plugin did not configure, say a vim.lsp.config of another name, is never waited for).
+local function when_ready(client, fn)
   if client.initialized then
     return fn(client)
   end
-  if waited > 20000 or compat.is_stopped(client) then
-    notify("Hermes: the server did not start", levels.ERROR)
-    return
-  end
-  vim.defer_fn(function()
-    when_ready(client, fn, waited + 50)
-  end, 50)
+  waiting[client.id] = waiting[client.id] or {}
+  table.insert(waiting[client.id], fn)
 end
 
 -- execute runs a hermes command on a client: callback(err, result).

@@ -36,9 +36,10 @@ M["window/showMessageRequest"] = function()
     "hermes.nvim asks approvals with vim.ui.select and answers them with hermes.approve")
 end
 
--- window/showDocument: open the file in a split (or the window already showing it); takeFocus
--- false keeps the cursor where it is. Neovim 0.7 has no handler of its own.
-M["window/showDocument"] = function(_, params)
+-- show_document_07 is window/showDocument for Neovim 0.7, which has no handler of its own: the
+-- file opens in a split (or the window already showing it); takeFocus false keeps the cursor where
+-- it is.
+local function show_document_07(_, params)
   if type(params) ~= "table" or type(params.uri) ~= "string" then
     return { success = false }
   end
@@ -97,6 +98,37 @@ M["window/showDocument"] = function(_, params)
     notify("Hermes: could not open " .. uri .. ": " .. tostring(err), levels.WARN)
   end
   return { success = ok }
+end
+
+-- The runtime's handler (0.8+) is used where it exists: it reuses a window already showing the
+-- file, honours takeFocus and the selection, and opens external URIs (vim.ui.open on 0.10+). It
+-- cannot open a focused document in a split of its own (it replaces the current window's buffer),
+-- so the plugin's `document_split` (the transcript beside the file you work on) opens the split
+-- first and lets the runtime's handler fill it.
+M["window/showDocument"] = function(err, params, ctx, config)
+  local builtin = vim.lsp.handlers["window/showDocument"]
+  if not builtin then
+    return show_document_07(err, params, ctx, config)
+  end
+  local file = type(params) == "table" and type(params.uri) == "string" and not params.external and params.uri:match("^file:")
+  local b = file and vim.uri_to_bufnr(params.uri)
+  local split
+  if file and params.takeFocus ~= false and M.config.document_split and #view.windows_of(b, 0) == 0 then
+    vim.cmd(M.config.document_split)
+    split = api.nvim_get_current_win()
+  end
+  local ok, result, rerr = pcall(builtin, err, params, ctx, config)
+  -- The runtime's handler used a window of another tab page: the split is not needed.
+  if split and api.nvim_win_is_valid(split) and api.nvim_win_get_buf(split) ~= b then
+    pcall(api.nvim_win_close, split, false)
+  end
+  if not ok then
+    -- An error of a BufRead autocommand or ftplugin (a missing tree-sitter parser) after the file
+    -- was shown: say so, and tell the server it is open (else it repeats the path in a message).
+    notify("Hermes: opening " .. tostring(params.uri) .. ": " .. tostring(result):match("[^\n]*"), levels.WARN)
+    return { success = b ~= nil and #vim.fn.win_findbuf(b) > 0 }
+  end
+  return result, rerr
 end
 
 -- $/progress: Neovim's own handler first (it feeds LspProgressUpdate / LspProgress and the
@@ -173,7 +205,8 @@ M["window/showMessage"] = function(_, params, ctx)
   local id = msg:match("%(approval ([^%)%s]+)%)")
   if id and msg:find("hermes.approve", 1, true) then
     if approvals.state(id) == nil then
-      -- Not announced by a turn event (yet): ask about it from hermes.status shortly.
+      -- Not announced by a turn event (yet): ask about it from hermes.status in a second. Not a
+      -- poll but a grace period: the turn event usually follows, and no event says it will not.
       vim.defer_fn(function()
         if approvals.state(id) == nil and M.on_unknown_approval then
           M.on_unknown_approval(ctx.client_id, id)

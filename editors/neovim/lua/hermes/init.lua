@@ -1,10 +1,11 @@
 -- hermes.nvim: OpenAI Codex agent turns in Neovim (0.7 and later) through hermes-lsp.
 --
 --   require("hermes").setup{}          -- start or attach the server for buffers inside a folder
---   :HermesAsk [prompt]                -- a visual range sends the selection
---   :HermesStop  :HermesApprove [once|session|deny|stop]  :HermesStatus  :HermesTranscript
---   :HermesNewThread  :HermesCompact  :HermesYolo  :HermesUndo[!]  :HermesThreads  :HermesModel
---   :HermesReview [base <branch>|commit <sha>|instructions]
+--   vim.lsp.enable("hermes")           -- or, on 0.11+, through lsp/hermes.lua (setup{autostart=false})
+--   :Hermes ask [prompt]               -- a range sends the selection
+--   :Hermes stop|approve [once|session|deny|stop]|status|transcript|open|new|compact|yolo|undo[!]
+--   :Hermes threads|model|review [base <branch>|commit <sha>|instructions]|login|health
+--   (the older :HermesAsk, :HermesStop, ... are aliases)
 --   require("hermes").statusline()     -- "Hermes: exec_command: go test ./... · 2.5k tokens"
 local actions = require("hermes.actions")
 local client = require("hermes.client")
@@ -34,10 +35,11 @@ M.defaults = {
   -- inside it, else the file's own folder.
   root_dir = nil,
   root_markers = { ".git" },
-  -- Attach automatically to buffers as they are read; false: only through the commands.
+  -- Attach automatically to buffers as they are read; false: only through the commands (or
+  -- vim.lsp.enable("hermes") on 0.11+, which then does the attaching).
   autostart = true,
   -- How the Hermes buffer opens when a turn starts ("botright split", "vsplit", "tabnew", ...); false:
-  -- never on its own (see it with :HermesAsk's buffer, hermes://<folder>).
+  -- never on its own (show it with :Hermes open; it is hermes://<folder>).
   window = "botright split",
   height = 12,
   -- How window/showDocument opens a file (the transcript, a diff).
@@ -76,6 +78,10 @@ M.compact = actions.compact
 M.toggle_yolo = actions.toggle_yolo
 M.undo_turn = actions.undo_turn
 M.open = actions.open
+M.login = actions.login
+M.health = function()
+  vim.cmd("checkhealth hermes")
+end
 M.threads = require("hermes.threads").threads
 M.model = require("hermes.threads").model
 M.review = require("hermes.threads").review

@@ -85,7 +85,7 @@ function M.approve_command(decision)
   require("hermes").ensure_setup()
   decision = decision and vim.trim(decision) or ""
   if decision ~= "" and not approvals.decision_of(decision) then
-    handlers.notify("Hermes: :HermesApprove once|session|deny|stop", levels.ERROR)
+    handlers.notify("Hermes: :Hermes approve once|session|deny|stop", levels.ERROR)
     return
   end
   M.status(function(list)
