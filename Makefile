@@ -23,10 +23,17 @@ build:
 
 ## tools: install the pinned codex from npm into tools/codex/node_modules, and the Node LSP client
 ## libraries into tools/nodeclient/node_modules, when missing or older than their lock files; and
-## Neovim (0.7 or later, for the plugin's test) through apt when nvim is missing (tools/need-debian.sh).
-tools: $(CODEX_BIN) $(NODECLIENT_STAMP) nvim nvim11
+## Neovim (0.7 or later, for the plugin's test) and Emacs with lsp-mode and eglot (the Emacs client's
+## test) through apt when missing (tools/need-debian.sh).
+tools: $(CODEX_BIN) $(NODECLIENT_STAMP) nvim nvim11 emacs
 
-.PHONY: nvim nvim11
+.PHONY: nvim nvim11 emacs
+# Emacs with lsp-mode and eglot, for editors/emacs's test (Debian's packages; best effort, the test
+# skips without them).
+emacs:
+	@bash tools/need-debian.sh emacs emacs-nox elpa-lsp-mode elpa-eglot && \
+	  bash tools/need-debian.sh '/usr/share/emacs/site-lisp/elpa/lsp-mode-*' elpa-lsp-mode elpa-eglot || \
+	  echo "make: no Emacs with lsp-mode here; the Emacs client's test skips"
 nvim:
 	@bash tools/need-debian.sh nvim neovim
 # A Neovim 0.11+ for the plugin test's vim.lsp.enable and :checkhealth part (Debian forky's, into the

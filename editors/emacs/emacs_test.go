@@ -1,0 +1,137 @@
+// Package emacs_test runs editors/emacs/hermes-lsp.el in a real Emacs (batch): byte-compiled
+// without warnings, then lsp-mode with hermes-lsp as an add-on beside a buffer's main server, and
+// eglot with hermes-lsp as a text-mode server, each running a command through it. It needs emacs
+// and Debian's elpa-lsp-mode and elpa-eglot (make test installs them when apt can); without them it
+// skips.
+package emacs_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testbin.Main(m))
+}
+
+// elpa is where Debian's elpa-* packages put Emacs packages.
+const elpa = "/usr/share/emacs/site-lisp/elpa"
+
+func needEmacs(t *testing.T) string {
+	t.Helper()
+	emacs, err := exec.LookPath("emacs")
+	if err != nil {
+		t.Skip("emacs is not installed (apt-get install emacs-nox elpa-lsp-mode elpa-eglot)")
+	}
+	for _, pkg := range []string{"lsp-mode-*", "eglot-*"} {
+		if m, _ := filepath.Glob(filepath.Join(elpa, pkg)); len(m) == 0 {
+			t.Skipf("%s is not in %s (apt-get install elpa-lsp-mode elpa-eglot)", pkg, elpa)
+		}
+	}
+	return emacs
+}
+
+func emacsRun(t *testing.T, emacs string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(emacs, append([]string{"--batch", "-Q"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(90 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestByteCompile: hermes-lsp.el compiles without a warning against lsp-mode and eglot.
+func TestByteCompile(t *testing.T) {
+	emacs := needEmacs(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile("hermes-lsp.el")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hermes-lsp.el"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := emacsRun(t, emacs, nil, "--eval", `(progn
+  (setq package-directory-list (list "`+elpa+`"))
+  (package-initialize)
+  (require 'lsp-mode)
+  (require 'eglot)
+  (setq byte-compile-error-on-warn t)
+  (add-to-list 'load-path "`+dir+`")
+  (unless (byte-compile-file "`+filepath.Join(dir, "hermes-lsp.el")+`") (kill-emacs 1)))`)
+	if err != nil {
+		t.Fatalf("byte-compile: %v\n%s", err, out)
+	}
+}
+
+// TestClients runs a command through hermes-lsp under lsp-mode (an add-on beside the buffer's main
+// server) and under eglot.
+func TestClients(t *testing.T) {
+	emacs := needEmacs(t)
+	env := codextest.NewReal(t)
+	server := testbin.HermesLSP(t)
+	plugin, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", env.Work).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	file := filepath.Join(env.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("hermes: say hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settings, err := json.Marshal(env.HermesSettings(filepath.Join(t.TempDir(), "state")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, client := range []string{"lsp-mode", "eglot"} {
+		t.Run(client, func(t *testing.T) {
+			tmp := t.TempDir()
+			summaryPath := filepath.Join(tmp, "summary.json")
+			out, err := emacsRun(t, emacs, []string{
+				"HOME=" + tmp, "HERMES_EMACS_CLIENT=" + client, "HERMES_EMACS_ELPA=" + elpa, "HERMES_EMACS_PLUGIN=" + plugin,
+				"HERMES_EMACS_SERVER=" + server, "HERMES_EMACS_SETTINGS=" + string(settings), "HERMES_EMACS_FILE=" + file,
+				"HERMES_EMACS_TMP=" + tmp, "HERMES_EMACS_SUMMARY=" + summaryPath,
+			}, "-l", filepath.Join(plugin, "test", "clients.el"))
+			raw, rerr := os.ReadFile(summaryPath)
+			if err != nil || rerr != nil {
+				t.Fatalf("emacs: %v (summary: %v)\n%s\n%s", err, rerr, raw, out)
+			}
+			var s struct {
+				Servers       []string `json:"servers"`
+				AddOn         bool     `json:"addOn"`
+				StatusFolders int      `json:"statusFolders"`
+				StatusFolder  string   `json:"statusFolder"`
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatalf("summary %s: %v", raw, err)
+			}
+			if s.StatusFolders != 1 || !strings.HasSuffix(s.StatusFolder, filepath.Base(env.Work)) {
+				t.Errorf("hermes.status through %s: %s", client, raw)
+			}
+			if client == "lsp-mode" {
+				joined := strings.Join(s.Servers, ",")
+				if !s.AddOn || !strings.Contains(joined, "main-server") || !strings.Contains(joined, "hermes-lsp") {
+					t.Errorf("lsp-mode: want hermes-lsp as an add-on beside main-server: %s", raw)
+				}
+			}
+		})
+	}
+}
