@@ -69,7 +69,18 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	snippet, err := os.ReadFile("languages.toml")
+	// The README's languages.toml for this Helix: the release's own file when there is one
+	// (languages-25.01.1.toml), else languages.toml (25.07.1, and snapshots after it).
+	langFile := "languages.toml"
+	if out, err := exec.Command(hx, "--version").Output(); err == nil {
+		if f := strings.Fields(string(out)); len(f) >= 2 {
+			if _, err := os.Stat("languages-" + f[1] + ".toml"); err == nil {
+				langFile = "languages-" + f[1] + ".toml"
+			}
+		}
+	}
+	t.Logf("Helix's languages.toml: %s", langFile)
+	snippet, err := os.ReadFile(langFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,33 +16,43 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestLanguagesTomlIsGenerated: editors/helix/languages.toml is what the generator writes from
-// Helix's own languages.toml of the release it names.
+func versions() []string { return append([]string{HelixVersion}, OlderVersions...) }
+
+// TestLanguagesTomlIsGenerated: editors/helix/languages.toml (and the file of each older release)
+// is what the generator writes from Helix's own languages.toml of the release it names.
 func TestLanguagesTomlIsGenerated(t *testing.T) {
-	cur := read(t, "languages.toml")
-	got, err := Generate(cur, read(t, "upstream/languages-"+HelixVersion+".toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, cur) {
-		t.Error("editors/helix/languages.toml is out of date: run `go run ./editors/helix/genlanguages` (make generate)")
+	header := read(t, OutputFor(HelixVersion))
+	for _, v := range versions() {
+		got, err := Generate(header, read(t, UpstreamFor(v)), v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, read(t, OutputFor(v))) {
+			t.Errorf("editors/helix/%s is out of date: run `go run ./editors/helix/genlanguages` (make generate)", OutputFor(v))
+		}
 	}
 }
 
-// TestEveryServerIsDefined: each language of languages.toml exists in Helix with servers, lists
-// only servers Helix defines (or hermes-lsp, which the file defines), and ends with hermes-lsp; and
-// every language that has a server in Helix is there.
+// TestEveryServerIsDefined: each language of a release's file exists in that Helix with servers,
+// lists only servers that Helix defines (or hermes-lsp, which the file defines), and ends with
+// hermes-lsp; and every language that has a server in that Helix is there.
 func TestEveryServerIsDefined(t *testing.T) {
-	up, err := ParseUpstream(read(t, "upstream/languages-"+HelixVersion+".toml"))
+	for _, v := range versions() {
+		t.Run(v, func(t *testing.T) { checkServers(t, v) })
+	}
+}
+
+func checkServers(t *testing.T, version string) {
+	up, err := ParseUpstream(read(t, UpstreamFor(version)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := ParseUpstream(read(t, "languages.toml"))
+	ours, err := ParseUpstream(read(t, OutputFor(version)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := ours.Servers[ServerName]; !ok {
-		t.Fatalf("languages.toml does not define [language-server.%s]", ServerName)
+		t.Fatalf("%s does not define [language-server.%s]", OutputFor(version), ServerName)
 	}
 	withServers := map[string]bool{}
 	for _, l := range up.Languages {
@@ -53,7 +63,7 @@ func TestEveryServerIsDefined(t *testing.T) {
 	seen := map[string]bool{}
 	for _, l := range ours.Languages {
 		if !withServers[l.Name] {
-			t.Errorf("language %q: Helix %s has no such language with servers", l.Name, HelixVersion)
+			t.Errorf("language %q: Helix %s has no such language with servers", l.Name, version)
 		}
 		if seen[l.Name] {
 			t.Errorf("language %q is listed twice", l.Name)
@@ -65,7 +75,7 @@ func TestEveryServerIsDefined(t *testing.T) {
 		}
 		for _, n := range names {
 			if _, ok := up.Servers[n]; !ok && n != ServerName {
-				t.Errorf("language %q uses server %q, which Helix %s does not define: an error on every %s file", l.Name, n, HelixVersion, l.Name)
+				t.Errorf("language %q uses server %q, which Helix %s does not define: an error on every %s file", l.Name, n, version, l.Name)
 			}
 		}
 		if len(names) == 0 || names[len(names)-1] != ServerName {
@@ -74,7 +84,7 @@ func TestEveryServerIsDefined(t *testing.T) {
 	}
 	for name := range withServers {
 		if !seen[name] {
-			t.Errorf("language %q has servers in Helix %s but is missing", name, HelixVersion)
+			t.Errorf("language %q has servers in Helix %s but is missing", name, version)
 		}
 	}
 	if len(seen) < 100 {
