@@ -126,7 +126,13 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 		apiKey = os.Getenv(fb.APIKeyEnv)
 	}
 	var history []chatfallback.Message
-	_ = ts.s.call(func(st *sessionState) { history = chatHistory(st.history) })
+	_ = ts.s.call(func(st *sessionState) {
+		h := st.history
+		if len(h) > historyKept {
+			h = h[len(h)-historyKept:]
+		}
+		history = chatHistory(h)
+	})
 	history = append(history, chatHistory(ts.messages[1:])...) // this turn's rows so far, prompt excluded
 
 	resp, err := chatfallback.Stream(ctx, chatfallback.Request{

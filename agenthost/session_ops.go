@@ -98,6 +98,10 @@ type turnEnd struct {
 
 // endTurn clears the running turn once ts has finished and accounts for it; it returns what the
 // turn added to the session's totals. Loop only.
+// historyKept is how many of the session's last projected messages a chat fallback gets as the
+// conversation so far (it keeps up to twice that between cuts).
+const historyKept = 400
+
 func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) Usage {
 	if st.current == ts {
 		st.current = nil
@@ -114,8 +118,10 @@ func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) Usage {
 		st.totals.LastPrompt = 0
 	}
 	st.history = append(st.history, e.res.Messages...)
-	if len(st.history) > 400 {
-		st.history = slices.Clone(st.history[len(st.history)-400:])
+	if len(st.history) > 2*historyKept {
+		// Cut back to the last historyKept only once twice that has gathered: a copy per turn of a
+		// full history was most of a short turn's allocation.
+		st.history = slices.Clone(st.history[len(st.history)-historyKept:])
 	}
 	s.save(st)
 	return added
