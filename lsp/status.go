@@ -1,0 +1,62 @@
+package lsp
+
+// This file is hermes.status: each folder's thread, turn, tokens, approvals and auto-approval,
+// the account's rate limits, and who codex is signed in as.
+
+import (
+	"context"
+	"os"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+)
+
+// FolderStatus is one folder of hermes.status.
+type FolderStatus = hermesproto.FolderStatus
+
+// TurnState is a turn's id and state (running, completed, interrupted, failed).
+type TurnState = hermesproto.TurnState
+
+// ApprovalSummary is a pending approval as hermes.status lists it.
+type ApprovalSummary = hermesproto.ApprovalSummary
+
+func (s *Server) status(ctx context.Context) hermesproto.Status {
+	folders := []FolderStatus{}
+	h, err := s.hostOrErr()
+	if err != nil {
+		return hermesproto.Status{Folders: folders}
+	}
+	rl := wireRateLimits(h.RateLimits(ctx))
+	for _, f := range s.folders.List() {
+		sess, err := h.Session(f.Path)
+		if err != nil {
+			continue
+		}
+		st := sess.Status()
+		fs := FolderStatus{
+			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
+			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
+			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undoableTurns(sess),
+			Model: st.Model, Effort: st.Effort,
+		}
+		if st.ThreadID != "" {
+			if _, md, err := agenthost.TranscriptPaths(h.StateDir(), st.ThreadID); err == nil {
+				// A running turn's runner writes the transcript's start as it begins: name it
+				// then too, not only once the file is there.
+				if _, err := os.Stat(md); err == nil || (st.Turn != nil && st.Turn.State == agenthost.StatusRunning) {
+					fs.TranscriptPath = md
+				}
+			}
+		}
+		if st.Turn != nil {
+			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}
+		}
+		for _, a := range st.PendingApprovals {
+			fs.PendingApprovals = append(fs.PendingApprovals, ApprovalSummary{ApprovalID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Summary: a.Summary})
+		}
+		folders = append(folders, fs)
+	}
+	st := hermesproto.Status{Folders: folders, RateLimits: rl}
+	st.Account, st.SignedIn = s.account(ctx, h)
+	return st
+}
