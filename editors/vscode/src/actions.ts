@@ -386,7 +386,7 @@ export async function signIn(): Promise<void> {
 	const o = loginOutcome(await execute<LoginResult>(ServerCommand.login, args));
 	switch (o.kind) {
 		case 'already':
-			void vscode.window.showInformationMessage(o.message);
+			// The server says so itself (window/showMessage), for every client: no second message.
 			await refreshAccount();
 			return;
 		case 'browser':
