@@ -28,18 +28,17 @@ build:
 tools: $(CODEX_BIN) $(NODECLIENT_STAMP) nvim nvim11 emacs
 
 .PHONY: nvim nvim11 emacs
-# Emacs with lsp-mode and eglot, for editors/emacs's test (Debian's packages; best effort, the test
-# skips without them).
+# Emacs with lsp-mode and eglot, for editors/emacs's test (Debian's packages).
 emacs:
-	@bash tools/need-debian.sh emacs emacs-nox elpa-lsp-mode elpa-eglot && \
-	  bash tools/need-debian.sh '/usr/share/emacs/site-lisp/elpa/lsp-mode-*' elpa-lsp-mode elpa-eglot || \
-	  echo "make: no Emacs with lsp-mode here; the Emacs client's test skips"
+	@bash tools/need-debian.sh emacs emacs-nox elpa-lsp-mode elpa-eglot
+	@bash tools/need-debian.sh '/usr/share/emacs/site-lisp/elpa/lsp-mode-*' elpa-lsp-mode elpa-eglot
+	@bash tools/need-debian.sh '/usr/share/emacs/site-lisp/elpa/eglot-*' elpa-eglot
 nvim:
 	@bash tools/need-debian.sh nvim neovim
-# A Neovim 0.11+ for the plugin test's vim.lsp.enable and :checkhealth part (Debian forky's, into the
-# git-ignored tools/neovim): best effort, the test skips that part without it.
+# A Neovim 0.11+ for the plugin test's vim.lsp.enable part (Debian forky's, with its own glibc, into
+# the git-ignored tools/neovim; nothing to do when it is there).
 nvim11:
-	@bash editors/neovim/fetch-nvim.sh >/dev/null || echo "make: no Neovim 0.11+ fetched (editors/neovim/fetch-nvim.sh); the Neovim test skips its 0.11+ part"
+	@bash editors/neovim/fetch-nvim.sh >/dev/null
 
 $(CODEX_BIN): $(CODEX_DIR)/package.json $(CODEX_DIR)/package-lock.json
 	cd $(CODEX_DIR) && npm ci --no-audit --no-fund --loglevel=error
@@ -150,7 +149,7 @@ fuzz:
 ## the git-ignored tools/helix/<suite> (with their glibc: Helix is not in bookworm). HX=/path/to/hx
 ## runs it in that Helix only.
 .PHONY: test-neovim test-helix
-test-neovim: $(CODEX_BIN) nvim
+test-neovim: $(CODEX_BIN) nvim nvim11
 	$(GO) test -count=1 -timeout 5m -v -run TestNeovim ./editors/neovim/
 
 HELIX_SUITES := trixie sid

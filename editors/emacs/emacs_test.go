@@ -1,8 +1,7 @@
 // Package emacs_test runs editors/emacs/hermes-lsp.el in a real Emacs (batch): byte-compiled
 // without warnings, then lsp-mode with hermes-lsp as an add-on beside a buffer's main server, and
 // eglot with hermes-lsp as a text-mode server, each running a command through it. It needs emacs
-// and Debian's elpa-lsp-mode and elpa-eglot (make test installs them when apt can); without them it
-// skips.
+// and Debian's elpa-lsp-mode and elpa-eglot, which make test installs.
 package emacs_test
 
 import (
@@ -29,11 +28,11 @@ func needEmacs(t *testing.T) string {
 	t.Helper()
 	emacs, err := exec.LookPath("emacs")
 	if err != nil {
-		t.Skip("emacs is not installed (apt-get install emacs-nox elpa-lsp-mode elpa-eglot)")
+		t.Fatalf("the Emacs client's test needs emacs (make test installs it; by hand: apt-get install emacs-nox elpa-lsp-mode elpa-eglot): %v", err)
 	}
 	for _, pkg := range []string{"lsp-mode-*", "eglot-*"} {
 		if m, _ := filepath.Glob(filepath.Join(elpa, pkg)); len(m) == 0 {
-			t.Skipf("%s is not in %s (apt-get install elpa-lsp-mode elpa-eglot)", pkg, elpa)
+			t.Fatalf("the Emacs client's test needs %s in %s (apt-get install elpa-lsp-mode elpa-eglot)", pkg, elpa)
 		}
 	}
 	return emacs

@@ -18,9 +18,9 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
-// neovim is one Neovim the tests run: path "" means it is not available, and skip says why.
+// neovim is one Neovim the tests run.
 type neovim struct {
-	name, path, skip string
+	name, path string
 }
 
 // neovims lists the Neovims to test: the nvim of PATH (Debian's 0.7.2 in CI), and a 0.11+ one for
@@ -41,8 +41,8 @@ func neovims(t *testing.T) []neovim {
 		}
 	}
 	if newer.path == "" {
-		newer.skip = "no Neovim 0.11+ here: vim.lsp.enable('hermes') and the newer APIs are not tested " +
-			"(set HERMES_NVIM11 to one, or run editors/neovim/fetch-nvim.sh, which puts Debian forky's in tools/neovim)"
+		t.Fatal("the Neovim plugin test needs a Neovim 0.11+ too, for vim.lsp.enable('hermes') and the newer APIs: " +
+			"run editors/neovim/fetch-nvim.sh (make test does), which puts Debian forky's in tools/neovim, or set HERMES_NVIM11 to one")
 	}
 	return []neovim{{name: "nvim", path: nvim}, newer}
 }
@@ -83,9 +83,6 @@ func TestNeovimFeatures(t *testing.T) {
 	t.Parallel()
 	for _, n := range neovims(t) {
 		t.Run(n.name, func(t *testing.T) {
-			if n.path == "" {
-				t.Skip(n.skip)
-			}
 			t.Parallel()
 			testFeatures(t, n.path, n.name != "nvim")
 		})

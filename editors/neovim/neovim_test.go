@@ -83,8 +83,7 @@ type summary struct {
 // a file open in a clean buffer (it shows the new text, unmodified) and one in a modified buffer
 // (the user's text stays), then :HermesUndo; a third turn stopped with :HermesStop; the server
 // stopped with Neovim's client.
-// It runs on the nvim of PATH and, as the subtest nvim-0.11+, on a newer Neovim when one is
-// available (see neovims).
+// It runs on the nvim of PATH and, as the subtest nvim-0.11+, on a newer Neovim (see neovims).
 func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server and runs Neovim and the real codex; skipped with -short")
@@ -92,9 +91,6 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 	t.Parallel()
 	for _, n := range neovims(t) {
 		t.Run(n.name, func(t *testing.T) {
-			if n.path == "" {
-				t.Skip(n.skip)
-			}
 			t.Parallel()
 			testApprovalGatedTurn(t, n.path)
 		})
