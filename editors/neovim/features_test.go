@@ -47,6 +47,8 @@ func neovims(t *testing.T) []neovim {
 	return []neovim{{name: "nvim", path: nvim}, newer}
 }
 
+func (s *featuresSummary) outcome() (string, *string) { return s.NvimVersion, s.Error }
+
 // featuresSummary is what test/features.lua writes.
 type featuresSummary struct {
 	NvimVersion       string             `json:"nvimVersion"`
@@ -145,20 +147,8 @@ func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 			}
 		}
 	}()
-	raw, err := os.ReadFile(summaryFile)
-	if err != nil {
-		t.Fatalf("features.lua wrote no summary (%v); nvim: %v", err, runErr)
-	}
 	var sum featuresSummary
-	if err := json.Unmarshal(raw, &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, raw)
-	}
-	if sum.Error != nil {
-		t.Fatalf("features.lua (Neovim %s) failed: %s", sum.NvimVersion, *sum.Error)
-	}
-	if runErr != nil {
-		t.Fatalf("nvim: %v", runErr)
-	}
+	readSummary(t, summaryFile, "features.lua", runErr, &sum)
 	t.Logf("Neovim %s; :checkhealth hermes:\n%s", sum.NvimVersion, sum.Health)
 
 	var major, minor int

@@ -23,6 +23,33 @@ func TestMain(m *testing.M) {
 	os.Exit(testbin.Main(m))
 }
 
+func (s *summary) outcome() (string, *string) { return s.NvimVersion, s.Error }
+
+// luaSummary is the JSON summary a test script writes: the Neovim it ran in, and its error if it
+// failed.
+type luaSummary interface {
+	outcome() (nvimVersion string, err *string)
+}
+
+// readSummary reads the summary script wrote to file into sum, failing t when the script or nvim
+// (runErr) failed.
+func readSummary(t *testing.T, file, script string, runErr error, sum luaSummary) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%s wrote no summary (%v); nvim: %v", script, err, runErr)
+	}
+	if err := json.Unmarshal(raw, sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, raw)
+	}
+	if version, failure := sum.outcome(); failure != nil {
+		t.Fatalf("%s (Neovim %s) failed: %s", script, version, *failure)
+	}
+	if runErr != nil {
+		t.Fatalf("nvim: %v", runErr)
+	}
+}
+
 // summary is what test/e2e.lua writes.
 type summary struct {
 	NvimVersion string `json:"nvimVersion"`
@@ -193,20 +220,8 @@ func testApprovalGatedTurn(t *testing.T, nvim string) {
 		}
 	}()
 
-	raw, err := os.ReadFile(summaryFile)
-	if err != nil {
-		t.Fatalf("e2e.lua wrote no summary (%v); nvim: %v", err, runErr)
-	}
 	var sum summary
-	if err := json.Unmarshal(raw, &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, raw)
-	}
-	if sum.Error != nil {
-		t.Fatalf("e2e.lua (Neovim %s) failed: %s", sum.NvimVersion, *sum.Error)
-	}
-	if runErr != nil {
-		t.Fatalf("nvim: %v", runErr)
-	}
+	readSummary(t, summaryFile, "e2e.lua", runErr, &sum)
 	t.Logf("Neovim %s: session %d ms; %d picker prompts, %d notifications, turn events %v",
 		sum.NvimVersion, sum.DurationMs, len(sum.Selects), len(sum.Notifications), sum.TurnEventKinds)
 
