@@ -236,3 +236,41 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestApprovalPromptNamesItsApproval: an editor that keeps an action item's own properties (VS
+// Code) gets the approval's id in each item, the one hermes.status lists; one that does not
+// (Neovim 0.7) gets bare titles.
+func TestApprovalPromptNamesItsApproval(t *testing.T) {
+	for _, tc := range []struct {
+		profile lsptest.Profile
+		withID  bool
+	}{{lsptest.VSCode, true}, {lsptest.Neovim07, false}} {
+		t.Run(tc.profile.Name, func(t *testing.T) {
+			f := start(t, tc.profile, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(lsp.ActionAllowOnce)))
+			f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+				_, _ = ft.RequestExecApproval("make")
+				ft.AgentMessage("ok")
+				ft.Complete(codex.TurnCompleted, nil)
+			})
+			ctx := testCtx(t)
+			f.ask(ctx, map[string]any{"prompt": "build"})
+			f.awaitEnd(ctx)
+			raws := f.ed.State().Requests[protocol.MethodWindowShowMessageRequest]
+			if len(raws) != 1 {
+				t.Fatalf("%d prompts, want 1", len(raws))
+			}
+			var p struct {
+				Actions []map[string]any `json:"actions"`
+			}
+			if err := json.Unmarshal(raws[0], &p); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range p.Actions {
+				id, has := a["approvalId"]
+				if has != tc.withID || (tc.withID && id != "a1") {
+					t.Errorf("action %v: approvalId %v, want it %v (a1)", a, id, tc.withID)
+				}
+			}
+		})
+	}
+}

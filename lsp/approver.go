@@ -70,12 +70,22 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 	for {
 		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
 		// accidental Enter must never grant.
-		actions := []protocol.MessageActionItem{{Title: ActionDeny}, {Title: ActionAllowOnce}, {Title: ActionAllowSession}, {Title: ActionStop}}
+		titles := []string{ActionDeny, ActionAllowOnce, ActionAllowSession, ActionStop}
 		if a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
-			actions = append(actions, protocol.MessageActionItem{Title: ActionShowDiff})
+			titles = append(titles, ActionShowDiff)
 		}
-		params := &protocol.ShowMessageRequestParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a, s.unsaved(a)), Actions: actions}
-		var choice *protocol.MessageActionItem
+		s.mu.Lock()
+		withID := s.caps.actionProps
+		s.mu.Unlock()
+		actions := make([]approvalAction, len(titles))
+		for i, t := range titles {
+			actions[i].Title = t
+			if withID {
+				actions[i].ApprovalID = a.ID // which approval, for a client that reads it (VS Code's)
+			}
+		}
+		params := &approvalPromptParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a, s.unsaved(a)), Actions: actions}
+		var choice *approvalAction
 		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
 		if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
 			if ctx.Err() != nil {

@@ -48,6 +48,21 @@ type showDocumentParams struct {
 	TakeFocus bool         `json:"takeFocus"`
 }
 
+// approvalPromptParams are an approval's window/showMessageRequest params: protocol's
+// MessageActionItem has no room for the approvalId its items carry for editors that keep an item's
+// own properties (additionalPropertiesSupport).
+type approvalPromptParams struct {
+	Type    protocol.MessageType `json:"type"`
+	Message string               `json:"message"`
+	Actions []approvalAction     `json:"actions"`
+}
+
+// approvalAction is an approval prompt's action item.
+type approvalAction struct {
+	Title      string `json:"title"`
+	ApprovalID string `json:"approvalId,omitempty"`
+}
+
 // cancelID reads the id of a $/cancelRequest. protocol.CancelHandler ignores numeric ids, which is
 // what editors send; jsonrpc2 v0.10.0 ids are int32 or string, so a number beyond int32 (which the
 // framing stream maps to an internal id) is not found.

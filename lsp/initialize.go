@@ -56,6 +56,9 @@ type clientCaps struct {
 	name             string
 	workDoneProgress bool
 	showMessage      bool // window.showMessage: showMessageRequest with action items
+	// actionProps: the editor keeps an action item's own properties (window.showMessage.
+	// messageActionItem.additionalPropertiesSupport): approval prompts carry their approvalId.
+	actionProps bool
 	showDocument     bool
 	applyEdit        bool
 	workspaceFolders bool
@@ -83,6 +86,7 @@ func readCaps(p *initializeParams) clientCaps {
 	if w := p.Capabilities.Window; w != nil {
 		c.workDoneProgress = w.WorkDoneProgress
 		c.showMessage = w.ShowMessage != nil
+		c.actionProps = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil && w.ShowMessage.MessageActionItem.AdditionalPropertiesSupport
 		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	if ws := p.Capabilities.Workspace; ws != nil {

@@ -19,13 +19,19 @@ export function isApproval(actions: readonly MessageActionItem[] | undefined): b
 }
 
 /**
- * promptedApproval says which approval a prompt asks about, from the approvals the turn events
- * reported waiting (approvalWaiting, with their structured approvalId), never from the prompt's
- * text. The server asks one prompt at a time per editor, in the order the approvals came: the prompt
+ * promptedApproval says which approval a prompt asks about: the one its action items name
+ * (approvalId, when the server sends it), else from the approvals the turn events reported waiting
+ * (approvalWaiting, with their structured approvalId); never from the prompt's text. The server asks one prompt at a time per editor, in the order the approvals came: the prompt
  * is about the oldest waiting approval that no open prompt has taken yet (claimed). A "Show diff"
  * answer releases its claim, since the server then asks about the same approval again.
  */
-export function promptedApproval(waiting: readonly Approval[], claimed: ReadonlySet<string>): Approval | undefined {
+export function promptedApproval(waiting: readonly Approval[], claimed: ReadonlySet<string>, actions?: readonly MessageActionItem[]): Approval | undefined {
+	// The server names the approval in the prompt's action items (approvalId) for a client, like this
+	// one, that keeps an item's own properties: that id decides when it is there.
+	const named = promptApprovalId(actions);
+	if (named) {
+		return waiting.find((a) => a.approvalId === named);
+	}
 	let best: Approval | undefined;
 	for (const a of waiting) {
 		if (claimed.has(a.approvalId)) {
@@ -37,6 +43,17 @@ export function promptedApproval(waiting: readonly Approval[], claimed: Readonly
 		}
 	}
 	return best;
+}
+
+/** promptApprovalId is the approvalId the server put in a prompt's action items, if any. */
+export function promptApprovalId(actions: readonly MessageActionItem[] | undefined): string | undefined {
+	for (const a of actions ?? []) {
+		const id = (a as { approvalId?: unknown }).approvalId;
+		if (typeof id === 'string' && id !== '') {
+			return id;
+		}
+	}
+	return undefined;
 }
 
 function askedAt(a: Approval): number {

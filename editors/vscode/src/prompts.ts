@@ -87,7 +87,7 @@ export async function showMessageRequest(params: ShowMessageRequestParams, token
 	}
 	const closed = promptOpened();
 	// Which approval this is comes from the turn events' structured fields, never the message's text.
-	const approval = await approvalForPrompt(token);
+	const approval = await approvalForPrompt(params.actions, token);
 	const id = approval?.approvalId;
 	if (id) {
 		claimed.add(id);
@@ -119,8 +119,8 @@ export async function showMessageRequest(params: ShowMessageRequestParams, token
  * event, the next such event within a short wait (on the events, not by polling). Undefined when
  * none comes: the prompt is then asked as a dialog without its diff.
  */
-function approvalForPrompt(token: CancellationToken | undefined): Promise<Approval | undefined> {
-	const now = promptedApproval(tracker.waiting(), claimed);
+function approvalForPrompt(actions: readonly MessageActionItem[] | undefined, token: CancellationToken | undefined): Promise<Approval | undefined> {
+	const now = promptedApproval(tracker.waiting(), claimed, actions);
 	if (now) {
 		return Promise.resolve(now);
 	}
@@ -135,7 +135,7 @@ function approvalForPrompt(token: CancellationToken | undefined): Promise<Approv
 		disposables.push(
 			turnEvents.event((p) => {
 				if (p.event.kind === 'approvalWaiting') {
-					const a = promptedApproval(tracker.waiting(), claimed);
+					const a = promptedApproval(tracker.waiting(), claimed, actions);
 					if (a) {
 						done(a);
 					}

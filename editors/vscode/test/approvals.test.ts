@@ -11,6 +11,7 @@ import {
 	isPatchApproval,
 	isReviewTab,
 	noticeItems,
+	promptApprovalId,
 	promptedApproval,
 	proposedChange,
 	reviewItems,
@@ -50,6 +51,16 @@ test('promptedApproval: the prompt is about the oldest waiting approval no open 
 	const b1 = waiting('b1', 'x');
 	const b2 = waiting('b2', 'y');
 	assert.equal(promptedApproval([b1, b2], new Set())?.approvalId, 'b1');
+});
+
+test('promptedApproval: the approvalId in the prompt\'s action items decides when the server sends it', () => {
+	const a1 = { approvalId: 'a1', asked: '2026-01-01T00:00:02Z' } as never;
+	const a2 = { approvalId: 'a2', asked: '2026-01-01T00:00:01Z' } as never;
+	const named = [{ title: 'Deny', approvalId: 'a1' }, { title: 'Allow once', approvalId: 'a1' }];
+	assert.equal(promptedApproval([a1, a2], new Set(), named)?.approvalId, 'a1');
+	assert.equal(promptedApproval([a2], new Set(), named), undefined, 'a named approval not reported yet is waited for');
+	assert.equal(promptedApproval([a1, a2], new Set(), [{ title: 'Deny' }])?.approvalId, 'a2', 'bare titles: the oldest');
+	assert.equal(promptApprovalId([{ title: 'Deny', approvalId: '' }]), undefined);
 });
 
 test('an exec approval becomes a dialog: headline, the command and its folder, one button per action, Deny first (the one Enter presses)', () => {
