@@ -58,7 +58,7 @@ type clientCaps struct {
 	showMessage      bool // window.showMessage: showMessageRequest with action items
 	// actionProps: the editor keeps an action item's own properties (window.showMessage.
 	// messageActionItem.additionalPropertiesSupport): approval prompts carry their approvalId.
-	actionProps bool
+	actionProps      bool
 	showDocument     bool
 	applyEdit        bool
 	workspaceFolders bool
