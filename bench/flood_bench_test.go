@@ -33,10 +33,7 @@ func BenchmarkTurnEvents(b *testing.B) {
 		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "flood"}); err != nil {
 			b.Fatal(err)
 		}
-		if err := ed.Await(b.Context(), func(s *lsptest.State) bool {
-			evs := s.Progress[token]
-			return len(evs) > before && evs[len(evs)-1].Kind == protocol.WorkDoneProgressKindEnd
-		}); err != nil {
+		if err := ed.AwaitProgressEnd(b.Context(), token, before); err != nil {
 			b.Fatal(err)
 		}
 	}

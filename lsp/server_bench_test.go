@@ -50,10 +50,7 @@ func BenchmarkAsk(b *testing.B) {
 		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "hello"}); err != nil {
 			b.Fatal(err)
 		}
-		if err := ed.Await(b.Context(), func(s *lsptest.State) bool {
-			evs := s.Progress[token]
-			return len(evs) > before && evs[len(evs)-1].Kind == protocol.WorkDoneProgressKindEnd
-		}); err != nil {
+		if err := ed.AwaitProgressEnd(b.Context(), token, before); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -75,22 +75,10 @@ type featuresSummary struct {
 	Error         *string `json:"error"`
 }
 
-// TestNeovimFeatures runs test/features.lua: :checkhealth hermes (the server's doctor through the
-// health API of each version), :help hermes, :Hermes's completion and login, the UTF-16 ranges
-// and, on 0.11+, vim.lsp.enable("hermes") through lsp/hermes.lua.
-func TestNeovimFeatures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the server and runs Neovim and the real codex; skipped with -short")
-	}
-	t.Parallel()
-	for _, n := range neovims(t) {
-		t.Run(n.name, func(t *testing.T) {
-			t.Parallel()
-			testFeatures(t, n.path, n.name != "nvim")
-		})
-	}
-}
-
+// testFeatures runs test/features.lua in nvim (a subtest of TestNeovimApprovalGatedTurn): :checkhealth
+// hermes (the server's doctor through the health API of each version), :help hermes, :Hermes's
+// completion and login, the UTF-16 ranges and, on 0.11+ (wantNewer), vim.lsp.enable("hermes")
+// through lsp/hermes.lua.
 func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 	pluginDir, err := filepath.Abs(".")
 	if err != nil {
@@ -118,18 +106,8 @@ func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 	summaryFile := filepath.Join(tmp, "summary.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := proctest.GroupCommand(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
-		"--cmd", "set rtp^="+plugin,
-		"-c", "luafile "+filepath.Join(plugin, "test", "features.lua"))
-	cmd.Dir = env.Work
-	home := filepath.Join(tmp, "editor-home")
-	cmd.Env = append(os.Environ(),
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
-		"OPENAI_API_KEY=", "CODEX_API_KEY=", "SSH_CONNECTION=",
+	cmd := nvimScript(ctx, nvim, plugin, "features.lua", env.Work, filepath.Join(tmp, "editor-home"),
+		"SSH_CONNECTION=",
 		"HERMES_NVIM_SERVER="+testbin.HermesLSP(t),
 		"HERMES_NVIM_SERVER_LOG="+logFile,
 		"HERMES_NVIM_SETTINGS="+string(settingsJSON),

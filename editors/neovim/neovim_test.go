@@ -25,6 +25,25 @@ func TestMain(m *testing.M) {
 
 func (s *summary) outcome() (string, *string) { return s.NvimVersion, s.Error }
 
+// nvimScript is headless nvim running the plugin's test/<script> in work, with the plugin in front
+// of the runtimepath, a home of its own (XDG folders included), no API key, and env added. Neovim
+// and the server it starts share a process group: when ctx ends the whole group is killed.
+func nvimScript(ctx context.Context, nvim, plugin, script, work, home string, env ...string) *exec.Cmd {
+	cmd := proctest.GroupCommand(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
+		"--cmd", "set rtp^="+plugin,
+		"-c", "luafile "+filepath.Join(plugin, "test", script))
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(),
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"OPENAI_API_KEY=", "CODEX_API_KEY=")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
 // luaSummary is the JSON summary a test script writes: the Neovim it ran in, and its error if it
 // failed.
 type luaSummary interface {
@@ -110,7 +129,8 @@ type summary struct {
 // a file open in a clean buffer (it shows the new text, unmodified) and one in a modified buffer
 // (the user's text stays), then :HermesUndo; a third turn stopped with :HermesStop; the server
 // stopped with Neovim's client.
-// It runs on the nvim of PATH and, as the subtest nvim-0.11+, on a newer Neovim (see neovims).
+// It runs on the nvim of PATH and, as the subtest nvim-0.11+, on a newer Neovim (see neovims);
+// beside it, on each, the plugin's other features (testFeatures, test/features.lua).
 func TestNeovimApprovalGatedTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server and runs Neovim and the real codex; skipped with -short")
@@ -120,6 +140,10 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		t.Run(n.name, func(t *testing.T) {
 			t.Parallel()
 			testApprovalGatedTurn(t, n.path)
+		})
+		t.Run("features/"+n.name, func(t *testing.T) {
+			t.Parallel()
+			testFeatures(t, n.path, n.name != "nvim")
 		})
 	}
 }
@@ -181,19 +205,7 @@ func testApprovalGatedTurn(t *testing.T, nvim string) {
 			_ = os.WriteFile(hangSignal, nil, 0o644)
 		}
 	}()
-	// Neovim and the server it starts share a process group: on timeout the whole group is killed.
-	cmd := proctest.GroupCommand(ctx, nvim, "--headless", "--clean", "-i", "NONE", "-n",
-		"--cmd", "set rtp^="+pluginDir,
-		"-c", "luafile "+filepath.Join(pluginDir, "test", "e2e.lua"))
-	cmd.Dir = env.Work
-	editorHome := filepath.Join(tmp, "editor-home")
-	cmd.Env = append(os.Environ(),
-		"HOME="+editorHome,
-		"XDG_CONFIG_HOME="+filepath.Join(editorHome, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(editorHome, ".local", "share"),
-		"XDG_STATE_HOME="+filepath.Join(editorHome, ".local", "state"),
-		"XDG_CACHE_HOME="+filepath.Join(editorHome, ".cache"),
-		"OPENAI_API_KEY=", "CODEX_API_KEY=",
+	cmd := nvimScript(ctx, nvim, pluginDir, "e2e.lua", env.Work, filepath.Join(tmp, "editor-home"),
 		"HERMES_NVIM_SERVER="+bin,
 		"HERMES_NVIM_SERVER_LOG="+logFile,
 		"HERMES_NVIM_SETTINGS="+string(settingsJSON),

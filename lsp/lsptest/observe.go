@@ -132,3 +132,12 @@ func (e *Editor) Forget() {
 	}
 	e.state = s
 }
+
+// AwaitProgressEnd waits until token's progress has more than after values and its last is an end:
+// a turn asked with token as its workDoneToken has ended, after the after values of earlier turns.
+func (e *Editor) AwaitProgressEnd(ctx context.Context, token protocol.ProgressToken, after int) error {
+	return e.Await(ctx, func(s *State) bool {
+		evs := s.Progress[token]
+		return len(evs) > after && evs[len(evs)-1].Kind == protocol.WorkDoneProgressKindEnd
+	})
+}

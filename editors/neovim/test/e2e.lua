@@ -21,13 +21,8 @@ local function log(msg)
   io.stderr:write(string.format("[e2e +%dms] %s\n", elapsed_ms(), msg))
 end
 
-local function getenv(name)
-  local v = os.getenv(name)
-  if not v or v == "" then
-    error(name .. " is not set")
-  end
-  return v
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
+local getenv, wait_for = harness.getenv, harness.wait_for
 
 local summary = {
   nvimVersion = tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch),
@@ -52,12 +47,6 @@ local function finish(err)
   else
     log("passed")
     vim.cmd("qa!")
-  end
-end
-
-local function wait_for(what, ms, cond)
-  if not vim.wait(ms, cond, 20) then
-    error(string.format("timed out after %d ms waiting for %s", ms, what))
   end
 end
 
@@ -344,11 +333,7 @@ local function run()
   end)
 
   -- Stop the server (it stops codex) and wait for it to exit.
-  local id = client.id
-  hermes.stop_all()
-  wait_for("the server to exit", 15000, function()
-    return vim.lsp.get_client_by_id(id) == nil and #hermes.clients() == 0
-  end)
+  harness.stop_server(hermes, client)
   summary.serverStopped = true
 end
 

@@ -1,27 +1,16 @@
 -- The plugin's features beyond a turn, in a real headless Neovim, driven by neovim_test.go
--- (TestNeovimFeatures) on Debian's 0.7.2 and, when one is available, on a 0.11+:
+-- (the features/ subtests of TestNeovimApprovalGatedTurn) on Debian's 0.7.2 and on a 0.11+:
 --   :checkhealth hermes (hermes-lsp doctor through vim.health, or the 0.7 health API);
 --   :help hermes after :helptags; :Hermes's completion; :Hermes login's handling of the answer;
 --   the UTF-16 ranges (make_given_range_params, str_utfindex/str_byteindex);
 --   on 0.11+, vim.lsp.enable("hermes") through lsp/hermes.lua (else the plugin's own start), with
 --   LspAttach, :Hermes status through the client it started, and the client in the health report.
 -- The outcome is a JSON summary written to $HERMES_NVIM_SUMMARY.
-local function getenv(name)
-  local v = os.getenv(name)
-  if not v or v == "" then
-    error(name .. " is not set")
-  end
-  return v
-end
+local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
+local getenv, wait_for = harness.getenv, harness.wait_for
 
 local v = vim.version()
 local summary = { nvimVersion = string.format("%d.%d.%d", v.major, v.minor, v.patch), notifications = {} }
-
-local function wait_for(what, ms, cond)
-  if not vim.wait(ms, cond, 20) then
-    error(string.format("timed out after %d ms waiting for %s", ms, what))
-  end
-end
 
 local function buffer_text(b)
   return table.concat(vim.api.nvim_buf_get_lines(b or 0, 0, -1, false), "\n")
@@ -137,11 +126,7 @@ local function run()
     empty = compat.range_params(b, 2, 0, 2, nil), -- an empty line: 0 to 0
   }
 
-  local id = client.id
-  hermes.stop_all()
-  wait_for("the server to exit", 15000, function()
-    return vim.lsp.get_client_by_id(id) == nil and #hermes.clients() == 0
-  end)
+  harness.stop_server(hermes, client)
   summary.serverStopped = true
 end
 
