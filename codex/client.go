@@ -49,8 +49,9 @@ type Client struct {
 
 	routeTo []*Subscription // the read goroutine's, reused by route
 
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
+	mu    sync.Mutex
+	subs  map[*Subscription]struct{}
+	ended bool // the subscriptions have been told why the client ended (c.mu)
 
 	inflight sync.Map // server request id (raw JSON) -> context.CancelFunc
 
@@ -235,12 +236,16 @@ func (c *Client) watch() {
 			}
 		}
 	}
-	c.err = err
-	close(c.done)
-
-	for _, s := range c.subscriptions() {
+	// Every subscription learns why before Done closes: Close, which waits for Done, abandons
+	// subscriptions, and one abandoned first would end with no reason.
+	c.mu.Lock()
+	c.err, c.ended = err, true
+	subs := slices.Collect(maps.Keys(c.subs))
+	c.mu.Unlock()
+	for _, s := range subs {
 		s.end(err)
 	}
+	close(c.done)
 }
 
 // subscriptions returns the open subscriptions.
@@ -274,11 +279,10 @@ func (c *Client) subscribe(threadID string, armed bool) *Subscription {
 	s := newSubscription(threadID, armed, c.unsubscribe)
 	c.mu.Lock()
 	c.subs[s] = struct{}{}
+	ended, err := c.ended, c.err
 	c.mu.Unlock()
-	select {
-	case <-c.done:
-		s.end(c.err)
-	default:
+	if ended {
+		s.end(err)
 	}
 	c.wg.Go(s.pump)
 	return s

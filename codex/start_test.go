@@ -106,3 +106,57 @@ func TestNewClientStartTimeout(t *testing.T) {
 	<-drained // NewClient closed its ends
 	serverW.Close()
 }
+
+// TestDiedClientTellsSubscriptionsWhy: once Done closes, every subscription of a codex that died
+// knows why (the exit status). The host closes a dead client the moment Done closes, and Close
+// abandons the subscriptions: one abandoned before it was told ended with no reason, and its turn
+// said "the event stream ended early" instead of naming codex's death.
+func TestDiedClientTellsSubscriptionsWhy(t *testing.T) {
+	// Answers initialize (whatever its id), then exits 3 at the next line it reads.
+	bin := script(t, `read line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+printf '{"id":%s,"result":{"userAgent":"fake"}}\n' "$id"
+read initialized
+read next
+echo "fake codex: going away" >&2
+exit 3
+`)
+	c, err := codex.Start(t.Context(), codex.Options{Process: codex.ProcessOptions{Binary: bin}, StartTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs := make([]*codex.Subscription, 50)
+	for i := range subs {
+		subs[i] = c.Subscribe("")
+	}
+	asked := make(chan struct{})
+	go func() {
+		defer close(asked)
+		_, _ = c.ReadAccount(t.Context()) // the line that ends it
+	}()
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("codex's exit not observed")
+	}
+	for i, sub := range subs {
+		var exit *codex.ExitError
+		if err := sub.Err(); !errors.As(err, &exit) || !strings.Contains(exit.Status, "exit status 3") {
+			t.Errorf("subscription %d: Err() = %v once Done closed, want codex's exit status", i, err)
+		}
+	}
+	_ = c.Close()
+	<-asked
+	for _, sub := range subs {
+		for range sub.Events() {
+		}
+		if sub.Err() == nil {
+			t.Fatal("a subscription lost its reason on Close")
+		}
+	}
+	sub := c.Subscribe("") // after the end: told at once
+	if sub.Err() == nil {
+		t.Error("a subscription made after the end has no reason")
+	}
+	sub.Close()
+}
