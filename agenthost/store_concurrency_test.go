@@ -33,7 +33,7 @@ func TestConcurrentTranscriptAppends(t *testing.T) {
 					Messages: []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: big}},
 				}
 				md := mdHeader(Input{Prompt: "q"}, false, time.Now()) + mdAnswer(big) + mdEnd(res)
-				if path := st.appendTurn("/folder", res, res.Messages, nil, md); path == "" {
+				if path := st.appendTurn(nil, "/folder", res, res.Messages, nil, md); path == "" {
 					t.Error("appendTurn wrote nothing")
 				}
 			}
@@ -150,7 +150,7 @@ func TestTranscriptRejectsUnsafeThreadID(t *testing.T) {
 			t.Errorf("TranscriptPaths(%q) = %q, %q; want an error", id, j, m)
 		}
 		res := &Result{ThreadID: id, TurnID: "turn-1", Status: StatusCompleted}
-		if path := st.appendTurn("/folder", res, nil, nil, "q"); path != "" {
+		if path := st.appendTurn(nil, "/folder", res, nil, nil, "q"); path != "" {
 			t.Errorf("appendTurn on thread %q wrote %s", id, path)
 		}
 	}

@@ -2,15 +2,15 @@ package agenthost
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	fastjson "github.com/segmentio/encoding/json"
-	"go.uber.org/multierr"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"time"
+
+	fastjson "github.com/segmentio/encoding/json"
+	"go.uber.org/multierr"
 )
 
 // transcriptEntry is one line of a thread's JSONL transcript.
@@ -41,19 +41,24 @@ var threadFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
 // appendTurn records a finished turn in its thread's JSONL transcript (its rows not written yet,
 // its approvals and its result) and appends mdTail (its last rows) to the markdown one, whose
-// earlier rows the live transcript wrote; it returns the markdown path, or "" when the thread id
-// cannot name a file.
-func (st *store) appendTurn(folder string, res *Result, msgs []Message, approvals []Approval, mdTail string) string {
+// earlier rows the live transcript wrote through tf, the turn's open files (used when they are that
+// thread's); it returns the markdown path, or "" when the thread id cannot name a file.
+func (st *store) appendTurn(tf *transcriptFiles, folder string, res *Result, msgs []Message, approvals []Approval, mdTail string) string {
 	jsonlPath, mdPath, err := TranscriptPaths(st.dir, res.ThreadID)
 	if err != nil {
 		st.log.Warn("no transcript written for this turn", "folder", folder, "turn", res.TurnID, "err", err)
 		return ""
 	}
+	if tf == nil || tf.jsonlPath != jsonlPath || tf.mdPath != mdPath {
+		// Another thread than the one the turn's rows went to so far: files of its own.
+		tf = &transcriptFiles{jsonlPath: jsonlPath, mdPath: mdPath}
+		defer tf.close()
+	}
 	now := time.Now()
 	lines := encodeMessages(nil, folder, res.ThreadID, res.TurnID, now, msgs)
 	add := func(e transcriptEntry) {
 		e.Time, e.Folder, e.ThreadID, e.TurnID = now, folder, res.ThreadID, res.TurnID
-		if b, err := json.Marshal(e); err == nil {
+		if b, err := fastjson.Marshal(e); err == nil {
 			lines = append(append(lines, b...), '\n')
 		}
 	}
@@ -63,7 +68,7 @@ func (st *store) appendTurn(folder string, res *Result, msgs []Message, approval
 	summary := *res
 	summary.Messages = nil
 	add(transcriptEntry{Kind: "result", Result: &summary})
-	if err := st.appendRows(jsonlPath, lines, mdPath, []byte(mdTail)); err != nil {
+	if err := st.appendRows(tf, lines, []byte(mdTail)); err != nil {
 		st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
 	}
 	return mdPath
@@ -81,19 +86,40 @@ func encodeMessages(buf []byte, folder, threadID, turnID string, now time.Time, 
 	return buf
 }
 
+// transcriptFiles are a thread's two transcripts as a turn appends to them: opened at its first
+// append and kept open until its end (close), so that a turn's appends (its start, bursts of items,
+// its end) open each file once. Only the turn's runner uses them; the store's appendMu guards the
+// writes.
+type transcriptFiles struct {
+	jsonlPath, mdPath string
+	jsonl, md         *os.File
+}
+
+// close closes the files opened so far; the next append opens them again.
+func (tf *transcriptFiles) close() error {
+	var errs error
+	for _, f := range []**os.File{&tf.jsonl, &tf.md} {
+		if *f != nil {
+			errs = multierr.Append(errs, (*f).Close())
+			*f = nil
+		}
+	}
+	return errs
+}
+
 // appendRows appends rows to a thread's JSONL and markdown transcripts (either may be empty), each
 // whole, under the transcripts' lock: another server on the same folder may append to the same
 // thread, and the lock keeps each append whole and the two files in the same order.
-func (st *store) appendRows(jsonlPath string, jsonl []byte, mdPath string, md []byte) error {
+func (st *store) appendRows(tf *transcriptFiles, jsonl, md []byte) error {
 	st.appendMu.Lock()
 	defer st.appendMu.Unlock()
 	var errs error
 	_ = st.transcriptLock.with(func() error {
 		if len(jsonl) > 0 {
-			errs = multierr.Append(errs, appendFile(jsonlPath, jsonl))
+			errs = multierr.Append(errs, appendKept(&tf.jsonl, tf.jsonlPath, jsonl))
 		}
 		if len(md) > 0 {
-			errs = multierr.Append(errs, appendFile(mdPath, md))
+			errs = multierr.Append(errs, appendKept(&tf.md, tf.mdPath, md))
 		}
 		return nil
 	})
@@ -107,13 +133,31 @@ func (st *store) closeFiles() error {
 	return st.transcriptLock.close()
 }
 
-// appendFile appends data to the regular file at path with one write, creating it with mode 0600.
-// It does not follow a symbolic link at path (on unix): a link planted there would take the
-// transcript elsewhere.
-func appendFile(path string, data []byte) error {
+// appendKept appends data to *f with one write, opening the file at path first when *f is nil
+// (see openAppend). A file that fails a write is closed: the next append opens it again.
+func appendKept(f **os.File, path string, data []byte) error {
+	if *f == nil {
+		opened, err := openAppend(path)
+		if err != nil {
+			return err
+		}
+		*f = opened
+	}
+	if _, err := (*f).Write(data); err != nil {
+		_ = (*f).Close()
+		*f = nil
+		return err
+	}
+	return nil
+}
+
+// openAppend opens the regular file at path for appending, creating it with mode 0600. It does not
+// follow a symbolic link at path (on unix): a link planted there would take the transcript
+// elsewhere.
+func openAppend(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|openNoFollow, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -121,13 +165,9 @@ func appendFile(path string, data []byte) error {
 	}
 	if err != nil {
 		f.Close()
-		return err
+		return nil, err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return f, nil
 }
 
 // recordedTurnsMax bounds how much of a JSONL transcript recordedTurns reads.

@@ -13,19 +13,18 @@ import (
 
 // liveTranscript is a turn's part of its thread's markdown transcript. The runner's only.
 type liveTranscript struct {
-	st        *store
-	folder    string
-	path      string // the markdown file; "" until the thread is known, or when its id names no file
-	jsonlPath string // the JSONL file, known with path
-	threadID  string
-	turnID    string    // the turn the rows belong to, once codex has said
-	msgs      []Message // the turn's projected rows not written to the JSONL transcript yet
-	jsonl     []byte    // reused to encode them
-	pending   []string  // rows written before the thread was known, the header first
-	unsaved   []byte    // rows for path not written yet: written together (flush)
-	answered  bool      // an answer row was written
-	written   map[string]bool
-	failed    bool // a write failed (logged once)
+	st       *store
+	folder   string
+	files    transcriptFiles // the thread's transcripts; their paths are "" until the thread is known, or when its id names no file
+	threadID string
+	turnID   string    // the turn the rows belong to, once codex has said
+	msgs     []Message // the turn's projected rows not written to the JSONL transcript yet
+	jsonl    []byte    // reused to encode them
+	pending  []string  // rows written before the thread was known, the header first
+	unsaved  []byte    // rows for path not written yet: written together (flush)
+	answered bool      // an answer row was written
+	written  map[string]bool
+	failed   bool // a write failed (logged once)
 }
 
 func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time) liveTranscript {
@@ -42,7 +41,8 @@ func (lt *liveTranscript) setThread(threadID string) {
 	if err != nil {
 		return
 	}
-	lt.threadID, lt.path, lt.jsonlPath = threadID, md, jsonl
+	lt.close() // the files of a thread before this one are done with
+	lt.threadID, lt.files = threadID, transcriptFiles{jsonlPath: jsonl, mdPath: md}
 	rows := lt.pending
 	lt.pending = nil
 	for _, r := range rows {
@@ -54,7 +54,7 @@ func (lt *liveTranscript) setThread(threadID string) {
 // flushes when codex has nothing more queued for it, and at the turn's end): a burst of items costs
 // one locked append, not one per item.
 func (lt *liveTranscript) write(row string) {
-	if lt.path == "" {
+	if lt.files.mdPath == "" {
 		lt.pending = append(lt.pending, row)
 		return
 	}
@@ -73,18 +73,18 @@ const (
 // messages adds the turn's projected rows, for the JSONL transcript.
 func (lt *liveTranscript) messages(rows []Message) {
 	lt.msgs = append(lt.msgs, rows...)
-	if lt.path != "" && len(lt.msgs) >= liveFlushRows {
+	if lt.files.mdPath != "" && len(lt.msgs) >= liveFlushRows {
 		lt.flush()
 	}
 }
 
 // flush writes the rows not written yet.
 func (lt *liveTranscript) flush() {
-	if lt.path == "" || (len(lt.unsaved) == 0 && len(lt.msgs) == 0) {
+	if lt.files.mdPath == "" || (len(lt.unsaved) == 0 && len(lt.msgs) == 0) {
 		return
 	}
 	lt.jsonl = encodeMessages(lt.jsonl[:0], lt.folder, lt.threadID, lt.turnID, time.Now(), lt.msgs)
-	err := lt.st.appendRows(lt.jsonlPath, lt.jsonl, lt.path, lt.unsaved)
+	err := lt.st.appendRows(&lt.files, lt.jsonl, lt.unsaved)
 	lt.msgs = lt.msgs[:0]
 	lt.unsaved = lt.unsaved[:0]
 	if cap(lt.unsaved) > liveFlushBytes*2 || cap(lt.jsonl) > liveFlushBytes*4 {
@@ -92,7 +92,14 @@ func (lt *liveTranscript) flush() {
 	}
 	if err != nil && !lt.failed {
 		lt.failed = true
-		lt.st.log.Warn("could not write the transcript", "path", lt.path, "err", err)
+		lt.st.log.Warn("could not write the transcript", "path", lt.files.mdPath, "err", err)
+	}
+}
+
+// close closes the transcripts the turn kept open; at its end, after the last append.
+func (lt *liveTranscript) close() {
+	if err := lt.files.close(); err != nil {
+		lt.st.log.Warn("could not close the transcript", "path", lt.files.mdPath, "err", err)
 	}
 }
 
@@ -143,7 +150,7 @@ func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
 // with its last ones (one locked append rather than two); a thread known only at the end is set
 // first.
 func (lt *liveTranscript) takeUnsaved(threadID string) (md string, msgs []Message) {
-	if lt.path == "" {
+	if lt.files.mdPath == "" {
 		lt.setThread(threadID)
 	}
 	md, msgs = string(lt.unsaved), lt.msgs

@@ -78,7 +78,8 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	md, msgs := ts.live.takeUnsaved(threadID)
-	res.TranscriptPath = s.h.store.appendTurn(s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
+	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
+	ts.live.close()
 	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
 		s.endTurn(st, ts, turnEnd{

@@ -40,12 +40,19 @@ func (s stdio) Read(b []byte) (int, error)  { return s.r.Read(b) }
 func (s stdio) Write(b []byte) (int, error) { return s.w.Write(b) }
 func (s stdio) Close() error                { return errors.Join(s.w.Close(), s.r.Close()) }
 
+// EnvServerProfiles names a folder: when it is set, every hermes-lsp a run starts writes its CPU
+// profile there (--cpuprofile), for go tool pprof.
+const EnvServerProfiles = "HERMES_BENCH_SERVER_PROFILES"
+
 // StartHermes spawns the server with its log in the home, and connects the editor. It does not
 // initialize.
 func StartHermes(ctx context.Context, bin string, home Home) (*Hermes, error) {
 	h := &Hermes{Log: filepath.Join(home.Home, fmt.Sprintf("hermes-%d.log", time.Now().UnixNano())), exited: make(chan struct{}), home: home}
 	// The default log level (info); started in the workspace, as editors do (codex inherits it).
 	h.cmd = exec.Command(bin, "--log-file", h.Log)
+	if dir := os.Getenv(EnvServerProfiles); dir != "" {
+		h.cmd.Args = append(h.cmd.Args, "--cpuprofile", filepath.Join(dir, fmt.Sprintf("hermes-%d.pprof", time.Now().UnixNano())))
+	}
 	h.cmd.Dir = home.Work
 	h.cmd.Env = append(os.Environ(), "HOME="+home.Home, "XDG_STATE_HOME="+filepath.Join(home.Home, ".local", "state"),
 		"OPENAI_API_KEY=", "CODEX_API_KEY=")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	fastjson "github.com/segmentio/encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/panics"
 )
@@ -215,7 +215,7 @@ func (p *Pending) Wait(ctx context.Context, result any) error {
 		if result == nil {
 			return nil
 		}
-		if err := json.Unmarshal(msg.Result, result); err != nil {
+		if err := fastjson.Unmarshal(msg.Result, result); err != nil {
 			return fmt.Errorf("%s: decode result: %w", p.method, err)
 		}
 		return nil
@@ -284,7 +284,7 @@ func marshalParams(params any) (json.RawMessage, error) {
 	if raw, ok := params.(json.RawMessage); ok {
 		return raw, nil
 	}
-	return json.Marshal(params)
+	return json.Marshal(params) // not segmentio's: the generated types' omitzero needs encoding/json
 }
 
 func (c *Conn) write(msg *wireMessage) error {

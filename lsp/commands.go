@@ -2,13 +2,13 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -69,11 +69,11 @@ func args(p *protocol.ExecuteCommandParams, v any) error {
 			return nil
 		}
 	}
-	raw, err := json.Marshal(p.Arguments[0])
+	raw, err := fastjson.Marshal(p.Arguments[0])
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := fastjson.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("bad arguments for %s: %s", p.Command, typeError(err))
 	}
 	return nil

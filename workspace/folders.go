@@ -95,6 +95,9 @@ func FoldersFromInitialize(workspaceFolders []protocol.WorkspaceFolder, rootURI,
 type Set struct {
 	mu      sync.RWMutex
 	folders map[string]Folder // by key(Path)
+	// roots holds each folder's root with its symbolic links resolved, by key(Path), as Resolve
+	// last found it: Resolve picks a folder by them and resolves only the one it picks again.
+	roots map[string]string
 }
 
 // Add adds f, replacing a folder with the same path. An empty f.Path is computed from f.URI; a
@@ -122,6 +125,7 @@ func (s *Set) Add(f Folder) error {
 		s.folders = map[string]Folder{}
 	}
 	s.folders[key(f.Path)] = f
+	delete(s.roots, key(f.Path))
 	return nil
 }
 
@@ -133,6 +137,7 @@ func (s *Set) Remove(path string) (Folder, bool) {
 	defer s.mu.Unlock()
 	f, ok := s.folders[k]
 	delete(s.folders, k)
+	delete(s.roots, k)
 	return f, ok
 }
 
@@ -206,6 +211,11 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 	if !filepath.IsAbs(p) {
 		perr = fmt.Errorf("%q is not an absolute path", p)
 	}
+	if perr == nil {
+		if f, ok := s.resolveKnown(folders, rp); ok {
+			return f, nil
+		}
+	}
 	for _, f := range folders {
 		if perr != nil {
 			errs = append(errs, fmt.Errorf("workspace folder %s: %w", f.Path, perr))
@@ -216,6 +226,7 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 			errs = append(errs, fmt.Errorf("workspace folder %s: %w", f.Path, err))
 			continue
 		}
+		s.keepRoot(f, rr)
 		resolved = rp
 		if !within(rr, rp) {
 			if within(f.Path, p) {
@@ -239,6 +250,52 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 		err = errors.Join(append([]error{err}, errs...)...)
 	}
 	return Folder{}, err
+}
+
+// resolveKnown picks, among folders, the deepest whose root as last resolved holds rp (a resolved
+// path), and returns it once its root, resolved again now, is still the same: an ask then resolves
+// two paths, not one per folder. It returns false when a folder's root is not known yet, none
+// holds rp, or the one picked has changed: Resolve then resolves every root again. (A link of
+// another folder changed since it was resolved may leave a deeper folder unseen: the turn then runs
+// in the outer folder, which holds the file too.)
+func (s *Set) resolveKnown(folders []Folder, rp string) (Folder, bool) {
+	var (
+		best      Folder
+		bestRoot  string
+		bestDepth = -1
+	)
+	s.mu.RLock()
+	for _, f := range folders {
+		rr, ok := s.roots[key(f.Path)]
+		if !ok {
+			s.mu.RUnlock()
+			return Folder{}, false
+		}
+		if within(rr, rp) && len(rr) > bestDepth {
+			best, bestRoot, bestDepth = f, rr, len(rr)
+		}
+	}
+	s.mu.RUnlock()
+	if bestDepth < 0 {
+		return Folder{}, false
+	}
+	if rr, err := resolveRoot(best.Path); err != nil || rr != bestRoot {
+		return Folder{}, false
+	}
+	return best, true
+}
+
+// keepRoot records f's resolved root, unless f has left the set or changed meanwhile.
+func (s *Set) keepRoot(f Folder, root string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.folders[key(f.Path)]; !ok || cur != f {
+		return
+	}
+	if s.roots == nil {
+		s.roots = map[string]string{}
+	}
+	s.roots[key(f.Path)] = root
 }
 
 // describe names a non-file document URI for an error message.

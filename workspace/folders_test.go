@@ -278,6 +278,10 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := tt.set.Resolve(tt.doc)
+			// Again: the second time the folders' roots are known (Set keeps them).
+			if f2, err2 := tt.set.Resolve(tt.doc); f2 != f || (err2 == nil) != (err == nil) || (err != nil && err2.Error() != err.Error()) {
+				t.Errorf("Resolve(%q) again = %+v, %v; the first time %+v, %v", tt.doc, f2, err2, f, err)
+			}
 			if tt.want != "" {
 				if err != nil || f.Name != tt.want {
 					t.Fatalf("Resolve(%q) = %+v, %v; want folder %q", tt.doc, f, err, tt.want)
@@ -300,6 +304,58 @@ func TestResolve(t *testing.T) {
 			}
 			t.Logf("%s", err)
 		})
+	}
+}
+
+// TestResolveLinkChanged: a folder whose root is a symbolic link is resolved again when a document
+// is resolved to it, so a link changed since the last Resolve moves the folder with it: a file
+// under the old target is outside, one under the new target inside; a folder added again under
+// the same path is resolved afresh.
+func TestResolveLinkChanged(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	r := tree(t, "a/x.go", "b/y.go", "ws -> a")
+	s := &Set{}
+	must(t, s.Add(Folder{Path: filepath.Join(r, "ws"), Name: "ws"}))
+	doc := func(p string) string { return URIFromPath(filepath.Join(r, p)) }
+	if f, err := s.Resolve(doc("a/x.go")); err != nil || f.Name != "ws" {
+		t.Fatalf("before the change: %+v, %v", f, err)
+	}
+	must(t, os.Remove(filepath.Join(r, "ws")))
+	must(t, os.Symlink("b", filepath.Join(r, "ws")))
+	if f, err := s.Resolve(doc("a/x.go")); !errors.Is(err, ErrOutside) {
+		t.Errorf("a file under the link's old target: %+v, %v; want it outside", f, err)
+	}
+	if f, err := s.Resolve(doc("b/y.go")); err != nil || f.Name != "ws" {
+		t.Errorf("a file under the link's new target: %+v, %v", f, err)
+	}
+	must(t, s.Add(Folder{Path: filepath.Join(r, "b"), Name: "b"}))
+	must(t, s.Add(Folder{Path: filepath.Join(r, "ws"), Name: "renamed"}))
+	if f, err := s.Resolve(doc("ws/y.go")); err != nil || (f.Name != "renamed" && f.Name != "b") {
+		t.Errorf("after adding again: %+v, %v", f, err)
+	}
+}
+
+// BenchmarkResolve resolves a document in one of 10 workspace folders, as every ask does.
+func BenchmarkResolve(b *testing.B) {
+	root := b.TempDir()
+	s := &Set{}
+	for i := range 10 {
+		dir := filepath.Join(root, "work", fmt.Sprintf("folder-%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Add(Folder{Path: dir}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	doc := URIFromPath(filepath.Join(root, "work", "folder-7", "main.go"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if f, err := s.Resolve(doc); err != nil || f.Name != "folder-7" {
+			b.Fatal(f, err)
+		}
 	}
 }
 

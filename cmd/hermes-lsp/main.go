@@ -49,6 +49,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		codexBin  = fs.String("codex", "", "the codex binary (default: the hermes.codex.path setting, else codex on PATH)")
 		yolo      = fs.Bool("yolo", false, "accept every command and patch without asking (also HERMES_YOLO_MODE=1)")
 		showVer   = fs.Bool("version", false, "print the version and exit")
+		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to `FILE` (for go tool pprof)")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp doctor [flags] [FOLDER]   (checks codex, its sign-in and the state folder)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
@@ -92,6 +93,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		return exitUsage
 	}
 	defer closeLog()
+	if *cpuProf != "" {
+		stopProfile, err := startCPUProfile(*cpuProf)
+		if err != nil {
+			fmt.Fprintln(stderr, "hermes-lsp:", err)
+			return exitUsage
+		}
+		defer stopProfile()
+	}
 
 	opts := lsp.Options{
 		Logger:    logger,

@@ -17,14 +17,17 @@ import (
 // stream's own and Write cannot mistake a peer's id for one.
 const idPrefix = "framing-id:"
 
-// envelope is the part of a message the stream checks before jsonrpc2 decodes it. A member that is
-// absent stays nil; one that is null holds "null". Like jsonrpc2's decoder, encoding/json matches the
-// names ignoring case and keeps the last of duplicate members.
+// envelope is a message's members, decoded once: the stream checks them and builds the message from
+// them as jsonrpc2 would decode the body. A member that is absent stays nil; one that is null holds
+// "null". Like jsonrpc2's decoder, the JSON package matches the names ignoring case and keeps the
+// last of duplicate members.
 type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	Version json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 }
 
 // idKind sorts ids.
@@ -40,7 +43,7 @@ const (
 // decode checks a body and returns its message, or nil when it answered or skipped the body.
 func (s *stream) decode(body []byte) jsonrpc2.Message {
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := fastjson.Unmarshal(body, &env); err != nil {
 		var syntax *json.SyntaxError
 		if !errors.As(err, &syntax) {
 			s.log.Warn("framing: skipped a body that is not a JSON object", "err", err)
@@ -69,7 +72,7 @@ func (s *stream) decode(body []byte) jsonrpc2.Message {
 			s.log.Warn("framing: skipped a response with an unusable id", "id", string(env.ID))
 			return nil
 		}
-		msg, err := decodeMessage(body)
+		msg, err := env.message("", nil)
 		if err != nil {
 			s.log.Warn("framing: skipped a bad response", "id", string(env.ID), "err", err)
 			return nil
@@ -91,31 +94,67 @@ func (s *stream) decode(body []byte) jsonrpc2.Message {
 	case !hasMethod:
 		s.invalid(id, "no method, result or error")
 		return nil
-	case json.Unmarshal(env.Method, &method) != nil || method == "":
+	case fastjson.Unmarshal(env.Method, &method) != nil || method == "":
 		s.invalid(id, fmt.Sprintf("method %.40s is not a non-empty string", env.Method))
 		return nil
 	}
 
-	var made jsonrpc2.ID
+	var made *jsonrpc2.ID
 	if kind == idMapped {
-		var name string
-		var err error
-		made, name = s.makeID(env.ID)
-		if body, err = replaceID(body, mustMarshal(name)); err != nil {
-			s.forgetID(made)
-			s.invalid(id, err.Error())
-			return nil
-		}
+		id, _ := s.makeID(env.ID)
+		made = &id
 	}
-	msg, err := decodeMessage(body)
+	msg, err := env.message(method, made)
 	if err != nil {
-		if kind == idMapped {
-			s.forgetID(made)
+		if made != nil {
+			s.forgetID(*made)
 		}
 		s.invalid(id, err.Error())
 		return nil
 	}
 	return msg
+}
+
+// message is the message env holds, as jsonrpc2 decodes its body (jsonrpc2.DecodeMessage, whose
+// decoder would allocate a 32 KiB buffer for every message), with method, checked already, and with
+// made, when not nil, as its id instead of the one the peer sent. A panic in a decoder is an error.
+func (env *envelope) message(method string, made *jsonrpc2.ID) (msg jsonrpc2.Message, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, err = nil, fmt.Errorf("decoding the message: panic: %v", r)
+		}
+	}()
+	if env.Version != nil {
+		var v string
+		if fastjson.Unmarshal(env.Version, &v) != nil || v != jsonrpc2.Version {
+			return nil, fmt.Errorf("invalid RPC version %s", env.Version)
+		}
+	}
+	id := made
+	if id == nil && env.ID != nil && string(env.ID) != "null" {
+		id = new(jsonrpc2.ID)
+		if err := fastjson.Unmarshal(env.ID, id); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+	}
+	switch {
+	case method == "" && id == nil:
+		return nil, jsonrpc2.ErrInvalidRequest
+	case method == "":
+		var e error
+		if env.Error != nil && string(env.Error) != "null" {
+			je := new(jsonrpc2.Error)
+			if err := fastjson.Unmarshal(env.Error, je); err != nil {
+				return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+			}
+			e = je
+		}
+		return jsonrpc2.NewResponse(*id, env.Result, e)
+	case id == nil:
+		return jsonrpc2.NewNotification(method, env.Params)
+	default:
+		return jsonrpc2.NewCall(*id, method, env.Params)
+	}
 }
 
 // invalid answers a bad request that has an id with -32600 Invalid Request; one without an id
@@ -198,52 +237,6 @@ func replaceID(data []byte, id json.RawMessage) ([]byte, error) {
 		return nil, fmt.Errorf("replacing the id: %w", err)
 	}
 	return out, nil
-}
-
-// decodeMessage is jsonrpc2.DecodeMessage, with a panic in the decoder turned into an error.
-func decodeMessage(body []byte) (msg jsonrpc2.Message, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, err = nil, fmt.Errorf("decoding the message: panic: %v", r)
-		}
-	}()
-	// jsonrpc2.DecodeMessage would do, but its decoder allocates a 32 KiB buffer for every message:
-	// a typing editor's didChange stream would be mostly garbage. This is its decoding, by the same
-	// JSON package, into the same messages.
-	var m wireMessage
-	if err := fastjson.Unmarshal(body, &m); err != nil {
-		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-	}
-	if m.Version != nil {
-		var v string
-		if fastjson.Unmarshal(m.Version, &v) != nil || v != jsonrpc2.Version {
-			return nil, fmt.Errorf("invalid RPC version %s", m.Version)
-		}
-	}
-	switch {
-	case m.Method == "" && m.ID == nil:
-		return nil, jsonrpc2.ErrInvalidRequest
-	case m.Method == "":
-		var e error
-		if m.Error != nil {
-			e = m.Error
-		}
-		return jsonrpc2.NewResponse(*m.ID, m.Result, e)
-	case m.ID == nil:
-		return jsonrpc2.NewNotification(m.Method, m.Params)
-	default:
-		return jsonrpc2.NewCall(*m.ID, m.Method, m.Params)
-	}
-}
-
-// wireMessage is every JSON-RPC message, as jsonrpc2 decodes it.
-type wireMessage struct {
-	Version json.RawMessage `json:"jsonrpc"`
-	ID      *jsonrpc2.ID    `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *jsonrpc2.Error `json:"error"`
 }
 
 // mustMarshal returns the JSON form of a string.
