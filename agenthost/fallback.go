@@ -82,7 +82,11 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
 	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
 	s := ts.s
-	_ = s.call(func(st *sessionState) { st.moveToFallback(fb, cooldown) })
+	var view threadView
+	_ = s.call(func(st *sessionState) {
+		st.moveToFallback(fb, cooldown)
+		view = st.threadView()
+	})
 
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline)
@@ -91,7 +95,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := s.startCodexTurn(ctx, ts); err != nil {
+	if err := s.startCodexTurn(ctx, ts, view); err != nil {
 		ts.failure = fmt.Errorf("fallback %s: %w", fb.Name, err)
 		return true
 	}

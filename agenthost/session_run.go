@@ -43,9 +43,13 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 			ts   *turnState
 			plan runPlan
 			snap attempt
+			view threadView
 			err  error
 		)
-		if cerr := s.call(func(st *sessionState) { ts, plan, snap, err = s.planRun(st, in) }); cerr != nil {
+		if cerr := s.call(func(st *sessionState) {
+			ts, plan, snap, err = s.planRun(st, in)
+			view = st.threadView() // read now: starting the turn needs no other hop before begin
+		}); cerr != nil {
 			return nil, cerr
 		}
 		if err != nil {
@@ -55,7 +59,7 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 		case planStarted:
 			return &Turn{state: ts}, nil
 		case planStart:
-			if err := s.startCodexTurn(ctx, ts); err != nil {
+			if err := s.startCodexTurn(ctx, ts, view); err != nil {
 				s.abandon(ts)
 				return nil, err
 			}
@@ -147,7 +151,7 @@ func (s *Session) Compact(ctx context.Context) (*Turn, error) {
 	}
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	client, threadID, err := s.prepare(ctx, ts)
+	client, threadID, err := s.prepare(ctx, ts, nil)
 	if err != nil {
 		s.abandon(ts)
 		return nil, err
@@ -233,9 +237,24 @@ func (s *Session) abandon(ts *turnState) {
 // begin starts the runner of ts, a registered turn codex has started (ts.cur says where).
 func (s *Session) begin(ts *turnState) {
 	_ = s.call(func(st *sessionState) {
+		ts.nameIfFirst(st)
 		ts.shared.attempt = ts.cur
 		ts.emitShared(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 		close(ts.startedCh)
 		s.wg.Go(ts.run)
 	})
+}
+
+// nameIfFirst makes a prompt's turn name its thread when the thread is new (codex started it for
+// this session and no turn has named it): once the turn has ended, as codex refuses to name a
+// thread whose rollout is still empty. On the session's goroutine.
+func (ts *turnState) nameIfFirst(st *sessionState) {
+	if !ts.mayName || st.unnamed == "" || st.unnamed != ts.cur.threadID {
+		return
+	}
+	st.unnamed = ""
+	ts.nameAs = ts.input.Title
+	if ts.nameAs == "" {
+		ts.nameAs = ts.input.Prompt
+	}
 }

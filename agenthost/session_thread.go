@@ -11,12 +11,12 @@ import (
 )
 
 // prepare makes sure codex runs and the session's thread is loaded in it.
-func (s *Session) prepare(ctx context.Context, ts *turnState) (*codex.Client, string, error) {
+func (s *Session) prepare(ctx context.Context, ts *turnState, view *threadView) (*codex.Client, string, error) {
 	client, gen, err := s.h.codexClient(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	threadID, fresh, err := s.ensureThread(ctx, client, gen)
+	threadID, fresh, err := s.ensureThread(ctx, client, gen, view)
 	if err != nil {
 		s.retireIfSilent(ctx, client)
 		return nil, "", err
@@ -29,16 +29,12 @@ func (s *Session) prepare(ctx context.Context, ts *turnState) (*codex.Client, st
 
 // startCodexTurn starts ts's input as a codex turn on the session's thread; ts.cur then says where
 // it runs.
-func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
-	client, threadID, err := s.prepare(ctx, ts)
+func (s *Session) startCodexTurn(ctx context.Context, ts *turnState, view threadView) error {
+	client, threadID, err := s.prepare(ctx, ts, &view)
 	if err != nil {
 		return err
 	}
-	var model, effort, unnamed string
-	_ = s.call(func(st *sessionState) {
-		model, effort, unnamed = st.model, st.effort, st.unnamed
-		st.unnamed = ""
-	})
+	model, effort := view.model, view.effort
 	if ts.input.Model != "" {
 		model = ts.input.Model
 	}
@@ -55,27 +51,35 @@ func (s *Session) startCodexTurn(ctx context.Context, ts *turnState) error {
 		s.retireIfSilent(ctx, client)
 		return fmt.Errorf("start turn: %w", err)
 	}
-	if unnamed == threadID {
-		// Named once the turn has ended: codex refuses to name a thread whose rollout is still empty.
-		ts.nameAs = ts.input.Title
-		if ts.nameAs == "" {
-			ts.nameAs = ts.input.Prompt
-		}
-	}
+	ts.mayName = true // begin names the thread if this is its first turn
 	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
 	return nil
 }
 
+// threadView is what starting a turn reads of the session, in the hop that registers the turn.
+type threadView struct {
+	threadID      string
+	loadedGen     int
+	fallback      *FallbackProvider
+	model, effort string
+}
+
+// threadView reads it; on the session's goroutine.
+func (st *sessionState) threadView() threadView {
+	return threadView{threadID: st.threadID, loadedGen: st.loadedGen, fallback: st.fallback, model: st.model, effort: st.effort}
+}
+
 // ensureThread returns the session's thread loaded in this codex generation: resumed when the
-// session had one (fresh false), else started (fresh true, also when resuming failed).
-func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int) (threadID string, fresh bool, err error) {
-	var (
-		loaded int
-		fb     *FallbackProvider
-	)
-	if err := s.call(func(st *sessionState) { threadID, loaded, fb = st.threadID, st.loadedGen, st.fallback }); err != nil {
-		return "", false, err
+// session had one (fresh false), else started (fresh true, also when resuming failed). view is the
+// session as the caller read it, or nil to read it now.
+func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int, view *threadView) (threadID string, fresh bool, err error) {
+	if view == nil {
+		view = new(threadView)
+		if err := s.call(func(st *sessionState) { *view = st.threadView() }); err != nil {
+			return "", false, err
+		}
 	}
+	threadID, loaded, fb := view.threadID, view.loadedGen, view.fallback
 	if threadID != "" && loaded == gen {
 		return threadID, false, nil
 	}
@@ -119,7 +123,7 @@ func (s *Session) Warm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := s.ensureThread(ctx, client, gen); err != nil {
+	if _, _, err := s.ensureThread(ctx, client, gen, nil); err != nil {
 		s.retireIfSilent(ctx, client)
 		return err
 	}

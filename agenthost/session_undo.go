@@ -55,7 +55,7 @@ func (s *Session) RevertThread(ctx context.Context, threadID, turnID string) err
 	if err != nil {
 		return err
 	}
-	if _, _, err := s.ensureThread(ctx, client, gen); err != nil {
+	if _, _, err := s.ensureThread(ctx, client, gen, nil); err != nil {
 		return err
 	}
 	if err := client.RevertThread(ctx, threadID, turnID); err != nil {

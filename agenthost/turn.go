@@ -107,6 +107,7 @@ type turnState struct {
 	review      bool   // a review (Session.Review), on a thread of its own
 	yields      bool   // a review the next prompt stops
 	nameAs      string // the title its new thread gets once the turn has ended
+	mayName     bool   // a prompt's turn: it names its thread when it is the thread's first (begin)
 	started     time.Time
 	queue       *eventQueue
 	done        chan struct{} // closed when the result is ready
@@ -210,7 +211,10 @@ func (ts *turnState) trimMessages() {
 func (ts *turnState) moved(a attempt) {
 	ts.cur = a
 	ts.live.turnID = a.turnID
-	_ = ts.s.call(func(*sessionState) { ts.shared.attempt = a })
+	_ = ts.s.call(func(st *sessionState) {
+		ts.nameIfFirst(st)
+		ts.shared.attempt = a
+	})
 }
 
 func usageOf(u *codex.ThreadTokenUsage) Usage {
