@@ -57,6 +57,9 @@ type sessionState struct {
 	unnamed     string                   // a thread codex started for the session, to be named by its first turn
 	model       string                   // the folder's model for its turns ("" = codex's default)
 	effort      string                   // the folder's reasoning effort ("" = the model's default)
+	// transcripts are the thread's transcript files kept open between turns (see keepTranscripts):
+	// lent to each turn as it begins, given back at its end.
+	transcripts transcriptFiles
 }
 
 func newSession(h *Host, folder string, saved folderState) *Session {
@@ -118,6 +121,9 @@ func (s *Session) loop() {
 		}
 	}
 	close(s.stopped)
+	if err := s.st.transcripts.close(); err != nil {
+		s.h.log.Warn("could not close the transcript", "folder", s.folder, "err", err)
+	}
 	if closed(s.h.closing) {
 		abandon()
 	}

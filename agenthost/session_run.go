@@ -238,6 +238,7 @@ func (s *Session) abandon(ts *turnState) {
 func (s *Session) begin(ts *turnState) {
 	_ = s.call(func(st *sessionState) {
 		ts.nameIfFirst(st)
+		ts.live.borrow(&st.transcripts)
 		ts.shared.attempt = ts.cur
 		ts.emitShared(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
 		close(ts.startedCh)

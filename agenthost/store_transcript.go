@@ -93,6 +93,25 @@ func encodeMessages(buf []byte, folder, threadID, turnID string, now time.Time, 
 type transcriptFiles struct {
 	jsonlPath, mdPath string
 	jsonl, md         *os.File
+	jsonlInfo, mdInfo os.FileInfo // what the open files were when opened
+}
+
+// check closes an open file that is no longer the one at its path (removed, or replaced): the next
+// append opens the file now there. For files kept open from one turn to the next.
+func (tf *transcriptFiles) check() {
+	for _, k := range []struct {
+		f    **os.File
+		info os.FileInfo
+		path string
+	}{{&tf.jsonl, tf.jsonlInfo, tf.jsonlPath}, {&tf.md, tf.mdInfo, tf.mdPath}} {
+		if *k.f == nil {
+			continue
+		}
+		if now, err := os.Lstat(k.path); err != nil || !os.SameFile(now, k.info) {
+			_ = (*k.f).Close() // written and left: nothing to lose
+			*k.f = nil
+		}
+	}
 }
 
 // close closes the files opened so far; the next append opens them again.
@@ -116,10 +135,10 @@ func (st *store) appendRows(tf *transcriptFiles, jsonl, md []byte) error {
 	var errs error
 	_ = st.transcriptLock.with(func() error {
 		if len(jsonl) > 0 {
-			errs = multierr.Append(errs, appendKept(&tf.jsonl, tf.jsonlPath, jsonl))
+			errs = multierr.Append(errs, appendKept(&tf.jsonl, &tf.jsonlInfo, tf.jsonlPath, jsonl))
 		}
 		if len(md) > 0 {
-			errs = multierr.Append(errs, appendKept(&tf.md, tf.mdPath, md))
+			errs = multierr.Append(errs, appendKept(&tf.md, &tf.mdInfo, tf.mdPath, md))
 		}
 		return nil
 	})
@@ -134,14 +153,15 @@ func (st *store) closeFiles() error {
 }
 
 // appendKept appends data to *f with one write, opening the file at path first when *f is nil
-// (see openAppend). A file that fails a write is closed: the next append opens it again.
-func appendKept(f **os.File, path string, data []byte) error {
+// (see openAppend; *info is then what it is). A file that fails a write is closed: the next append
+// opens it again.
+func appendKept(f **os.File, info *os.FileInfo, path string, data []byte) error {
 	if *f == nil {
-		opened, err := openAppend(path)
+		opened, fi, err := openAppend(path)
 		if err != nil {
 			return err
 		}
-		*f = opened
+		*f, *info = opened, fi
 	}
 	if _, err := (*f).Write(data); err != nil {
 		_ = (*f).Close()
@@ -154,10 +174,10 @@ func appendKept(f **os.File, path string, data []byte) error {
 // openAppend opens the regular file at path for appending, creating it with mode 0600. It does not
 // follow a symbolic link at path (on unix): a link planted there would take the transcript
 // elsewhere.
-func openAppend(path string) (*os.File, error) {
+func openAppend(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|openNoFollow, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -165,9 +185,9 @@ func openAppend(path string) (*os.File, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // recordedTurnsMax bounds how much of a JSONL transcript recordedTurns reads.

@@ -10,6 +10,10 @@ import (
 // openNoFollow makes an open fail on a symbolic link instead of following it.
 const openNoFollow = syscall.O_NOFOLLOW
 
+// keepTranscriptsOpen: a session keeps its thread's transcripts open from one turn to the next (a
+// file removed meanwhile is noticed by transcriptFiles.check), sparing each turn two opens.
+const keepTranscriptsOpen = true
+
 // syncDir syncs the folder dir, so that a rename into it survives a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -41,8 +41,13 @@ func (lt *liveTranscript) setThread(threadID string) {
 	if err != nil {
 		return
 	}
-	lt.close() // the files of a thread before this one are done with
-	lt.threadID, lt.files = threadID, transcriptFiles{jsonlPath: jsonl, mdPath: md}
+	if lt.files.jsonlPath == jsonl && lt.files.mdPath == md {
+		lt.files.check() // kept open since an earlier turn: still the files at those paths?
+	} else {
+		lt.close() // the files of another thread are done with
+		lt.files = transcriptFiles{jsonlPath: jsonl, mdPath: md}
+	}
+	lt.threadID = threadID
 	rows := lt.pending
 	lt.pending = nil
 	for _, r := range rows {
@@ -96,11 +101,34 @@ func (lt *liveTranscript) flush() {
 	}
 }
 
-// close closes the transcripts the turn kept open; at its end, after the last append.
+// close closes the transcripts the turn kept open.
 func (lt *liveTranscript) close() {
 	if err := lt.files.close(); err != nil {
 		lt.st.log.Warn("could not close the transcript", "path", lt.files.mdPath, "err", err)
 	}
+}
+
+// borrow takes the session's open transcripts for the turn (as it begins, before its runner
+// starts); on the session's goroutine. The turn's first append uses them when they are its
+// thread's (setThread).
+func (lt *liveTranscript) borrow(kept *transcriptFiles) {
+	if lt.files.jsonl == nil && lt.files.md == nil && lt.files.mdPath == "" {
+		lt.files, *kept = *kept, transcriptFiles{}
+	}
+}
+
+// giveBack hands the turn's open transcripts to the session at its end, after the last append, to
+// be kept open for the next turn where keepTranscriptsOpen allows, else closed; on the session's
+// goroutine.
+func (lt *liveTranscript) giveBack(kept *transcriptFiles) {
+	if err := kept.close(); err != nil {
+		lt.st.log.Warn("could not close the transcript", "path", kept.mdPath, "err", err)
+	}
+	if keepTranscriptsOpen {
+		*kept, lt.files = lt.files, transcriptFiles{}
+		return
+	}
+	lt.close()
 }
 
 // tool writes a finished tool item with the approvals it needed.

@@ -79,9 +79,9 @@ func (ts *turnState) finish(retired bool) {
 
 	md, msgs := ts.live.takeUnsaved(threadID)
 	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
-	ts.live.close()
 	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
+		ts.live.giveBack(&st.transcripts)
 		s.endTurn(st, ts, turnEnd{
 			res: res, usage: usage, total: total, iterations: ts.iterations,
 			awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
