@@ -3,6 +3,7 @@ package agenthost
 // This file builds a finished turn's result and accounts for it.
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -11,6 +12,7 @@ import (
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
 func (ts *turnState) finish(retired bool) {
 	s := ts.s
+	runtime.Gosched() // the follower reports what is queued before the end's work (see liveTranscript.flush)
 	ts.takeSteered()
 	reason := ts.interruptReason()
 	var (

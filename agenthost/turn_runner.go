@@ -21,7 +21,8 @@ func (ts *turnState) run() {
 	defer deadline.Stop()
 	ts.live.setThread(ts.cur.threadID)
 	ts.live.turnID = ts.cur.turnID
-	ts.live.flush() // the transcript shows the turn from its start (and status names it)
+	// The transcript shows the turn from its start: drive writes its first rows once it has applied
+	// what codex sent already (the first update goes out before the disk is touched).
 
 	ts.drive(deadline.C)
 	retire, why := ts.assess()
@@ -59,6 +60,9 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 	var again <-chan time.Time
 	resends := 0
 	for {
+		if len(sub.Events()) == 0 {
+			ts.live.flush() // codex has nothing more for now: the transcript shows the turn so far
+		}
 		select {
 		case <-interrupted:
 			interrupted = nil
@@ -82,9 +86,6 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 			}
 			if ts.apply(ev) {
 				return
-			}
-			if len(sub.Events()) == 0 {
-				ts.live.flush() // codex has nothing more for now: the transcript shows the turn so far
 			}
 		case <-deadline:
 			deadline = nil
