@@ -19,35 +19,37 @@ import (
 // against one turn on each of n bare clients (each with its codex). The rounds alternate which goes
 // first; the first round of each is warm-up. Each turn is timed from its own ask to its own end;
 // hermes-lsp's are asked with a progress token each (workDoneToken), so the n ends can be told apart.
-// cpuPerTurn is the server's own CPU time (codex excluded) per measured turn.
-func Parallel(ctx context.Context, env *Env, n, rounds int) (hermes, bare Samples, cpuPerTurn time.Duration, err error) {
+// It returns the turns' times, the server's own CPU time (codex excluded) per measured turn, and the
+// measuring editor's (this process's, over the hermes-lsp rounds only) per measured turn.
+func Parallel(ctx context.Context, env *Env, n, rounds int) (res ParallelResult, err error) {
+	var hermes, bare Samples
 	hh, err := env.NewHome("parallel-hermes")
 	if err != nil {
-		return nil, nil, 0, err
+		return res, err
 	}
 	folders := make([]string, n)
 	for i := range folders {
 		folders[i] = filepath.Join(hh.Work, fmt.Sprintf("folder-%d", i))
 		if err := os.MkdirAll(folders[i], 0o755); err != nil {
-			return nil, nil, 0, err
+			return res, err
 		}
 	}
 	h, err := StartHermes(ctx, env.Hermes, hh)
 	if err != nil {
-		return nil, nil, 0, err
+		return res, err
 	}
 	defer h.Close()
 	if _, err := h.Ed.Initialize(ctx, folders, HermesSettings(hh, env.Self, nil, nil)); err != nil {
-		return nil, nil, 0, err
+		return res, err
 	}
 	clients := make([]*Bare, n)
 	for i := range clients {
 		home, err := env.NewHome(fmt.Sprintf("parallel-bare-%d", i))
 		if err != nil {
-			return nil, nil, 0, err
+			return res, err
 		}
 		if clients[i], err = StartBare(ctx, env.Self, nil, home); err != nil {
-			return nil, nil, 0, err
+			return res, err
 		}
 		defer clients[i].Close()
 	}
@@ -99,24 +101,32 @@ func Parallel(ctx context.Context, env *Env, n, rounds int) (hermes, bare Sample
 			return tt.Total, err
 		})
 	}
-	var cpu0 time.Duration
+	var cpu0, editorCPU time.Duration
 	for round := range rounds + 1 {
 		if round == 1 {
 			if cpu0, err = ProcCPU(h.Pid()); err != nil {
-				return nil, nil, 0, err
+				return res, err
 			}
 		}
-		first, second := hermesRound, bareRound
+		timedHermes := func(round int) (Samples, error) {
+			before := SelfCPU()
+			took, err := hermesRound(round)
+			if round > 0 {
+				editorCPU += SelfCPU() - before
+			}
+			return took, err
+		}
+		first, second := timedHermes, bareRound
 		if round%2 != 0 {
 			first, second = second, first
 		}
 		a, err := first(round)
 		if err != nil {
-			return nil, nil, 0, err
+			return res, err
 		}
 		b, err := second(round)
 		if err != nil {
-			return nil, nil, 0, err
+			return res, err
 		}
 		if round == 0 {
 			continue // warm-up: threads start, codex loads
@@ -128,9 +138,17 @@ func Parallel(ctx context.Context, env *Env, n, rounds int) (hermes, bare Sample
 	}
 	cpu1, err := ProcCPU(h.Pid())
 	if err != nil {
-		return nil, nil, 0, err
+		return res, err
 	}
-	return hermes, bare, (cpu1 - cpu0) / time.Duration(max(1, len(hermes))), nil
+	turns := time.Duration(max(1, len(hermes)))
+	return ParallelResult{Hermes: hermes, Bare: bare, HermesCPU: (cpu1 - cpu0) / turns, EditorCPU: editorCPU / turns}, nil
+}
+
+// ParallelResult is what Parallel measured.
+type ParallelResult struct {
+	Hermes, Bare Samples       // each turn's time, ask to end
+	HermesCPU    time.Duration // hermes-lsp's CPU time per turn
+	EditorCPU    time.Duration // the measuring editor's CPU time per turn (this process)
 }
 
 // atOnce runs turn(0..n-1) at the same time and returns their durations.

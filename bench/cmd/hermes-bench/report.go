@@ -32,6 +32,7 @@ type pass struct {
 	host               *bench.HostResult
 	parHermes, parBare bench.Samples
 	parCPU             time.Duration // hermes-lsp's CPU time per turn of the parallel row
+	parEditorCPU       time.Duration // the measuring editor's CPU time per turn of that row
 }
 
 // spread is a measure taken once per run: its median and range.
@@ -146,7 +147,8 @@ func (r *report) markdown() string {
 		row("1", fmt.Sprintf("Parallel folders: a turn in each of %d folders at once (zero-latency fake codex), median per turn (%d turns each per run)", r.folders, len(first.parHermes)),
 			ph.ms(), fmt.Sprintf("%d bare clients at once %s", r.folders, pb.ms()), "", "")
 		row("1", "Parallel folders: added latency per turn, median", parAdded.signedMs(),
-			"hermes-lsp's CPU time per turn "+r.over(func(rn pass) time.Duration { return rn.parCPU }).ms(), "≤ +2 ms", verdict(parAdded.median() <= 2*time.Millisecond))
+			"hermes-lsp's CPU time per turn "+r.over(func(rn pass) time.Duration { return rn.parCPU }).ms()+
+				"; the measuring editor's "+r.over(func(rn pass) time.Duration { return rn.parEditorCPU }).ms(), "≤ +2 ms", verdict(parAdded.median() <= 2*time.Millisecond))
 	}
 
 	r.peerRows(row)
