@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 )
 
 // run drives the turn to its end: it applies codex's notifications, enforces the deadline, retires
 // codex when the turn shows it is broken, retries on a fallback provider, and finishes the result.
 func (ts *turnState) run() {
+	stackhint.Grow() // decoding, the transcript's JSON, the session's calls: deep calls ahead
 	h := ts.s.h
 	cfg := h.config()
 	deadline := time.NewTimer(cfg.TurnTimeout)

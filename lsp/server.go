@@ -22,6 +22,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -218,6 +219,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	s.inflight[id] = cancel
 	s.mu.Unlock()
 	s.wg.Go(func() {
+		stackhint.Grow() // a request may start a turn: deep calls ahead (see stackhint)
 		defer func() {
 			s.mu.Lock()
 			delete(s.inflight, id)
@@ -397,6 +399,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 // goAsync runs f on a goroutine the connection owns (for work a notification starts).
 func (s *Server) goAsync(name string, f func(ctx context.Context)) {
 	s.wg.Go(func() {
+		stackhint.Grow() // a turn's follower, a review: deep calls ahead (see stackhint)
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("background task panicked", "task", name, "panic", r)
