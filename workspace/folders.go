@@ -212,7 +212,7 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 		perr = fmt.Errorf("%q is not an absolute path", p)
 	}
 	if perr == nil {
-		if f, ok := s.resolveKnown(folders, rp); ok {
+		if f, ok := s.resolveKnown(folders, p, rp); ok {
 			return f, nil
 		}
 	}
@@ -252,13 +252,13 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 	return Folder{}, err
 }
 
-// resolveKnown picks, among folders, the deepest whose root as last resolved holds rp (a resolved
-// path), and returns it once its root, resolved again now, is still the same: an ask then resolves
+// resolveKnown picks, among folders, the deepest whose root as last resolved holds rp (p resolved
+// now), and returns it once its root, resolved again now, is still the same: an ask then resolves
 // two paths, not one per folder. It returns false when a folder's root is not known yet, none
 // holds rp, or the one picked has changed: Resolve then resolves every root again. (A link of
 // another folder changed since it was resolved may leave a deeper folder unseen: the turn then runs
 // in the outer folder, which holds the file too.)
-func (s *Set) resolveKnown(folders []Folder, rp string) (Folder, bool) {
+func (s *Set) resolveKnown(folders []Folder, p, rp string) (Folder, bool) {
 	var (
 		best      Folder
 		bestRoot  string
@@ -279,7 +279,14 @@ func (s *Set) resolveKnown(folders []Folder, rp string) (Folder, bool) {
 	if bestDepth < 0 {
 		return Folder{}, false
 	}
-	if rr, err := resolveRoot(best.Path); err != nil || rr != bestRoot {
+	rr := rp // asked about the folder itself (a chat buffer does): resolved already
+	if key(best.Path) != key(p) {
+		var err error
+		if rr, err = resolveRoot(best.Path); err != nil {
+			return Folder{}, false
+		}
+	}
+	if rr != bestRoot {
 		return Folder{}, false
 	}
 	return best, true
