@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/sourcegraph/conc"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -269,7 +270,7 @@ func (p *Pending) Wait(ctx context.Context, result any) error {
 	if result == nil || len(p.result) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(p.result, result); err != nil {
+	if err := fastjson.Unmarshal(p.result, result); err != nil {
 		return fmt.Errorf("%s: decoding the result %s: %w", p.method, p.result, err)
 	}
 	return nil

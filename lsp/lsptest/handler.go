@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"github.com/sourcegraph/conc/panics"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -123,7 +124,7 @@ func (e *Editor) recordProgressLocked(params json.RawMessage) {
 
 // decodeLocked decodes params into v, recording a violation when they do not decode.
 func (e *Editor) decodeLocked(method string, params json.RawMessage, v any) bool {
-	if err := json.Unmarshal(params, v); err != nil {
+	if err := fastjson.Unmarshal(params, v); err != nil {
 		e.violationLocked("%s: params %s: %v", method, params, err)
 		return false
 	}
@@ -171,7 +172,7 @@ func (e *Editor) answer(ctx context.Context, id jsonrpc2.ID, method string, para
 		var p struct {
 			Token protocol.ProgressToken `json:"token"`
 		}
-		if json.Unmarshal(params, &p) == nil {
+		if fastjson.Unmarshal(params, &p) == nil {
 			e.state.acceptedTokens[p.Token] = true
 		}
 	}

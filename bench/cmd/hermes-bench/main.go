@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -48,9 +49,23 @@ func run() int {
 		folders   = flag.Int("folders", 10, "folders (and bare clients) of the parallel row")
 		parRounds = flag.Int("parallel-rounds", 20, "rounds of the parallel row, each a turn in every folder at once")
 		edits     = flag.Int("edits", 50, "measured edits of that document")
+		cpuProf   = flag.String("cpuprofile", "", "write this program's CPU profile (the measuring editor's, the bare clients') to `FILE`")
 	)
 	flag.Parse()
 	log := os.Stderr
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			fmt.Fprintln(log, "hermes-bench:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(log, "hermes-bench:", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	self, err := os.Executable()
 	if err != nil {
