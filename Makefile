@@ -187,6 +187,10 @@ screenshots: $(CODEX_BIN)
 ## table (docs/benchmarks.md keeps a run, with its machine and date). codex-acp is pinned in
 ## bench/acp/package.json (and its lock file) and installed into the git-ignored bench/acp/node_modules;
 ## if that fails, its rows say blocked. BENCH_FLAGS go to the program (go run ./bench/cmd/hermes-bench -h).
+## Then the Go benchmarks of the hot paths (decoding codex's notifications, a turn through the host and
+## the server, a document edit, a folder's resolution), with their allocations; GOBENCH_FLAGS go to go test.
+GOBENCH_PKGS  := ./codex ./agenthost ./lsp ./bench ./workspace ./internal/stackhint
+GOBENCH_FLAGS ?= -benchtime 1s
 ACP_DIR   := bench/acp
 ACP_STAMP := $(ACP_DIR)/node_modules/.package-lock.json
 ACP_BIN   := $(ACP_DIR)/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp
@@ -200,6 +204,7 @@ $(ACP_STAMP): $(ACP_DIR)/package.json $(ACP_DIR)/package-lock.json
 bench: build $(CODEX_BIN)
 	@$(MAKE) --no-print-directory $(ACP_STAMP) || echo "bench: codex-acp could not be installed; its rows will say blocked"
 	$(GO) run ./bench/cmd/hermes-bench -hermes bin/hermes-lsp -codex $(CODEX_BIN) -acp $(ACP_BIN) $(BENCH_FLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem $(GOBENCH_FLAGS) $(GOBENCH_PKGS)
 # --- end of bench ------------------------------------------------------------------------------------
 
 # --- generate: the protocols' types -------------------------------------------------------------------
