@@ -17,6 +17,7 @@ type liveTranscript struct {
 	st       *store
 	folder   string
 	files    transcriptFiles // the thread's transcripts; their paths are "" until the thread is known, or when its id names no file
+	lent     transcriptFiles // the session's open transcripts, taken up by setThread when they are the thread's
 	threadID string
 	turnID   string    // the turn the rows belong to, once codex has said
 	msgs     []Message // the turn's projected rows not written to the JSONL transcript yet
@@ -42,12 +43,13 @@ func (lt *liveTranscript) setThread(threadID string) {
 	if err != nil {
 		return
 	}
-	if lt.files.jsonlPath == jsonl && lt.files.mdPath == md {
-		lt.files.check() // kept open since an earlier turn: still the files at those paths?
-	} else {
-		lt.close() // the files of another thread are done with
-		lt.files = transcriptFiles{jsonlPath: jsonl, mdPath: md}
+	lt.close() // the files of another thread (a turn that moved) are done with
+	lt.files = transcriptFiles{jsonlPath: jsonl, mdPath: md}
+	if lt.lent.jsonlPath == jsonl && lt.lent.mdPath == md {
+		lt.files, lt.lent = lt.lent, transcriptFiles{}
+		lt.files.check() // open since an earlier turn: still the files at those paths?
 	}
+	lt.closeLent()
 	lt.threadID = threadID
 	rows := lt.pending
 	lt.pending = nil
@@ -113,19 +115,26 @@ func (lt *liveTranscript) close() {
 	}
 }
 
-// borrow takes the session's open transcripts for the turn (as it begins, before its runner
-// starts); on the session's goroutine. The turn's first append uses them when they are its
-// thread's (setThread).
-func (lt *liveTranscript) borrow(kept *transcriptFiles) {
-	if lt.files.jsonl == nil && lt.files.md == nil && lt.files.mdPath == "" {
-		lt.files, *kept = *kept, transcriptFiles{}
+// closeLent closes the session's transcripts the turn did not take up.
+func (lt *liveTranscript) closeLent() {
+	if err := lt.lent.close(); err != nil {
+		lt.st.log.Warn("could not close the transcript", "path", lt.lent.mdPath, "err", err)
 	}
+	lt.lent = transcriptFiles{}
+}
+
+// borrow takes the session's open transcripts for the turn (as it begins, before its runner
+// starts); on the session's goroutine. setThread takes them up when they are the turn's thread's.
+func (lt *liveTranscript) borrow(kept *transcriptFiles) {
+	lt.closeLent()
+	lt.lent, *kept = *kept, transcriptFiles{}
 }
 
 // giveBack hands the turn's open transcripts to the session at its end, after the last append, to
 // be kept open for the next turn where keepTranscriptsOpen allows, else closed; on the session's
 // goroutine.
 func (lt *liveTranscript) giveBack(kept *transcriptFiles) {
+	lt.closeLent()
 	if err := kept.close(); err != nil {
 		lt.st.log.Warn("could not close the transcript", "path", kept.mdPath, "err", err)
 	}

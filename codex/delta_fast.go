@@ -36,11 +36,8 @@ func decodeDelta(line []byte) (Notification, *DeltaParams, bool) {
 	if !d.byte('{') {
 		return Notification{}, nil, false
 	}
-	for first := true; ; first = false {
-		if d.byte('}') && first {
-			return Notification{}, nil, false // {}: nothing to decode here
-		}
-		key, ok := d.key()
+	for {
+		key, ok := d.key() // {} has none: not a delta
 		if !ok {
 			return Notification{}, nil, false
 		}
