@@ -94,11 +94,13 @@ type transcriptFiles struct {
 	jsonlPath, mdPath string
 	jsonl, md         *os.File
 	jsonlInfo, mdInfo os.FileInfo // what the open files were when opened
+	stale             bool        // kept open since an earlier turn: check before the next append
 }
 
 // check closes an open file that is no longer the one at its path (removed, or replaced): the next
 // append opens the file now there. For files kept open from one turn to the next.
 func (tf *transcriptFiles) check() {
+	tf.stale = false
 	for _, k := range []struct {
 		f    **os.File
 		info os.FileInfo
@@ -132,6 +134,9 @@ func (tf *transcriptFiles) close() error {
 func (st *store) appendRows(tf *transcriptFiles, jsonl, md []byte) error {
 	st.appendMu.Lock()
 	defer st.appendMu.Unlock()
+	if tf.stale {
+		tf.check()
+	}
 	var errs error
 	_ = st.transcriptLock.with(func() error {
 		if len(jsonl) > 0 {

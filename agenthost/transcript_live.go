@@ -47,7 +47,7 @@ func (lt *liveTranscript) setThread(threadID string) {
 	lt.files = transcriptFiles{jsonlPath: jsonl, mdPath: md}
 	if lt.lent.jsonlPath == jsonl && lt.lent.mdPath == md {
 		lt.files, lt.lent = lt.lent, transcriptFiles{}
-		lt.files.check() // open since an earlier turn: still the files at those paths?
+		lt.files.stale = true // still the files at those paths? Asked at the first append, off the first update's path
 	}
 	lt.closeLent()
 	lt.threadID = threadID
