@@ -6,7 +6,6 @@ package agenthost
 // (store.appendTurn).
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -91,10 +90,6 @@ func (lt *liveTranscript) flush() {
 	if lt.files.mdPath == "" || (len(lt.unsaved) == 0 && len(lt.msgs) == 0) {
 		return
 	}
-	// The events applied so far are queued for the editor's follower, which the scheduler runs
-	// next on this thread only once the runner blocks: let it report them before the disk is
-	// touched.
-	runtime.Gosched()
 	lt.jsonl = encodeMessages(lt.jsonl[:0], lt.folder, lt.threadID, lt.turnID, time.Now(), lt.msgs)
 	err := lt.st.appendRows(&lt.files, lt.jsonl, lt.unsaved)
 	lt.msgs = lt.msgs[:0]

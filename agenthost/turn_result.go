@@ -12,7 +12,11 @@ import (
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
 func (ts *turnState) finish(retired bool) {
 	s := ts.s
-	runtime.Gosched() // the follower reports what is queued before the end's work (see liveTranscript.flush)
+	// The events applied so far are queued for the editor's follower, which the scheduler runs next
+	// on this thread only once the runner blocks: let it report them before the end's work (the
+	// session's hops, the disk). A mid-turn flush does not yield: a finished tool's rows go to the
+	// disk before the follower sends its event on, as a reader of the live transcript expects.
+	runtime.Gosched()
 	ts.takeSteered()
 	reason := ts.interruptReason()
 	var (
