@@ -30,6 +30,7 @@ import (
 type Editor struct {
 	profile Profile
 	conn    jsonrpc2.Conn
+	stream  *idStream // conn's: it keeps the raw results of Start's requests
 
 	// ctx is cancelled when the connection ends; request handlers and pending calls derive from it.
 	ctx    context.Context
@@ -146,7 +147,8 @@ func Connect(ctx context.Context, rwc io.ReadWriteCloser, p Profile, opts ...Opt
 	// The server's own framing: jsonrpc2's stream reads each message through a decoder with a buffer
 	// of 32 KiB of its own, a cost per message no real editor has, which the benchmarks would count
 	// as the server's.
-	e.conn = jsonrpc2.NewConn(&idStream{Stream: framing.NewStream(rwc, framing.Options{})})
+	e.stream = &idStream{Stream: framing.NewStream(rwc, framing.Options{}), calls: make(map[jsonrpc2.ID]*written)}
+	e.conn = jsonrpc2.NewConn(e.stream)
 	e.conn.Go(e.ctx, e.handle)
 	e.wg.Go(func() {
 		select {
@@ -287,15 +289,17 @@ func (e *Editor) Start(ctx context.Context, method string, params any) (*Pending
 	callCtx := context.WithValue(e.ctx, writtenKey{}, w)
 	ok := e.spawn(func() {
 		defer close(p.done)
-		var raw json.RawMessage
-		_, err := e.conn.Call(callCtx, method, params, &raw)
+		// No result for jsonrpc2 to decode: its decoder takes 32 KiB a call, a cost no editor has.
+		// The stream keeps the raw result instead.
+		id, err := e.conn.Call(callCtx, method, params, nil)
+		raw := e.stream.result(id)
 		switch {
 		case err != nil && e.ctx.Err() != nil:
 			p.err = fmt.Errorf("%s: %w", method, ErrClosed)
 		case err != nil:
 			p.err = toResponseError(method, err)
 		default:
-			p.result = append(json.RawMessage(nil), raw...)
+			p.result = raw
 		}
 	})
 	if !ok {
@@ -377,16 +381,46 @@ func (e *Editor) Notify(ctx context.Context, method string, params any) error {
 // writtenKey is the context key under which Start asks idStream for the id of its request.
 type writtenKey struct{}
 
-// written receives the id of a request and the result of writing it.
+// written receives the id of a request and the result of writing it, then the request's raw result.
 type written struct {
-	id   int32
-	done chan error // buffered: receives the write's error once
+	id     int32
+	done   chan error      // buffered: receives the write's error once
+	result json.RawMessage // the answer's result (idStream.mu)
 }
 
-// idStream is a jsonrpc2.Stream that tells Start the id jsonrpc2 gave its request: jsonrpc2.Conn
-// only returns it with the answer, and the id is needed to cancel the request before that.
+// idStream is a jsonrpc2.Stream that tells Start the id jsonrpc2 gave its request (jsonrpc2.Conn
+// only returns it with the answer, and the id is needed to cancel the request before that), and
+// keeps the raw result of the answer.
 type idStream struct {
 	jsonrpc2.Stream
+
+	mu    sync.Mutex
+	calls map[jsonrpc2.ID]*written // Start's requests not answered yet
+}
+
+// Read implements jsonrpc2.Stream: an answer to one of Start's requests leaves its result with it.
+func (s *idStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	msg, n, err := s.Stream.Read(ctx)
+	if resp, ok := msg.(*jsonrpc2.Response); ok {
+		s.mu.Lock()
+		if w, ok := s.calls[resp.ID()]; ok {
+			w.result = append(json.RawMessage(nil), resp.Result()...)
+		}
+		s.mu.Unlock()
+	}
+	return msg, n, err
+}
+
+// result takes the raw result of Start's request id (nil when it had none) and forgets the request.
+func (s *idStream) result(id jsonrpc2.ID) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.calls[id]
+	delete(s.calls, id)
+	if w == nil {
+		return nil
+	}
+	return w.result
 }
 
 // Write implements jsonrpc2.Stream.
@@ -402,6 +436,9 @@ func (s *idStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, erro
 		return 0, err
 	}
 	w.id = id
+	s.mu.Lock()
+	s.calls[call.ID()] = w
+	s.mu.Unlock()
 	n, err := s.Stream.Write(ctx, msg)
 	w.done <- err
 	return n, err
