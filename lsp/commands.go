@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,20 +59,25 @@ const askHelp = `hermes.ask needs a prompt: pass [{"prompt": "what to do", "uri"
 	`In an editor that cannot ask for text (Helix), write "hermes: what to do" on a line (a comment works) ` +
 	`and choose "Hermes: run instruction" from the code actions.`
 
+// commandParams is workspace/executeCommand's params with the arguments kept as sent: each command
+// decodes its one argument into its own type, once (args).
+type commandParams struct {
+	Command       string                  `json:"command"`
+	Arguments     []json.RawMessage       `json:"arguments,omitempty"`
+	WorkDoneToken *protocol.ProgressToken `json:"workDoneToken,omitempty"`
+}
+
 // args decodes a command's first argument into v. A bare string is taken as the prompt.
-func args(p *protocol.ExecuteCommandParams, v any) error {
-	if len(p.Arguments) == 0 || p.Arguments[0] == nil {
+func args(p *commandParams, v any) error {
+	if len(p.Arguments) == 0 || len(p.Arguments[0]) == 0 || string(p.Arguments[0]) == "null" {
 		return nil
 	}
-	if str, ok := p.Arguments[0].(string); ok {
-		if a, ok := v.(*askArgs); ok {
-			a.Prompt = str
-			return nil
+	raw := p.Arguments[0]
+	if a, ok := v.(*askArgs); ok && raw[0] == '"' {
+		if err := fastjson.Unmarshal(raw, &a.Prompt); err != nil {
+			return fmt.Errorf("bad arguments for %s: %s", p.Command, typeError(err))
 		}
-	}
-	raw, err := fastjson.Marshal(p.Arguments[0])
-	if err != nil {
-		return err
+		return nil
 	}
 	if err := fastjson.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("bad arguments for %s: %s", p.Command, typeError(err))
@@ -79,7 +85,7 @@ func args(p *protocol.ExecuteCommandParams, v any) error {
 	return nil
 }
 
-func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, error) {
 	prefix := s.currentSettings().CommandPrefix
 	name, ok := trimPrefix(p.Command, prefix)
 	if !ok {

@@ -369,7 +369,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 	}
 	switch method {
 	case protocol.MethodWorkspaceExecuteCommand:
-		var p protocol.ExecuteCommandParams
+		var p commandParams
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "executeCommand: %v", err)
 		}
