@@ -198,6 +198,12 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 		return Folder{}, sentence(ErrNoFolder, "no workspace folder is open: open the folder that holds %s in the editor", p)
 	}
 
+	if f, ok := s.Lookup(p); ok && filepath.IsAbs(p) {
+		// The folder itself (a chat buffer asks about it): it holds itself wherever its links lead,
+		// and no other folder holds it deeper (a root that holds this one's is no longer than it),
+		// so nothing needs resolving.
+		return f, nil
+	}
 	var (
 		best      Folder
 		bestDepth = -1
@@ -212,7 +218,7 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 		perr = fmt.Errorf("%q is not an absolute path", p)
 	}
 	if perr == nil {
-		if f, ok := s.resolveKnown(folders, p, rp); ok {
+		if f, ok := s.resolveKnown(folders, rp); ok {
 			return f, nil
 		}
 	}
@@ -258,7 +264,7 @@ func (s *Set) Resolve(docURI string) (Folder, error) {
 // holds rp, or the one picked has changed: Resolve then resolves every root again. (A link of
 // another folder changed since it was resolved may leave a deeper folder unseen: the turn then runs
 // in the outer folder, which holds the file too.)
-func (s *Set) resolveKnown(folders []Folder, p, rp string) (Folder, bool) {
+func (s *Set) resolveKnown(folders []Folder, rp string) (Folder, bool) {
 	var (
 		best      Folder
 		bestRoot  string
@@ -279,14 +285,7 @@ func (s *Set) resolveKnown(folders []Folder, p, rp string) (Folder, bool) {
 	if bestDepth < 0 {
 		return Folder{}, false
 	}
-	rr := rp // asked about the folder itself (a chat buffer does): resolved already
-	if key(best.Path) != key(p) {
-		var err error
-		if rr, err = resolveRoot(best.Path); err != nil {
-			return Folder{}, false
-		}
-	}
-	if rr != bestRoot {
+	if rr, err := resolveRoot(best.Path); err != nil || rr != bestRoot {
 		return Folder{}, false
 	}
 	return best, true

@@ -29,6 +29,17 @@ func TestResolveLinkChanged(t *testing.T) {
 	if f, err := s.Resolve(doc("b/y.go")); err != nil || f.Name != "ws" {
 		t.Errorf("a file under the link's new target: %+v, %v", f, err)
 	}
+	ws := filepath.Join(r, "ws")
+	if f, err := s.Resolve(URIFromPath(ws)); err != nil || f.Name != "ws" {
+		t.Errorf("the folder itself, its link changed: %+v, %v", f, err)
+	}
+	must(t, os.Remove(ws))
+	must(t, os.Symlink("gone", ws))
+	if f, err := s.Resolve(URIFromPath(ws)); err != nil || f.Name != "ws" {
+		t.Errorf("the folder itself, its link leading nowhere: %+v, %v", f, err)
+	}
+	must(t, os.Remove(ws))
+	must(t, os.Symlink("b", ws))
 	must(t, s.Add(Folder{Path: filepath.Join(r, "b"), Name: "b"}))
 	must(t, s.Add(Folder{Path: filepath.Join(r, "ws"), Name: "renamed"}))
 	if f, err := s.Resolve(doc("ws/y.go")); err != nil || (f.Name != "renamed" && f.Name != "b") {
