@@ -72,7 +72,7 @@ func (b *Bare) Turn(ctx context.Context, prompt string) (TurnTiming, error) {
 		return TurnTiming{}, err
 	}
 	defer sub.Close()
-	var tt TurnTiming
+	tt := TurnTiming{Began: began}
 	for {
 		select {
 		case ev, ok := <-sub.Events():

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
@@ -21,6 +23,9 @@ type Env struct {
 	Tmp   string
 
 	homes int
+
+	mu           sync.Mutex
+	modelRequest time.Time // when the fake model last received a /v1/responses request
 }
 
 // NewEnv starts the fake model and makes the temporary directory.
@@ -39,7 +44,23 @@ func NewEnv(hermes, codexBin, acp, self string) (*Env, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Env{Hermes: hermes, Codex: codexBin, ACP: acp, Self: self, Model: model, Tmp: tmp}, nil
+	e := &Env{Hermes: hermes, Codex: codexBin, ACP: acp, Self: self, Model: model, Tmp: tmp}
+	model.SetDefault(func(r fakemodel.Request) fakemodel.Reply {
+		e.mu.Lock()
+		e.modelRequest = time.Now()
+		e.mu.Unlock()
+		return fakemodel.DefaultReply(r)
+	})
+	return e, nil
+}
+
+// LastModelRequest is when the fake model last received a model request (its body read whole).
+// With one turn running at a time, less the turn's Began it is how long the client and codex took
+// before asking the model.
+func (e *Env) LastModelRequest() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.modelRequest
 }
 
 // Close stops the fake model and removes the temporary directory.

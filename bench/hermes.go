@@ -114,6 +114,9 @@ func (h *Hermes) Initialize(ctx context.Context, settings map[string]any) (time.
 // report of progress) and the turn's end, both from the moment the prompt was sent.
 type TurnTiming struct {
 	First, Total time.Duration
+	// Began is when the prompt was sent (hermes.ask; turn/start): the fake model's request time
+	// (Env.LastModelRequest) less Began is the client's and codex's part of the turn before the model.
+	Began time.Time
 }
 
 // Ask runs one turn with hermes.ask and waits for its progress to end. First is the first progress
@@ -149,7 +152,7 @@ func (h *Hermes) AskWithToken(ctx context.Context, prompt, name string) (TurnTim
 // timeProgress waits for the end of the progress progressOf finds and times, from began, its first
 // report and its end.
 func (h *Hermes) timeProgress(ctx context.Context, began time.Time, progressOf func(*lsptest.State) []lsptest.ProgressEvent) (TurnTiming, error) {
-	var tt TurnTiming
+	tt := TurnTiming{Began: began}
 	err := h.Ed.Await(ctx, func(s *lsptest.State) bool {
 		events := progressOf(s)
 		if tt.First == 0 {

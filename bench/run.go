@@ -223,17 +223,54 @@ type StartupResult struct {
 	// IdleRSS is the server's resident memory (kB) after initialize, codex not started.
 	IdleRSS []int64
 	// FirstCold and FirstPrewarmed are the first turn of a fresh server without prewarm and with
-	// it (asked once prewarm has started codex).
-	FirstCold, FirstPrewarmed Samples
+	// it (asked once prewarm has started codex and 250 ms have passed); PrewarmedNext the next two
+	// turns of each prewarmed server, asked one after the other as the first was.
+	FirstCold, FirstPrewarmed, PrewarmedNext Samples
 	// BareCold is codex's own first turn for the bare client: start codex, initialize, start a thread,
-	// run the turn; BareWarm the same once codex has been started (and 250 ms have passed), as
-	// prewarm does: thread start and first turn. They are what codex itself costs.
-	BareCold, BareWarm Samples
+	// run the turn. BareWarm is its first turn on a thread it started 250 ms before, as prewarm
+	// leaves codex, and BareNext the next two turns on it. They are what codex itself costs.
+	BareCold, BareWarm, BareNext Samples
+	// ToModel are the same turns' times from the prompt (hermes.ask; turn/start) to the fake model's
+	// receiving the turn's request: the client's and codex's part before the model.
+	ToModel struct{ FirstPrewarmed, PrewarmedNext, BareWarm, BareNext Samples }
 	// ACPInitialize and ACPFirst are codex-acp's time from process start to the initialize answer (it
 	// logs nothing that says it is up) and its first turn (session/new included), for comparison;
 	// ACPError says why they are missing.
 	ACPInitialize, ACPFirst Samples
 	ACPError                string
+}
+
+// nextTurns is how many turns follow the first on a prewarmed server (and on the bare client's
+// started thread): what the first turn is compared with, on the same processes.
+const nextTurns = 2
+
+// bareWarmTurns is the bare client as prewarm leaves codex: started, its thread started 250 ms
+// before the first turn, then the next turns.
+func bareWarmTurns(ctx context.Context, env *Env, args []string, home Home, res *StartupResult) error {
+	b, err := StartBareClient(ctx, env.Codex, args, home)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.StartThread(ctx, home.Work); err != nil {
+		return err
+	}
+	time.Sleep(250 * time.Millisecond)
+	for i := range 1 + nextTurns {
+		tt, err := b.Turn(ctx, Prompt)
+		if err != nil {
+			return err
+		}
+		toModel := env.LastModelRequest().Sub(tt.Began)
+		if i == 0 {
+			res.BareWarm = append(res.BareWarm, tt.Total)
+			res.ToModel.BareWarm = append(res.ToModel.BareWarm, toModel)
+		} else {
+			res.BareNext = append(res.BareNext, tt.Total)
+			res.ToModel.BareNext = append(res.ToModel.BareNext, toModel)
+		}
+	}
+	return nil
 }
 
 // Startup measures runs fresh servers of each kind.
@@ -299,28 +336,40 @@ func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*St
 			time.Sleep(250 * time.Millisecond) // a person opens a file before asking
 		}
 		tt, err := h.Ask(ctx, Prompt)
-		h.Close()
 		if err != nil {
+			h.Close()
 			return nil, err
 		}
-		if prewarm {
-			res.FirstPrewarmed = append(res.FirstPrewarmed, tt.Total)
-		} else {
+		if !prewarm {
 			res.FirstCold = append(res.FirstCold, tt.Total)
+			h.Close()
+			continue
 		}
+		res.FirstPrewarmed = append(res.FirstPrewarmed, tt.Total)
+		res.ToModel.FirstPrewarmed = append(res.ToModel.FirstPrewarmed, env.LastModelRequest().Sub(tt.Began))
+		for range nextTurns {
+			if tt, err = h.Ask(ctx, Prompt); err != nil {
+				h.Close()
+				return nil, err
+			}
+			res.PrewarmedNext = append(res.PrewarmedNext, tt.Total)
+			res.ToModel.PrewarmedNext = append(res.ToModel.PrewarmedNext, env.LastModelRequest().Sub(tt.Began))
+		}
+		h.Close()
 	}
 	fmt.Fprintf(log, "  startup: %d first turns\n", 2*runs)
 
 	for i := range 2 * runs {
-		prewarmed := i%2 == 1
+		if i%2 == 1 {
+			if err := bareWarmTurns(ctx, env, args, shared, res); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		began := time.Now()
 		b, err := StartBareClient(ctx, env.Codex, args, shared)
 		if err != nil {
 			return nil, err
-		}
-		if prewarmed {
-			time.Sleep(250 * time.Millisecond)
-			began = time.Now()
 		}
 		err = b.StartThread(ctx, shared.Work)
 		if err == nil {
@@ -331,13 +380,12 @@ func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*St
 		if err != nil {
 			return nil, err
 		}
-		if prewarmed {
-			res.BareWarm = append(res.BareWarm, took)
-		} else {
-			res.BareCold = append(res.BareCold, took)
-		}
+		res.BareCold = append(res.BareCold, took)
 	}
 	fmt.Fprintf(log, "  startup: %d first turns of the bare client\n", 2*runs)
+	fmt.Fprintf(log, "  first turn with prewarm %s, next %s (before the model %s, next %s); bare client on a started thread %s, next %s (%s, %s)\n",
+		Ms(res.FirstPrewarmed.Median()), Ms(res.PrewarmedNext.Median()), Ms(res.ToModel.FirstPrewarmed.Median()), Ms(res.ToModel.PrewarmedNext.Median()),
+		Ms(res.BareWarm.Median()), Ms(res.BareNext.Median()), Ms(res.ToModel.BareWarm.Median()), Ms(res.ToModel.BareNext.Median()))
 
 	if env.ACP == "" {
 		res.ACPError = "codex-acp is not installed"

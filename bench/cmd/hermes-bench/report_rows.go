@@ -105,8 +105,16 @@ func (r *report) startupRows(row rowFunc, warm, bareWarm time.Duration) {
 	pw := st.FirstPrewarmed.Median()
 	row("4", fmt.Sprintf("First turn with prewarm, median (%d fresh servers)", len(st.FirstPrewarmed)), bench.Ms(pw),
 		fmt.Sprintf("%.2fx a warm turn (%s)", float64(pw)/float64(warm), bench.Ms(warm)), "≤ 1.2x a warm turn", verdict(float64(pw) <= 1.2*float64(warm)))
-	row("4", "… codex's own first turn on a started codex, its thread started (bare client)", "", bench.Ms(st.BareWarm.Median())+
+	row("4", "… codex's own first turn on a started codex, its thread started 250 ms before (bare client)", "", bench.Ms(st.BareWarm.Median())+
 		fmt.Sprintf(" (%.2fx its warm turn)", float64(st.BareWarm.Median())/float64(bareWarm)), "", "")
+	firstNext := func(first, next bench.Samples) string {
+		f, n := first.Median(), next.Median()
+		return fmt.Sprintf("%s / %s (%s)", bench.Ms(f), bench.Ms(n), bench.SignedMs(f-n))
+	}
+	row("4", "… the first turn against the same processes' next two, one at a time: first / next, median",
+		firstNext(st.FirstPrewarmed, st.PrewarmedNext), "bare client "+firstNext(st.BareWarm, st.BareNext), "", "")
+	row("4", "… … of which before the model's request (from hermes.ask; from turn/start): first / next",
+		firstNext(st.ToModel.FirstPrewarmed, st.ToModel.PrewarmedNext), "bare client "+firstNext(st.ToModel.BareWarm, st.ToModel.BareNext), "", "")
 	row("4", fmt.Sprintf("First turn without prewarm, median (%d fresh servers)", len(st.FirstCold)), bench.Ms(st.FirstCold.Median()),
 		fmt.Sprintf("%.2fx a warm turn; bare client from process start: %s", float64(st.FirstCold.Median())/float64(warm), bench.Ms(st.BareCold.Median())), "", "")
 	idle := medianKB(st.IdleRSS)
