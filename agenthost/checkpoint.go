@@ -106,7 +106,7 @@ func (st *store) checkpointDir(folder string) string {
 // saveCheckpoint writes cp (0600 in a 0700 folder) and removes the folder's oldest beyond
 // MaxCheckpoints.
 func (st *store) saveCheckpoint(cp Checkpoint) error {
-	if !threadFileName.MatchString(cp.TurnID) {
+	if !isFileID(cp.TurnID) {
 		return fmt.Errorf("turn id %q cannot name a checkpoint file", Truncate(cp.TurnID, 80))
 	}
 	dir := st.checkpointDir(cp.Folder)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
@@ -29,15 +28,27 @@ type transcriptEntry struct {
 // id names a file only when it is 1 to 128 letters, digits, '-' or '_' (codex's ids are UUIDs): any
 // other id could name a file outside the transcripts folder ("..", a path), and is an error.
 func TranscriptPaths(stateDir, threadID string) (jsonl, markdown string, err error) {
-	if !threadFileName.MatchString(threadID) {
+	if !isFileID(threadID) {
 		return "", "", fmt.Errorf("thread id %q cannot name a transcript file: it must be 1 to 128 letters, digits, '-' or '_'", Truncate(threadID, 80))
 	}
 	base := filepath.Join(stateDir, "transcripts", threadID)
 	return base + ".jsonl", base + ".md", nil
 }
 
-// threadFileName is what a thread id must look like to be used in a file name.
-var threadFileName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// isFileID reports whether an id may name a file: 1 to 128 letters, digits, '-' or '_'.
+func isFileID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := range len(id) {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // appendTurn records a finished turn in its thread's JSONL transcript (its rows not written yet,
 // its approvals and its result) and appends mdTail (its last rows) to the markdown one, whose

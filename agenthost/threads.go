@@ -77,7 +77,7 @@ func threadTitle(t codex.Thread) string {
 // ResumeThread makes threadID the folder's thread: the next turn resumes it in codex, with its
 // history. It must be one of the folder's threads, and no turn may run.
 func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
-	if !threadFileName.MatchString(threadID) {
+	if !isFileID(threadID) {
 		return fmt.Errorf("%q is not a thread id", Truncate(threadID, 80))
 	}
 	var current string
