@@ -24,7 +24,11 @@ func (s *Server) callClient(ctx context.Context, method string, params, result a
 
 // notify sends a notification to the editor; failures are logged (the editor may be gone).
 func (s *Server) notify(ctx context.Context, method string, params any) {
-	if err := s.conn.Notify(context.WithoutCancel(ctx), method, params); err != nil {
+	notify := s.conn.Notify
+	if s.notifier != nil {
+		notify = s.notifier.Notify // one encoding pass, not jsonrpc2's two
+	}
+	if err := notify(context.WithoutCancel(ctx), method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "err", err)
 	}
 }

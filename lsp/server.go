@@ -63,9 +63,10 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	conn jsonrpc2.Conn
-	ctx  context.Context // cancelled when the connection ends
-	wg   conc.WaitGroup  // request handlers and every other goroutine of the connection
+	conn     jsonrpc2.Conn
+	notifier framing.Notifier // conn's stream, which writes notifications in one pass
+	ctx      context.Context  // cancelled when the connection ends
+	wg       conc.WaitGroup   // request handlers and every other goroutine of the connection
 
 	tokenSeq atomic.Int64 // names the progress tokens asked for before a turn has an id
 
@@ -149,7 +150,9 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	s.conn = jsonrpc2.NewConn(framing.NewStream(rwc, framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log}))
+	stream := framing.NewStream(rwc, framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log})
+	s.conn = jsonrpc2.NewConn(stream)
+	s.notifier, _ = stream.(framing.Notifier)
 	s.conn.Go(ctx, s.handle)
 	s.watchHandshake(ctx)
 

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"net"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -43,15 +44,21 @@ func BenchmarkAsk(b *testing.B) {
 		b.Fatal(err)
 	}
 	token := *protocol.NewProgressToken("bench")
+	created := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(created)
+	before := created[0].Value.Uint64()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		before := len(ed.Progress(token))
+		ended := len(ed.Progress(token))
 		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "hello"}); err != nil {
 			b.Fatal(err)
 		}
-		if err := ed.AwaitProgressEnd(b.Context(), token, before); err != nil {
+		if err := ed.AwaitProgressEnd(b.Context(), token, ended); err != nil {
 			b.Fatal(err)
 		}
 	}
+	metrics.Read(created)
+	// The goroutines a turn starts, in the server, the fake codex and the editor together.
+	b.ReportMetric(float64(created[0].Value.Uint64()-before)/float64(b.N), "goroutines/op")
 }

@@ -168,13 +168,20 @@ func (s *stream) writeFrame(data []byte) (int64, error) {
 	frame = strconv.AppendInt(frame, int64(len(data)), 10)
 	frame = append(frame, "\r\n\r\n"...)
 	frame = append(frame, data...)
+	if err := s.write(frame); err != nil {
+		return 0, err
+	}
+	return int64(len(frame)), nil
+}
+
+// write writes a whole frame.
+func (s *stream) write(frame []byte) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	n, err := s.rwc.Write(frame)
-	if err != nil {
-		return int64(n), fmt.Errorf("writing frame: %w", err)
+	if _, err := s.rwc.Write(frame); err != nil {
+		return fmt.Errorf("writing frame: %w", err)
 	}
-	return int64(n), nil
+	return nil
 }
 
 // errorReply is a JSON-RPC error response.
