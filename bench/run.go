@@ -223,7 +223,7 @@ type StartupResult struct {
 	// IdleRSS is the server's resident memory (kB) after initialize, codex not started.
 	IdleRSS []int64
 	// FirstCold and FirstPrewarmed are the first turn of a fresh server without prewarm and with
-	// it (asked once prewarm has started codex and 250 ms have passed); PrewarmedNext the next two
+	// it (asked 250 ms after prewarm has loaded the folder's thread); PrewarmedNext the next two
 	// turns of each prewarmed server, asked one after the other as the first was.
 	FirstCold, FirstPrewarmed, PrewarmedNext Samples
 	// BareCold is codex's own first turn for the bare client: start codex, initialize, start a thread,
@@ -329,7 +329,9 @@ func Startup(ctx context.Context, env *Env, inits, runs int, log io.Writer) (*St
 			return nil, err
 		}
 		if prewarm {
-			if err := h.WaitLog(ctx, "codex started"); err != nil {
+			// Prewarm is done when the folder's thread is loaded; the bare client below waits as long
+			// after starting its thread.
+			if err := h.WaitLog(ctx, "loaded the folder's thread ahead"); err != nil {
 				h.Close()
 				return nil, err
 			}

@@ -213,6 +213,8 @@ func (s *Server) initialized() {
 				if sess, err := host.Session(f.Path); err == nil {
 					if err := sess.Warm(ctx); err != nil {
 						s.log.Info("could not load the folder's thread ahead", "folder", f.Path, "err", err)
+					} else {
+						s.log.Info("loaded the folder's thread ahead", "folder", f.Path)
 					}
 				}
 			}
