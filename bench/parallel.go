@@ -19,8 +19,9 @@ import (
 // against one turn on each of n bare clients (each with its codex). The rounds alternate which goes
 // first; the first round of each is warm-up. Each turn is timed from its own ask to its own end;
 // hermes-lsp's are asked with a progress token each (workDoneToken), so the n ends can be told apart.
-// It returns the turns' times, the server's own CPU time (codex excluded) per measured turn, and the
-// measuring editor's (this process's, over the hermes-lsp rounds only) per measured turn.
+// It returns the turns' times, the server's own CPU time (codex excluded) per measured turn, the
+// measuring editor's (this process's, over the hermes-lsp rounds only) and the bare clients' (over
+// theirs) per measured turn.
 func Parallel(ctx context.Context, env *Env, n, rounds int) (res ParallelResult, err error) {
 	var hermes, bare Samples
 	hh, err := env.NewHome("parallel-hermes")
@@ -95,13 +96,18 @@ func Parallel(ctx context.Context, env *Env, n, rounds int) (res ParallelResult,
 		}
 		return took, err
 	}
-	bareRound := func(int) (Samples, error) {
-		return atOnce(n, func(i int) (time.Duration, error) {
+	var cpu0, editorCPU, clientCPU time.Duration
+	bareRound := func(round int) (Samples, error) {
+		before := SelfCPU()
+		took, err := atOnce(n, func(i int) (time.Duration, error) {
 			tt, err := clients[i].Turn(ctx, Prompt)
 			return tt.Total, err
 		})
+		if round > 0 {
+			clientCPU += SelfCPU() - before
+		}
+		return took, err
 	}
-	var cpu0, editorCPU time.Duration
 	for round := range rounds + 1 {
 		if round == 1 {
 			if cpu0, err = ProcCPU(h.Pid()); err != nil {
@@ -141,7 +147,8 @@ func Parallel(ctx context.Context, env *Env, n, rounds int) (res ParallelResult,
 		return res, err
 	}
 	turns := time.Duration(max(1, len(hermes)))
-	return ParallelResult{Hermes: hermes, Bare: bare, HermesCPU: (cpu1 - cpu0) / turns, EditorCPU: editorCPU / turns}, nil
+	return ParallelResult{Hermes: hermes, Bare: bare, HermesCPU: (cpu1 - cpu0) / turns, EditorCPU: editorCPU / turns,
+		ClientCPU: clientCPU / time.Duration(max(1, len(bare)))}, nil
 }
 
 // ParallelResult is what Parallel measured.
@@ -149,6 +156,9 @@ type ParallelResult struct {
 	Hermes, Bare Samples       // each turn's time, ask to end
 	HermesCPU    time.Duration // hermes-lsp's CPU time per turn
 	EditorCPU    time.Duration // the measuring editor's CPU time per turn (this process)
+	// ClientCPU is the bare clients' CPU time per turn (this process, over the bare rounds): what
+	// stands for the editor's on their side.
+	ClientCPU time.Duration
 }
 
 // atOnce runs turn(0..n-1) at the same time and returns their durations.

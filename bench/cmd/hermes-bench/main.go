@@ -139,9 +139,9 @@ func run() int {
 				fmt.Fprintln(log, "hermes-bench: parallel:", err)
 				return 1
 			}
-			rn.parHermes, rn.parBare, rn.parCPU, rn.parEditorCPU = par.Hermes, par.Bare, par.HermesCPU, par.EditorCPU
-			fmt.Fprintf(log, "  turn median hermes %s, bare %s; hermes-lsp CPU per turn %s, the editor's %s\n",
-				bench.Ms(rn.parHermes.Median()), bench.Ms(rn.parBare.Median()), bench.Ms(rn.parCPU), bench.Ms(rn.parEditorCPU))
+			rn.parHermes, rn.parBare, rn.parCPU, rn.parEditorCPU, rn.parClientCPU = par.Hermes, par.Bare, par.HermesCPU, par.EditorCPU, par.ClientCPU
+			fmt.Fprintf(log, "  turn median hermes %s, bare %s; hermes-lsp CPU per turn %s, the editor's %s, the bare clients' %s\n",
+				bench.Ms(rn.parHermes.Median()), bench.Ms(rn.parBare.Median()), bench.Ms(rn.parCPU), bench.Ms(rn.parEditorCPU), bench.Ms(rn.parClientCPU))
 		}
 		r.runs = append(r.runs, rn)
 	}
