@@ -16,10 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sourcegraph/conc"
-
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/internal/memtrim"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 )
 
@@ -128,16 +125,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 	// ends and codex is stopped in order) rather than kill the process with SIGPIPE before it can.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
-	// The collector runs half as often while turns stream, and an idle server gives its free
-	// memory back (memtrim).
-	memtrim.Tune()
-	trimCtx, stopTrim := context.WithCancel(ctx)
-	var trimmer conc.WaitGroup
-	trimmer.Go(func() { memtrim.Run(trimCtx, time.Second, 256<<10, nil) })
-	defer func() {
-		stopTrim()
-		trimmer.Wait()
-	}()
+	tuneGC()
 
 	if socket != nil {
 		return serveSocket(ctx, *socket, opts, logger, stderr)
