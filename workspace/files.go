@@ -1,0 +1,298 @@
+package workspace
+
+// This file is the one boundary through which hermes-lsp reads and writes the user's files. Every
+// path it is given may come from the model, codex or a repository, so each operation:
+//
+//   - resolves the path (links followed, in the file and in every parent) and acts only when the
+//     result lies inside the folder; the reason it does not is a sentence for the user
+//     ("sub/ is now a link outside the folder");
+//   - works through an [os.Root] opened on the folder, so a parent swapped for a link between the
+//     check and the act still cannot lead outside;
+//   - reads only regular files (opened non-blocking, checked with fstat on the open file), bounded,
+//     honouring the context;
+//   - never writes through a link: a file that is a link is refused, and a file swapped for one
+//     between the check and the open is noticed.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Errors the boundary wraps, for callers that answer differently by cause. The full error text
+// is always a sentence fit to show the user.
+var (
+	// ErrNotRegular refuses files that are not regular: FIFOs, devices and sockets can block or
+	// never end, and a directory is not a file's content.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge refuses a file over the limit a read was given.
+	ErrTooLarge = errors.New("too large")
+	// ErrLink refuses to write through a symbolic link.
+	ErrLink = errors.New("is a link")
+)
+
+// readChunk is how much a bounded read takes between two looks at its context.
+const readChunk = 256 << 10
+
+// Inside resolves path (absolute; links followed in the file and every parent, a missing tail
+// appended as it is) and returns it relative to the resolved folder, or an error wrapping
+// [ErrOutside] whose text says which part leads outside, relative to folder.
+func Inside(folder, path string) (string, error) {
+	if !filepath.IsAbs(folder) || !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%q is not an absolute path: %w", path, ErrOutside)
+	}
+	folder, path = filepath.Clean(folder), filepath.Clean(path)
+	rr, err := resolveRoot(folder)
+	if err != nil {
+		return "", err
+	}
+	rp, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	if !within(rr, rp) {
+		return "", &outsideError{reason: outsideReason(folder, rr, path)}
+	}
+	rel, err := filepath.Rel(rr, rp)
+	if err != nil {
+		return "", &outsideError{reason: outsideReason(folder, rr, path)}
+	}
+	return rel, nil
+}
+
+// outsideError is [ErrOutside] with the reason for the user.
+type outsideError struct{ reason string }
+
+func (e *outsideError) Error() string { return e.reason }
+func (e *outsideError) Unwrap() error { return ErrOutside }
+
+// outsideReason says why path (cleaned, absolute) leads outside folder (whose resolved path is
+// resolvedFolder): the first of its components, from the folder down, that is a link resolving
+// outside ("sub/ is now a link outside the folder", "o.txt is now a link outside the folder"), or
+// that path is outside the folder by name.
+func outsideReason(folder, resolvedFolder, path string) string {
+	rel, inside := Rel(folder, path)
+	if !inside {
+		if rel2, in2 := Rel(resolvedFolder, path); in2 {
+			folder, rel, inside = resolvedFolder, rel2, true
+		}
+	}
+	if !inside {
+		return fmt.Sprintf("%s is outside the folder", path)
+	}
+	if rel == "." {
+		return "the folder itself is not a file"
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(folder, filepath.Join(parts[:i+1]...))
+		fi, err := os.Lstat(p)
+		if err != nil {
+			break
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if r, err := resolve(p); err != nil || !within(resolvedFolder, r) {
+			shown := filepath.ToSlash(filepath.Join(parts[:i+1]...))
+			if i < len(parts)-1 {
+				shown += "/"
+			}
+			return shown + " is now a link outside the folder"
+		}
+	}
+	return filepath.ToSlash(rel) + " leads outside the folder"
+}
+
+// openRoot opens folder as an [os.Root].
+func openRoot(folder string) (*os.Root, error) {
+	r, err := os.OpenRoot(folder)
+	if err != nil {
+		return nil, fmt.Errorf("open the folder %s: %w", folder, err)
+	}
+	return r, nil
+}
+
+// OpenRegular opens path for reading if it lies inside folder (see [Inside]) and is a regular
+// file. It never blocks on a FIFO: the file is opened non-blocking, then checked with fstat on the
+// open file, so nothing can swap it after the check.
+func OpenRegular(folder, path string) (*os.File, error) {
+	rel, err := Inside(folder, path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := openRoot(folder)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(f, path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkRegular fails with [ErrNotRegular] unless the open f is a regular file.
+func checkRegular(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w", filepath.Base(path), ErrNotRegular)
+	}
+	return nil
+}
+
+// ReadFile reads the regular file at path inside folder, at most limit bytes (a larger file fails
+// with [ErrTooLarge]), and stops when ctx ends.
+func ReadFile(ctx context.Context, folder, path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(folder, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadBounded(ctx, f, limit)
+}
+
+// ReadBounded reads r to its end, at most limit bytes (more fails with [ErrTooLarge]), looking
+// at ctx between chunks.
+func ReadBounded(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, min(readChunk, limit+1))
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if int64(len(out)) > limit {
+			return nil, fmt.Errorf("over %d bytes: %w", limit, ErrTooLarge)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// WriteFile writes data to the file at path inside folder: the file must be regular or missing
+// (then it is created with perm, and its missing parents with 0755); a link is never written
+// through ([ErrLink]), whether it was one before or became one while the file was opened.
+func WriteFile(folder, path string, data []byte, perm fs.FileMode) error {
+	rel, err := insideParent(folder, path)
+	if err != nil {
+		return err
+	}
+	root, err := openRoot(folder)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	before, err := root.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if dir := filepath.Dir(rel); dir != "." {
+			if err := root.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return err
+		}
+		return writeClose(f, data)
+	case err != nil:
+		return err
+	case before.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s %w: not written through", filepath.ToSlash(rel), ErrLink)
+	case !before.Mode().IsRegular():
+		return fmt.Errorf("%s: %w", filepath.ToSlash(rel), ErrNotRegular)
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|oNonBlock, 0)
+	if err != nil {
+		return err
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(before, now) {
+		f.Close()
+		return fmt.Errorf("%s changed while it was opened (now a link?): not written", filepath.ToSlash(rel))
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return err
+	}
+	return writeClose(f, data)
+}
+
+// writeClose writes data to f and closes it.
+func writeClose(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Remove deletes the file at path inside folder (a link there is removed itself, never what it
+// points to). A file that does not exist is not an error.
+func Remove(folder, path string) error {
+	rel, err := insideParent(folder, path)
+	if err != nil {
+		return err
+	}
+	root, err := openRoot(folder)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	err = root.Remove(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Lstat describes the file at path inside folder without following a link in its last element.
+func Lstat(folder, path string) (fs.FileInfo, error) {
+	rel, err := insideParent(folder, path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := openRoot(folder)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.Lstat(rel)
+}
+
+// insideParent is [Inside] for an operation on path's last element itself (write, remove,
+// lstat): its parent is resolved and must lie inside folder; the last element is not followed.
+// The folder itself is not such an element: its parent is outside.
+func insideParent(folder, path string) (string, error) {
+	path = filepath.Clean(path)
+	parent, err := Inside(folder, filepath.Dir(path))
+	var outside *outsideError
+	if errors.As(err, &outside) {
+		// Said of the whole path, so that a parent link reads as one ("sub/ is now ...").
+		if rr, rerr := resolveRoot(filepath.Clean(folder)); rerr == nil {
+			outside.reason = outsideReason(filepath.Clean(folder), rr, path)
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(parent, filepath.Base(path)), nil
+}
