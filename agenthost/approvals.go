@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -247,9 +246,15 @@ func (h *Host) rememberFileChange(ev codex.Event) {
 		images = make(map[string]FileImage)
 		for _, c := range v.Item.Changes {
 			for _, path := range []string{c.Path, c.Kind.MovePath} {
-				if path != "" && filepath.IsAbs(path) {
-					images[path] = ReadImage(path)
+				if path == "" {
+					continue
 				}
+				// Only the folder's own files are recorded: undoing the turn writes them back.
+				if _, err := workspace.Inside(s.folder, path); err != nil {
+					h.log.Warn("not recording a patched file for undo", "folder", s.folder, "path", Truncate(path, 300), "err", err)
+					continue
+				}
+				images[path] = ReadImage(context.Background(), s.folder, path)
 			}
 		}
 	}

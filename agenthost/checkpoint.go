@@ -5,18 +5,20 @@ package agenthost
 // dir (the last MaxCheckpoints turns of each folder).
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // MaxCheckpoints is how many turns of a folder can be undone; older checkpoints are removed.
@@ -25,18 +27,39 @@ const MaxCheckpoints = 20
 // MaxCheckpointFile is the largest file a checkpoint records; a larger one is not undoable.
 const MaxCheckpointFile = 8 << 20
 
-// FileImage is a file's content at one moment.
+// Bounds on reading the state folder's checkpoint files: a summary is small (paths, sizes, sums);
+// the contents file holds at most two images per file.
+const (
+	maxCheckpointSummary = 1 << 20
+	maxCheckpointFiles   = 1000
+	maxLegacyCheckpoint  = 64 << 20
+)
+
+// FileImage is a file's content at one moment. A checkpoint's summary (see [Session.Checkpoints])
+// has its size and sum without the content; [Session.LoadCheckpoint] has the content too.
 type FileImage struct {
 	// Absent says there was no file; TooLarge that it was over MaxCheckpointFile (or could not be
 	// read), so its content is not recorded.
-	Absent   bool   `json:"absent,omitempty"`
-	TooLarge bool   `json:"tooLarge,omitempty"`
-	Content  []byte `json:"content,omitempty"`
+	Absent   bool `json:"absent,omitempty"`
+	TooLarge bool `json:"tooLarge,omitempty"`
+	// Size is the content's length in bytes and SHA256 its hex digest.
+	Size    int64  `json:"size,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	Content []byte `json:"-"`
 }
 
 // Equal reports whether two images are the same content (or both absent).
 func (f FileImage) Equal(g FileImage) bool {
-	return f.Absent == g.Absent && !f.TooLarge && !g.TooLarge && string(f.Content) == string(g.Content)
+	if f.Absent || g.Absent {
+		return f.Absent == g.Absent
+	}
+	return !f.TooLarge && !g.TooLarge && f.Size == g.Size && f.SHA256 == g.SHA256
+}
+
+// newImage is the image of content.
+func newImage(content []byte) FileImage {
+	sum := sha256.Sum256(content)
+	return FileImage{Size: int64(len(content)), SHA256: hex.EncodeToString(sum[:]), Content: content}
 }
 
 // FileCheckpoint is one file a turn's patches changed.
@@ -53,26 +76,23 @@ type Checkpoint struct {
 	TurnID    string           `json:"turnId"`
 	StartedAt time.Time        `json:"startedAt"`
 	Files     []FileCheckpoint `json:"files"`
+	// Version is 2 for a checkpoint kept as a summary and its contents apart; 0 for the older
+	// single file, converted when it is first listed.
+	Version int `json:"version,omitempty"`
 }
 
-// ReadImage reads path as a checkpoint records it.
-func ReadImage(path string) FileImage {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+// ReadImage reads the file at path inside folder as a checkpoint records it: through the
+// workspace boundary (links resolved and contained, a regular file, bounded); a file that is not
+// there is Absent, one that cannot be read that way TooLarge.
+func ReadImage(ctx context.Context, folder, path string) FileImage {
+	b, err := workspace.ReadFile(ctx, folder, path, MaxCheckpointFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return FileImage{Absent: true}
 	}
 	if err != nil {
 		return FileImage{TooLarge: true}
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return FileImage{TooLarge: true}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxCheckpointFile+1))
-	if err != nil || len(b) > MaxCheckpointFile {
-		return FileImage{TooLarge: true}
-	}
-	return FileImage{Content: b}
+	return newImage(b)
 }
 
 // before records paths as they are now in the turn's checkpoint, for those it has not seen yet: the
@@ -103,8 +123,8 @@ func (st *store) checkpointDir(folder string) string {
 	return filepath.Join(st.dir, "checkpoints", hex.EncodeToString(sum[:8]))
 }
 
-// saveCheckpoint writes cp (0600 in a 0700 folder) and removes the folder's oldest beyond
-// MaxCheckpoints.
+// saveCheckpoint writes cp as a summary (NAME.json) and its contents (NAME.images), both 0600 in a
+// 0700 folder, and removes the folder's oldest beyond MaxCheckpoints.
 func (st *store) saveCheckpoint(cp Checkpoint) error {
 	if !isFileID(cp.TurnID) {
 		return fmt.Errorf("turn id %q cannot name a checkpoint file", Truncate(cp.TurnID, 80))
@@ -113,12 +133,8 @@ func (st *store) saveCheckpoint(cp Checkpoint) error {
 	if err := ensurePrivateDir(dir, "folder", st.log); err != nil {
 		return err
 	}
-	data, err := json.Marshal(cp)
-	if err != nil {
-		return err
-	}
-	name := fmt.Sprintf("%020d-%s.json", cp.StartedAt.UnixNano(), cp.TurnID)
-	if err := writeFileAtomic(filepath.Join(dir, name), data); err != nil {
+	name := fmt.Sprintf("%020d-%s", cp.StartedAt.UnixNano(), cp.TurnID)
+	if err := st.writeCheckpoint(dir, name, cp); err != nil {
 		return fmt.Errorf("save the checkpoint of turn %s: %w", cp.TurnID, err)
 	}
 	names, err := st.checkpointNames(cp.Folder)
@@ -126,13 +142,39 @@ func (st *store) saveCheckpoint(cp Checkpoint) error {
 		return err
 	}
 	for len(names) > MaxCheckpoints {
-		_ = os.Remove(filepath.Join(dir, names[0]))
+		st.removeCheckpoint(dir, names[0])
 		names = names[1:]
 	}
 	return nil
 }
 
-// checkpointNames lists a folder's checkpoint files, oldest first.
+// writeCheckpoint writes cp's contents, then its summary: a summary is only ever listed once its
+// contents are on disk. The contents file is each file's before-image then its after-image, one
+// after the other, as they are: the summary's sizes cut it apart and its sums check it.
+func (st *store) writeCheckpoint(dir, name string, cp Checkpoint) error {
+	var contents []byte
+	for _, f := range cp.Files {
+		contents = append(contents, f.Before.Content...)
+		contents = append(contents, f.After.Content...)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, name+".images"), contents); err != nil {
+		return err
+	}
+	cp.Version = 2
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, name+".json"), data)
+}
+
+// removeCheckpoint removes a checkpoint's summary, then its contents.
+func (st *store) removeCheckpoint(dir, name string) {
+	_ = os.Remove(filepath.Join(dir, name+".json"))
+	_ = os.Remove(filepath.Join(dir, name+".images"))
+}
+
+// checkpointNames lists a folder's checkpoints by name (without ".json"), oldest first.
 func (st *store) checkpointNames(folder string) ([]string, error) {
 	entries, err := os.ReadDir(st.checkpointDir(folder))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -144,33 +186,156 @@ func (st *store) checkpointNames(folder string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			names = append(names, e.Name())
+			names = append(names, strings.TrimSuffix(e.Name(), ".json"))
 		}
 	}
 	slices.Sort(names)
 	return names, nil
 }
 
-// checkpoints loads a folder's checkpoints, newest first.
+// checkpoints lists a folder's checkpoints, newest first, as summaries (no contents): each is a
+// small file read with a bound. An entry that is unreadable, corrupt, empty or not a regular file
+// is skipped with a log line; an older single-file checkpoint is converted first.
 func (st *store) checkpoints(folder string) ([]Checkpoint, error) {
 	names, err := st.checkpointNames(folder)
 	if err != nil {
 		return nil, err
 	}
+	dir := st.checkpointDir(folder)
 	var out []Checkpoint
 	for _, name := range slices.Backward(names) {
-		f, err := os.OpenFile(filepath.Join(st.checkpointDir(folder), name), os.O_RDONLY|openNoFollow, 0)
+		cp, err := st.checkpointSummary(dir, name, folder)
 		if err != nil {
+			st.log.Warn("skipping a checkpoint", "path", filepath.Join(dir, name+".json"), "err", err)
 			continue
 		}
-		var cp Checkpoint
-		err = json.NewDecoder(io.LimitReader(f, 4*MaxCheckpointFile*MaxCheckpoints)).Decode(&cp)
-		f.Close()
-		if err == nil && cp.Folder == folder {
-			out = append(out, cp)
-		}
+		out = append(out, cp)
 	}
 	return out, nil
+}
+
+// checkpointSummary reads the summary NAME.json of a checkpoint of folder.
+func (st *store) checkpointSummary(dir, name, folder string) (Checkpoint, error) {
+	path := filepath.Join(dir, name+".json")
+	data, err := readStateFile(path, maxCheckpointSummary)
+	if errors.Is(err, workspace.ErrTooLarge) {
+		data, err = st.convertLegacy(dir, name) // a single file of the older form holds the contents
+	}
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return Checkpoint{}, fmt.Errorf("corrupt: %w", err)
+	}
+	if cp.Version == 0 {
+		if data, err = st.convertLegacy(dir, name); err != nil {
+			return Checkpoint{}, err
+		}
+		if err := json.Unmarshal(data, &cp); err != nil {
+			return Checkpoint{}, fmt.Errorf("corrupt: %w", err)
+		}
+	}
+	switch {
+	case cp.Folder != folder:
+		return Checkpoint{}, fmt.Errorf("it is of another folder (%s)", Truncate(cp.Folder, 200))
+	case cp.TurnID == "" || len(cp.Files) == 0 || len(cp.Files) > maxCheckpointFiles:
+		return Checkpoint{}, errors.New("it names no turn, or no files, or too many")
+	}
+	for _, f := range cp.Files {
+		for _, img := range []FileImage{f.Before, f.After} {
+			if img.Size < 0 || img.Size > MaxCheckpointFile || (img.Absent || img.TooLarge) && img.Size != 0 {
+				return Checkpoint{}, fmt.Errorf("corrupt: %s has an impossible size", Truncate(f.Path, 200))
+			}
+		}
+	}
+	return cp, nil
+}
+
+// convertLegacy rewrites a checkpoint kept in the older single file (contents inline) as a summary
+// and its contents, and returns the new summary.
+func (st *store) convertLegacy(dir, name string) ([]byte, error) {
+	data, err := readStateFile(filepath.Join(dir, name+".json"), maxLegacyCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	var legacy struct {
+		Checkpoint
+		Files []struct {
+			Path   string `json:"path"`
+			Before legacyImage `json:"before"`
+			After  legacyImage `json:"after"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(data, &legacy); err != nil {
+		return nil, fmt.Errorf("corrupt: %w", err)
+	}
+	cp := legacy.Checkpoint
+	cp.Files = nil
+	for _, f := range legacy.Files {
+		cp.Files = append(cp.Files, FileCheckpoint{Path: f.Path, Before: f.Before.image(), After: f.After.image()})
+	}
+	if err := st.writeCheckpoint(dir, name, cp); err != nil {
+		return nil, fmt.Errorf("convert it: %w", err)
+	}
+	st.log.Info("converted a checkpoint to its summary and contents", "path", filepath.Join(dir, name+".json"))
+	return readStateFile(filepath.Join(dir, name+".json"), maxCheckpointSummary)
+}
+
+// legacyImage is a file image as the older checkpoints kept it, content inline.
+type legacyImage struct {
+	Absent   bool   `json:"absent,omitempty"`
+	TooLarge bool   `json:"tooLarge,omitempty"`
+	Content  []byte `json:"content,omitempty"`
+}
+
+func (l legacyImage) image() FileImage {
+	if l.Absent || l.TooLarge {
+		return FileImage{Absent: l.Absent, TooLarge: l.TooLarge}
+	}
+	return newImage(l.Content)
+}
+
+// loadCheckpoint reads the checkpoint of turnID in folder with its contents.
+func (st *store) loadCheckpoint(folder, turnID string) (Checkpoint, error) {
+	names, err := st.checkpointNames(folder)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	i := slices.IndexFunc(names, func(n string) bool { return strings.HasSuffix(n, "-"+turnID) })
+	if i < 0 {
+		return Checkpoint{}, fmt.Errorf("no checkpoint of turn %s", Truncate(turnID, 80))
+	}
+	dir := st.checkpointDir(folder)
+	cp, err := st.checkpointSummary(dir, names[i], folder)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	var total int64
+	for _, f := range cp.Files {
+		total += f.Before.Size + f.After.Size
+	}
+	data, err := readStateFile(filepath.Join(dir, names[i]+".images"), total)
+	if err != nil && !(total == 0 && errors.Is(err, errEmptyFile)) {
+		return Checkpoint{}, fmt.Errorf("read the checkpoint's contents: %w", err)
+	}
+	if int64(len(data)) != total {
+		return Checkpoint{}, errors.New("the checkpoint's contents are cut short")
+	}
+	take := func(img *FileImage) error {
+		img.Content, data = data[:img.Size:img.Size], data[img.Size:]
+		if !img.Absent && !img.TooLarge && !newImage(img.Content).Equal(*img) {
+			return errors.New("do not match its summary")
+		}
+		return nil
+	}
+	for i := range cp.Files {
+		f := &cp.Files[i]
+		if err := errors.Join(take(&f.Before), take(&f.After)); err != nil {
+			return Checkpoint{}, fmt.Errorf("the checkpoint's contents of %s %w", filepath.Base(f.Path), err)
+		}
+	}
+	return cp, nil
 }
 
 // dropCheckpoint removes the checkpoint of turnID in folder.
@@ -180,9 +345,33 @@ func (st *store) dropCheckpoint(folder, turnID string) error {
 		return err
 	}
 	for _, name := range names {
-		if strings.HasSuffix(name, "-"+turnID+".json") {
-			return os.Remove(filepath.Join(st.checkpointDir(folder), name))
+		if strings.HasSuffix(name, "-"+turnID) {
+			st.removeCheckpoint(st.checkpointDir(folder), name)
 		}
 	}
 	return nil
+}
+
+// errEmptyFile is an empty file of the state folder.
+var errEmptyFile = errors.New("empty")
+
+// readStateFile reads a regular file of the state folder, at most limit bytes: never through a
+// link, never blocking on a FIFO.
+func readStateFile(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, workspace.ErrNotRegular
+	}
+	if fi.Size() == 0 {
+		return nil, errEmptyFile
+	}
+	return workspace.ReadBounded(context.Background(), f, limit)
 }

@@ -3,6 +3,7 @@ package agenthost_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
@@ -44,15 +45,65 @@ func TestCheckpointsSurviveRestart(t *testing.T) {
 	if len(cps) != 1 || cps[0].TurnID != res.TurnID || len(cps[0].Files) != 1 {
 		t.Fatalf("checkpoints after a restart: %+v", cps)
 	}
-	f := cps[0].Files[0]
+	if f := cps[0].Files[0]; f.Before.Content != nil || f.Before.Size != 7 || f.After.Size != 6 {
+		t.Errorf("a listed checkpoint carries its contents, or not its sizes: %+v", f)
+	}
+	whole, err := again.session(t).LoadCheckpoint(res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := whole.Files[0]
 	if f.Path != path || string(f.Before.Content) != "before\n" || string(f.After.Content) != "after\n" {
 		t.Errorf("checkpoint file %s: before %q after %q", f.Path, f.Before.Content, f.After.Content)
 	}
-	matches, _ := filepath.Glob(filepath.Join(state, "checkpoints", "*", "*.json"))
-	if len(matches) != 1 {
-		t.Fatalf("checkpoint files %v", matches)
+	matches, _ := filepath.Glob(filepath.Join(state, "checkpoints", "*", "*"))
+	if len(matches) != 2 {
+		t.Fatalf("checkpoint files %v, want a summary and its contents", matches)
 	}
-	if fi, err := os.Stat(matches[0]); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("checkpoint file mode: %v %v", fi.Mode(), err)
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("checkpoint file mode: %v %v", fi.Mode(), err)
+		}
+	}
+}
+
+// TestCheckpointsRecordOnlyTheFolder: a patch that names a file outside the folder (by its path,
+// or through a link inside it that leads out) is not recorded: undoing the turn could otherwise
+// write there. The folder's own file is.
+func TestCheckpointsRecordOnlyTheFolder(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	fake := codextest.NewFake(t)
+	fh := newFakeHostOn(t, fake, t.TempDir(), func(c *agenthost.Config) { c.Yolo = true })
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(fh.folder, "link")); err != nil {
+		t.Fatal(err)
+	}
+	inside := filepath.Join(fh.folder, "in.txt")
+	paths := []string{inside, filepath.Join(outside, "direct.txt"), filepath.Join(fh.folder, "link", "through.txt")}
+	fake.OnTurn(func(ft *codextest.FakeTurn) {
+		var changes []codex.FileChange
+		for _, p := range paths {
+			var c codex.FileChange
+			c.Path, c.Kind.Type, c.Diff = p, "add", "+x\n"
+			changes = append(changes, c)
+		}
+		_, _ = ft.ApplyPatch(changes, func() {
+			for _, p := range paths {
+				if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	run(t, fh.session(t), "write three files")
+	cps, err := fh.session(t).Checkpoints()
+	if err != nil || len(cps) != 1 {
+		t.Fatalf("checkpoints: %+v, %v", cps, err)
+	}
+	if files := cps[0].Files; len(files) != 1 || files[0].Path != inside {
+		t.Errorf("recorded %+v, want only %s", files, inside)
 	}
 }

@@ -39,7 +39,11 @@ func TestRealUndoCheckpointAndRevert(t *testing.T) {
 	if err != nil || len(cps) != 1 || cps[0].TurnID != second.TurnID || len(cps[0].Files) != 1 {
 		t.Fatalf("checkpoints: %+v %v", cps, err)
 	}
-	f := cps[0].Files[0]
+	whole, err := s.LoadCheckpoint(second.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := whole.Files[0]
 	if filepath.Base(f.Path) != "undo_me.txt" || !f.Before.Absent || string(f.After.Content) != "written by the second turn\n" {
 		t.Fatalf("checkpoint: %s before %+v after %q", f.Path, f.Before, f.After.Content)
 	}

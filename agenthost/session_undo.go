@@ -25,9 +25,15 @@ func (s *Session) saveCheckpoint(cp Checkpoint, threadID, turnID string) {
 }
 
 // Checkpoints returns what the folder's last turns changed with patches, newest first (at most
-// MaxCheckpoints; they survive restarts).
+// MaxCheckpoints; they survive restarts): summaries, whose images have sizes and sums but no
+// content ([Session.LoadCheckpoint] has it).
 func (s *Session) Checkpoints() ([]Checkpoint, error) {
 	return s.h.store.checkpoints(s.folder)
+}
+
+// LoadCheckpoint returns the checkpoint of turnID with its files' contents, for undoing it.
+func (s *Session) LoadCheckpoint(turnID string) (Checkpoint, error) {
+	return s.h.store.loadCheckpoint(s.folder, turnID)
 }
 
 // DropCheckpoint forgets the checkpoint of turnID (the turn was undone).

@@ -26,3 +26,6 @@ func syncDir(dir string) error {
 	}
 	return err
 }
+
+// openNonBlock keeps opening a FIFO planted in the state folder from waiting for a writer.
+const openNonBlock = syscall.O_NONBLOCK

@@ -14,3 +14,6 @@ const keepTranscriptsOpen = false
 func syncDir(dir string) error {
 	return nil
 }
+
+// openNonBlock is nothing on Windows: opening a named pipe does not wait for a writer.
+const openNonBlock = 0

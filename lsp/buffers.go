@@ -81,40 +81,47 @@ func (s *Server) reloadsBuffers() bool {
 
 // syncBuffers brings the open buffers of folder in line with the disk after the agent changed
 // files there: a clean buffer whose file changed gets the new text (or the editor reloads it
-// itself); a buffer with unsaved edits keeps them, and the user is told.
+// itself); a buffer with unsaved edits keeps them, and the user is told. Only buffers whose file
+// resolves inside folder (links followed) are read or sent anything: a buffer opened through a
+// link that leads outside is not the agent's to change.
 func (s *Server) syncBuffers(ctx context.Context, folder string) {
 	s.mu.Lock()
 	canEdit := s.caps.applyEdit
 	s.mu.Unlock()
 	reloads := s.reloadsBuffers()
 	for _, f := range s.docs.OpenFiles(folder) {
-		disk, err := readForReload(f.Path)
+		b, err := workspace.ReadFile(ctx, folder, f.Path, maxReloadBytes)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				s.log.Debug("not reloading a buffer", "path", f.Path, "err", err)
 			}
 			continue
 		}
+		disk := string(b)
 		if disk == f.Saved {
 			continue // not changed on disk since the editor last had it
 		}
 		rel, _ := workspace.Rel(folder, f.Path)
-		s.docs.Reloaded(f.Path, disk)
 		switch {
 		case f.Text != f.Saved:
+			s.docs.Reloaded(f.Path, disk) // the buffer stays as the user left it, now unsaved against the disk
 			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 				"Hermes changed %s on disk, but it has unsaved changes in your editor: your changes are kept. "+
 					"Saving overwrites the agent's change; reload the file to take it instead.", rel))
 		case reloads:
-			// The editor reloads it and tells us with didChange.
+			s.docs.Reloaded(f.Path, disk) // the editor reloads it and tells us with didChange
 		case canEdit:
-			s.sendNewText(ctx, f, disk, rel)
+			if s.sendNewText(ctx, f, disk, rel) {
+				s.docs.Reloaded(f.Path, disk)
+			}
 		}
 	}
 }
 
-// sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit).
-func (s *Server) sendNewText(ctx context.Context, f OpenFile, disk, rel string) {
+// sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit),
+// and reports whether the editor applied it. A buffer the editor did not change stays recorded as
+// it was (clean, not reloaded): never as unsaved edits the user did not make.
+func (s *Server) sendNewText(ctx context.Context, f OpenFile, disk, rel string) bool {
 	docURI := uri.URI(f.URI)
 	edit := protocol.ApplyWorkspaceEditParams{
 		Label: "Hermes: " + filepath.Base(f.Path) + " as the agent left it",
@@ -125,7 +132,9 @@ func (s *Server) sendNewText(ctx context.Context, f OpenFile, disk, rel string) 
 	var res protocol.ApplyWorkspaceEditResponse
 	if err := s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
 		s.log.Info("the editor did not take the agent's change of a buffer", "path", rel, "err", err, "reason", res.FailureReason)
+		return false
 	}
+	return true
 }
 
 // readForReload reads a regular file of at most maxReloadBytes.

@@ -8,7 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -60,14 +61,24 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		}
 		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "nothing to undo: %s", what)
 	}
-	cp := cps[i]
+	cp, err := sess.LoadCheckpoint(cps[i].TurnID)
+	if err != nil {
+		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InternalError, "read the checkpoint of turn %s in %s: %v", cps[i].TurnID, folder.Name, err)
+	}
 	res := hermesproto.UndoTurnResult{TurnID: cp.TurnID, Restored: []string{}, Skipped: []hermesproto.SkippedFile{}}
 	var todo []agenthost.FileCheckpoint
 	for _, f := range cp.Files {
 		rel, _ := workspace.Rel(folder.Path, f.Path)
-		switch now := agenthost.ReadImage(f.Path); {
-		case f.Before.TooLarge || f.After.TooLarge:
+		if f.Before.TooLarge || f.After.TooLarge {
 			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: fmt.Sprintf("over %d MiB or unreadable: not recorded", agenthost.MaxCheckpointFile>>20)})
+			continue
+		}
+		// Where the file is now decides whether it may be touched at all: force never overrides it.
+		if err := restorable(folder.Path, f.Path); err != nil {
+			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: err.Error()})
+			continue
+		}
+		switch now := agenthost.ReadImage(ctx, folder.Path, f.Path); {
 		case s.docs.Dirty(f.Path) && !a.Force:
 			// Restoring would replace (through the editor) or contradict (on disk) what the user has
 			// not saved yet.
@@ -80,7 +91,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 			todo = append(todo, f)
 		}
 	}
-	for _, f := range s.restore(ctx, todo) {
+	for _, f := range s.restore(ctx, folder.Path, todo) {
 		rel, _ := workspace.Rel(folder.Path, f.path)
 		if f.err != nil {
 			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: f.err.Error()})
@@ -93,7 +104,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	s.mu.Lock()
 	saves := s.caps.savesUndoEdits
 	s.mu.Unlock()
-	if unsaved := unsavedRestores(folder.Path, todo, res.Restored); len(unsaved) > 0 && !saves {
+	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); len(unsaved) > 0 && !saves {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
 	}
 	if len(res.Skipped) > 0 {
@@ -112,15 +123,33 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 // unsavedRestores lists, relative to folder, the files of files that were restored (restored
 // holds relative paths) but whose disk content is not yet what it was before the turn: the editor
 // holds the restore in a buffer until the user saves it.
-func unsavedRestores(folder string, files []agenthost.FileCheckpoint, restored []string) []string {
+func unsavedRestores(ctx context.Context, folder string, files []agenthost.FileCheckpoint, restored []string) []string {
 	var out []string
 	for _, f := range files {
 		rel, _ := workspace.Rel(folder, f.Path)
-		if slices.Contains(restored, rel) && !agenthost.ReadImage(f.Path).Equal(f.Before) {
+		if slices.Contains(restored, rel) && !agenthost.ReadImage(ctx, folder, f.Path).Equal(f.Before) {
 			out = append(out, rel)
 		}
 	}
 	return out
+}
+
+// restorable says why the file at path may not be restored, if it may not: it (or a folder above
+// it) now resolves outside folder, or it is now a link or something other than a regular file. A
+// file that is not there may be created.
+func restorable(folder, path string) error {
+	fi, err := workspace.Lstat(folder, path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is now a link: not written through", filepath.Base(path))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is no longer a regular file", filepath.Base(path))
+	}
+	return nil
 }
 
 // restored is one file restore's outcome.
@@ -131,7 +160,7 @@ type restored struct {
 
 // restore puts files back as they were before their turn: through workspace/applyEdit when the
 // editor takes it (and, for files to create or delete, the resource operations), else on disk.
-func (s *Server) restore(ctx context.Context, files []agenthost.FileCheckpoint) []restored {
+func (s *Server) restore(ctx context.Context, folder string, files []agenthost.FileCheckpoint) []restored {
 	s.mu.Lock()
 	canEdit, ops := s.caps.applyEdit, s.caps.resourceOps
 	s.mu.Unlock()
@@ -139,9 +168,9 @@ func (s *Server) restore(ctx context.Context, files []agenthost.FileCheckpoint) 
 	for _, f := range files {
 		var err error
 		if canEdit && (!f.Before.Absent || slices.Contains(ops, "delete")) && (!f.After.Absent || slices.Contains(ops, "create")) {
-			err = s.restoreByEdit(ctx, f)
+			err = s.restoreByEdit(ctx, folder, f)
 		} else {
-			err = restoreOnDisk(f)
+			err = restoreOnDisk(folder, f)
 		}
 		out = append(out, restored{f.Path, err})
 	}
@@ -150,7 +179,7 @@ func (s *Server) restore(ctx context.Context, files []agenthost.FileCheckpoint) 
 
 // restoreByEdit asks the editor to put f back: delete a file the turn created, create one it
 // deleted, or replace the text.
-func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) error {
+func (s *Server) restoreByEdit(ctx context.Context, folder string, f agenthost.FileCheckpoint) error {
 	u := uri.File(f.Path)
 	var changes []any
 	switch {
@@ -162,7 +191,7 @@ func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) 
 			changes = append(changes, map[string]any{"kind": "create", "uri": u, "options": map[string]any{"ignoreIfExists": true}})
 		} else if text, open := s.docs.Text(string(u)); open {
 			current = text // the edit replaces the editor's text, which may differ from the disk's
-		} else if img := agenthost.ReadImage(f.Path); !img.Absent && !img.TooLarge {
+		} else if img := agenthost.ReadImage(ctx, folder, f.Path); !img.Absent && !img.TooLarge {
 			current = string(img.Content)
 		}
 		version, _ := s.docs.Version(string(u))
@@ -189,22 +218,13 @@ func (s *Server) restoreByEdit(ctx context.Context, f agenthost.FileCheckpoint) 
 	return nil
 }
 
-// restoreOnDisk writes f's before-image (or removes a file the turn created).
-func restoreOnDisk(f agenthost.FileCheckpoint) error {
+// restoreOnDisk writes f's before-image (or removes a file the turn created) through the workspace
+// boundary: inside folder, never through a link.
+func restoreOnDisk(folder string, f agenthost.FileCheckpoint) error {
 	if f.Before.Absent {
-		if err := os.Remove(f.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		return nil
+		return workspace.Remove(folder, f.Path)
 	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Lstat(f.Path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is no longer a regular file: not restored", f.Path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	return os.WriteFile(f.Path, f.Before.Content, mode)
+	return workspace.WriteFile(folder, f.Path, f.Before.Content, 0o644)
 }
 
 // nullIfZero is a document version for a versioned identifier: null when the editor does not have

@@ -168,14 +168,16 @@ func ReadFile(ctx context.Context, folder, path string, limit int64) ([]byte, er
 // ReadBounded reads r to its end, at most limit bytes (more fails with [ErrTooLarge]), looking
 // at ctx between chunks.
 func ReadBounded(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
-	var out []byte
-	buf := make([]byte, min(readChunk, limit+1))
+	out := make([]byte, 0, 512)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		n, err := r.Read(buf)
-		out = append(out, buf[:n]...)
+		if len(out) == cap(out) {
+			out = append(out, 0)[:len(out)] // grow, as io.ReadAll does
+		}
+		n, err := r.Read(out[len(out):min(cap(out), len(out)+readChunk)])
+		out = out[:len(out)+n]
 		if int64(len(out)) > limit {
 			return nil, fmt.Errorf("over %d bytes: %w", limit, ErrTooLarge)
 		}
