@@ -155,7 +155,7 @@ func readForReload(path string) (string, error) {
 }
 
 // endOf is the position after the last character of text (LSP: UTF-16 code units).
-func endOf(text string) protocol.Position {
+func endOf[T string | []byte](text T) protocol.Position {
 	var line uint32
 	last := 0
 	for i := 0; i < len(text); i++ {
@@ -169,5 +169,9 @@ func endOf(text string) protocol.Position {
 			line, last = line+1, i+1
 		}
 	}
-	return protocol.Position{Line: line, Character: uint32(len(utf16.Encode([]rune(text[last:]))))}
+	var units uint32
+	for _, r := range string(text[last:]) { // the last line alone is converted
+		units += uint32(utf16.RuneLen(r))
+	}
+	return protocol.Position{Line: line, Character: units}
 }

@@ -66,7 +66,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InternalError, "read the checkpoint of turn %s in %s: %v", cps[i].TurnID, folder.Name, err)
 	}
 	res := hermesproto.UndoTurnResult{TurnID: cp.TurnID, Restored: []string{}, Skipped: []hermesproto.SkippedFile{}}
-	var todo []agenthost.FileCheckpoint
+	var todo []restoring
 	for _, f := range cp.Files {
 		rel, _ := workspace.Rel(folder.Path, f.Path)
 		if f.Before.TooLarge || f.After.TooLarge {
@@ -88,7 +88,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		case now.Equal(f.Before):
 			res.Restored = append(res.Restored, rel) // already as it was
 		default:
-			todo = append(todo, f)
+			todo = append(todo, restoring{f, now})
 		}
 	}
 	for _, f := range s.restore(ctx, folder.Path, todo) {
@@ -104,7 +104,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	s.mu.Lock()
 	saves := s.caps.savesUndoEdits
 	s.mu.Unlock()
-	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); len(unsaved) > 0 && !saves {
+	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); !saves && len(unsaved) > 0 {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
 	}
 	if len(res.Skipped) > 0 {
@@ -123,7 +123,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 // unsavedRestores lists, relative to folder, the files of files that were restored (restored
 // holds relative paths) but whose disk content is not yet what it was before the turn: the editor
 // holds the restore in a buffer until the user saves it.
-func unsavedRestores(ctx context.Context, folder string, files []agenthost.FileCheckpoint, restored []string) []string {
+func unsavedRestores(ctx context.Context, folder string, files []restoring, restored []string) []string {
 	var out []string
 	for _, f := range files {
 		rel, _ := workspace.Rel(folder, f.Path)
@@ -152,6 +152,12 @@ func restorable(folder, path string) error {
 	return nil
 }
 
+// restoring is a file to restore, with what it holds now.
+type restoring struct {
+	agenthost.FileCheckpoint
+	now agenthost.FileImage
+}
+
 // restored is one file restore's outcome.
 type restored struct {
 	path string
@@ -160,7 +166,7 @@ type restored struct {
 
 // restore puts files back as they were before their turn: through workspace/applyEdit when the
 // editor takes it (and, for files to create or delete, the resource operations), else on disk.
-func (s *Server) restore(ctx context.Context, folder string, files []agenthost.FileCheckpoint) []restored {
+func (s *Server) restore(ctx context.Context, folder string, files []restoring) []restored {
 	s.mu.Lock()
 	canEdit, ops := s.caps.applyEdit, s.caps.resourceOps
 	s.mu.Unlock()
@@ -168,9 +174,9 @@ func (s *Server) restore(ctx context.Context, folder string, files []agenthost.F
 	for _, f := range files {
 		var err error
 		if canEdit && (!f.Before.Absent || slices.Contains(ops, "delete")) && (!f.After.Absent || slices.Contains(ops, "create")) {
-			err = s.restoreByEdit(ctx, folder, f)
+			err = s.restoreByEdit(ctx, f)
 		} else {
-			err = restoreOnDisk(folder, f)
+			err = restoreOnDisk(folder, f.FileCheckpoint)
 		}
 		out = append(out, restored{f.Path, err})
 	}
@@ -179,25 +185,27 @@ func (s *Server) restore(ctx context.Context, folder string, files []agenthost.F
 
 // restoreByEdit asks the editor to put f back: delete a file the turn created, create one it
 // deleted, or replace the text.
-func (s *Server) restoreByEdit(ctx context.Context, folder string, f agenthost.FileCheckpoint) error {
+func (s *Server) restoreByEdit(ctx context.Context, f restoring) error {
 	u := uri.File(f.Path)
 	var changes []any
 	switch {
 	case f.Before.Absent:
 		changes = append(changes, map[string]any{"kind": "delete", "uri": u, "options": map[string]any{"ignoreIfNotExists": true}})
 	default:
-		current := ""
-		if f.After.Absent {
+		// The edit replaces the whole text: the editor's when the file is open there (it may differ
+		// from the disk's), else what the file holds now; a file that is not there is created first.
+		var end protocol.Position
+		if text, open := s.docs.Text(string(u)); open {
+			end = endOf(text)
+		} else if f.now.Absent {
 			changes = append(changes, map[string]any{"kind": "create", "uri": u, "options": map[string]any{"ignoreIfExists": true}})
-		} else if text, open := s.docs.Text(string(u)); open {
-			current = text // the edit replaces the editor's text, which may differ from the disk's
-		} else if img := agenthost.ReadImage(ctx, folder, f.Path); !img.Absent && !img.TooLarge {
-			current = string(img.Content)
+		} else {
+			end = endOf(f.now.Content)
 		}
 		version, _ := s.docs.Version(string(u))
 		changes = append(changes, map[string]any{
 			"textDocument": map[string]any{"uri": u, "version": nullIfZero(version)},
-			"edits":        []protocol.TextEdit{{Range: protocol.Range{End: endOf(current)}, NewText: string(f.Before.Content)}},
+			"edits":        []protocol.TextEdit{{Range: protocol.Range{End: end}, NewText: string(f.Before.Content)}},
 		})
 	}
 	// isRefactoring (LSP 3.18 metadata) lets VS Code save the files the edit changes that were not

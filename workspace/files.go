@@ -162,13 +162,26 @@ func ReadFile(ctx context.Context, folder, path string, limit int64) ([]byte, er
 		return nil, err
 	}
 	defer f.Close()
-	return ReadBounded(ctx, f, limit)
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("over %d bytes: %w", limit, ErrTooLarge)
+	}
+	return readBounded(ctx, f, limit, fi.Size())
 }
 
 // ReadBounded reads r to its end, at most limit bytes (more fails with [ErrTooLarge]), looking
 // at ctx between chunks.
 func ReadBounded(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
-	out := make([]byte, 0, 512)
+	return readBounded(ctx, r, limit, 0)
+}
+
+// readBounded is [ReadBounded] into a buffer sized for sizeHint bytes (a regular file's size: one
+// allocation, no copies as it grows, when the file does not grow meanwhile).
+func readBounded(ctx context.Context, r io.Reader, limit, sizeHint int64) ([]byte, error) {
+	out := make([]byte, 0, max(512, min(sizeHint, limit)+1))
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
