@@ -6,12 +6,12 @@ package agenthost
 
 import (
 	"context"
-	"io"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -263,7 +263,7 @@ func (st *store) convertLegacy(dir, name string) ([]byte, error) {
 	var legacy struct {
 		Checkpoint
 		Files []struct {
-			Path   string `json:"path"`
+			Path   string      `json:"path"`
 			Before legacyImage `json:"before"`
 			After  legacyImage `json:"after"`
 		} `json:"files"`

@@ -28,7 +28,6 @@ func wsTree(t *testing.T) (ws, out string) {
 	return ws, out
 }
 
-
 func TestInsideReasons(t *testing.T) {
 	ws, out := wsTree(t)
 	must(t, os.Symlink(out, filepath.Join(ws, "link")))
