@@ -18,8 +18,8 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
-// writeCheckpoints lays n checkpoints of folder into stateDir as the server keeps them (docs:
-// architecture, checkpoints): a summary NAME.json and the contents NAME.images, each of one file at
+// writeCheckpoints lays n checkpoints of folder into stateDir as the server keeps them
+// (docs/architecture.md, "Where state lives"): a summary NAME.json and the contents NAME.images, each of one file at
 // path, size bytes before and after. The newest's after-image is what path holds now.
 func writeCheckpoints(t *testing.T, stateDir, folder, path string, n, size int) {
 	t.Helper()
