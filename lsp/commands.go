@@ -348,7 +348,7 @@ func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a ask
 	text, ok := s.docs.Lines(a.URI, start, end)
 	if !ok {
 		var err error
-		if text, err = linesFromDisk(ctx, path, start, end); err != nil {
+		if text, err = linesFromDisk(ctx, folder.Path, path, start, end); err != nil {
 			if errors.Is(err, errNotRegular) {
 				return "", fmt.Errorf("%s is not a regular file: Hermes reads context only from regular files", rel)
 			}

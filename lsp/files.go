@@ -5,12 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // This file holds the server's own reads of the user's files and writes of its own: both bounded and
@@ -24,13 +25,13 @@ const (
 )
 
 // errNotRegular refuses files that are not regular: FIFOs, devices and sockets can block or never end.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = workspace.ErrNotRegular
 
-// linesFromDisk returns lines start..end (0-based, inclusive) of the regular file at path. It reads
-// only up to the last line it needs, at most maxContextScan bytes, and returns at most
-// maxContextBytes (cut at a line); it stops when ctx ends.
-func linesFromDisk(ctx context.Context, path string, start, end uint32) (string, error) {
-	f, err := openRegular(path)
+// linesFromDisk returns lines start..end (0-based, inclusive) of the regular file at path inside
+// folder (through the workspace boundary). It reads only up to the last line it needs, at most
+// maxContextScan bytes, and returns at most maxContextBytes (cut at a line); it stops when ctx ends.
+func linesFromDisk(ctx context.Context, folder, path string, start, end uint32) (string, error) {
+	f, err := workspace.OpenRegular(folder, path)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@ func TestLinesFromDisk(t *testing.T) {
 		{2, 99, "c\nd", false},
 		{9, 12, "", true},
 	} {
-		got, err := linesFromDisk(context.Background(), small, tc.start, tc.end)
+		got, err := linesFromDisk(context.Background(), dir, small, tc.start, tc.end)
 		if got != tc.want || (err != nil) != tc.err {
 			t.Errorf("lines %d-%d: %q, %v; want %q, err %v", tc.start, tc.end, got, err, tc.want, tc.err)
 		}
@@ -43,20 +43,20 @@ func TestLinesFromDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	fh.Close()
-	got, err := linesFromDisk(context.Background(), big, 0, 0)
+	got, err := linesFromDisk(context.Background(), dir, big, 0, 0)
 	if err != nil || len(got) > maxContextBytes {
 		t.Errorf("big file: %d bytes, %v", len(got), err)
 	}
 
 	// A directory is not a regular file.
-	if _, err := linesFromDisk(context.Background(), dir, 0, 0); !errors.Is(err, errNotRegular) {
+	if _, err := linesFromDisk(context.Background(), dir, dir, 0, 0); !errors.Is(err, errNotRegular) {
 		t.Errorf("directory: %v", err)
 	}
 
 	// Cancelled: no work.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := linesFromDisk(ctx, small, 0, 2); err == nil || !strings.Contains(err.Error(), "canceled") {
+	if _, err := linesFromDisk(ctx, dir, small, 0, 2); err == nil || !strings.Contains(err.Error(), "canceled") {
 		t.Errorf("cancelled read: %v", err)
 	}
 }
