@@ -13,8 +13,9 @@ import (
 
 // This file guards a socket connection until its client has proved itself: a good initialize (with
 // the token, when there is one) must be the first message and must come within the handshake
-// timeout. Anything else closes the connection before the server acts on it. Stdio needs none of
-// this: whoever holds our stdin started us.
+// timeout. Anything else closes the connection before the server acts on it, and until then a frame
+// may be no larger than Options.HandshakeMaxBody. Stdio needs none of this: whoever holds our stdin
+// started us.
 
 // strictHandshake reports whether the connection must begin with a good initialize.
 func (s *Server) strictHandshake() bool {
@@ -50,6 +51,12 @@ func (s *Server) admit(req jsonrpc2.Request) bool {
 	s.admitted = true
 	s.mu.Unlock()
 	close(s.admittedCh)
+	if s.admitter != nil {
+		s.admitter.Admit()
+	}
+	if s.opts.OnAdmit != nil {
+		s.opts.OnAdmit()
+	}
 	return true
 }
 

@@ -50,6 +50,14 @@ type Options struct {
 	// CloseOnOversizedFrame ends the connection on a frame over the size limits (sockets); without it
 	// such a frame is skipped with an error reply and the server goes on (stdio).
 	CloseOnOversizedFrame bool
+	// HandshakeMaxBody, when positive, is the largest frame body read before the good initialize
+	// of a connection that must begin with one (HandshakeTimeout or Token set): a larger frame
+	// closes the connection before its body is read. After that initialize the usual limits apply.
+	HandshakeMaxBody int64
+	// OnAdmit, when set, is called once a connection that must begin with a good initialize has
+	// sent it, before the initialize is handled (socket servers count the connections not yet
+	// admitted).
+	OnAdmit func()
 	// StartCodex replaces how codex is started (tests use a fake).
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
 	// ClientTimeout bounds each request the server makes to the editor (default 10s).
@@ -100,6 +108,8 @@ type Server struct {
 
 	admitted   bool          // a strict connection has seen its good initialize (handshake.go)
 	admittedCh chan struct{} // closed then
+
+	admitter framing.Admitter // conn's stream, told by admit to lift its handshake limit
 }
 
 type serverState int
@@ -150,9 +160,14 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	stream := framing.NewStream(rwc, framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log})
+	fopts := framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log}
+	if s.strictHandshake() {
+		fopts.HandshakeMaxBody = s.opts.HandshakeMaxBody // lifted by admit
+	}
+	stream := framing.NewStream(rwc, fopts)
 	s.conn = jsonrpc2.NewConn(stream)
 	s.notifier, _ = stream.(framing.Notifier)
+	s.admitter, _ = stream.(framing.Admitter)
 	s.conn.Go(ctx, s.handle)
 	s.watchHandshake(ctx)
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/sourcegraph/conc"
@@ -22,6 +23,15 @@ type socketConfig struct {
 	insecure         bool // --listen-insecure: a TCP address other machines can reach is allowed
 	handshakeTimeout time.Duration
 }
+
+// Until a socket client has sent a good initialize it may send no frame over handshakeMaxBody, and
+// at most maxUnadmitted such clients are connected at once: together they hold at most about
+// maxUnadmitted × handshakeMaxBody of the server's memory (512 KiB), not 64 MiB each. An editor's
+// initialize is a few KiB.
+const (
+	handshakeMaxBody = 64 << 10
+	maxUnadmitted    = 8
+)
 
 // exitUsage is the exit code for flags that cannot work as given (the flag package's own).
 const exitUsage = 2
@@ -40,10 +50,11 @@ func serveSocket(ctx context.Context, cfg socketConfig, opts lsp.Options, logger
 		return exitUsage
 	}
 	// A socket client has to prove itself before the server does anything: a good initialize first,
-	// within the handshake timeout, with the token when there is one. An oversized frame ends that
-	// client's connection only.
+	// within the handshake timeout, with the token when there is one, in a frame of at most 64 KiB.
+	// An oversized frame ends that client's connection only.
 	opts.Token = token
 	opts.HandshakeTimeout = cfg.handshakeTimeout
+	opts.HandshakeMaxBody = handshakeMaxBody
 	opts.CloseOnOversizedFrame = true
 	logger.Info("hermes-lsp listening", "addr", listenAddr{network: cfg.addr.network, address: ln.Addr().String()}.String(),
 		"version", version, "pid", os.Getpid(), "token", token != "")
@@ -118,8 +129,10 @@ func insecureError(addr listenAddr) error {
 }
 
 // acceptLoop serves each connection on its own lsp.Server, concurrently, so that one slow or idle
-// client never holds up the next. When ctx ends it closes the listener and waits for every session
-// to end (each ends with ctx).
+// client never holds up the next. A connection that arrives while maxUnadmitted others have not yet
+// sent their initialize is closed at once, with a log line: its client fails at once instead of
+// hanging for as long as those others may take (up to the handshake timeout), and nothing of it is
+// kept. When ctx ends it closes the listener and waits for every session to end (each ends with ctx).
 func acceptLoop(ctx context.Context, ln net.Listener, opts lsp.Options, logger *slog.Logger) int {
 	var wg conc.WaitGroup // the sessions, and the goroutine that closes the listener
 	defer wg.Wait()
@@ -130,6 +143,7 @@ func acceptLoop(ctx context.Context, ln net.Listener, opts lsp.Options, logger *
 		_ = ln.Close() // ends Accept below
 	})
 
+	unadmitted := make(chan struct{}, maxUnadmitted) // a token per connection not yet admitted
 	var backoff time.Duration
 	for n := 1; ; {
 		conn, err := ln.Accept()
@@ -151,12 +165,23 @@ func acceptLoop(ctx context.Context, ln net.Listener, opts lsp.Options, logger *
 			continue
 		}
 		backoff = 0
+		select {
+		case unadmitted <- struct{}{}:
+		default:
+			logger.Warn("closing a new connection: too many others have not sent their initialize yet",
+				"remote", conn.RemoteAddr().String(), "limit", maxUnadmitted)
+			_ = conn.Close()
+			continue
+		}
 		log := logger.With("conn", n)
 		n++
 		log.Info("client connected", "remote", conn.RemoteAddr().String())
+		admitted := sync.OnceFunc(func() { <-unadmitted }) // at its initialize, or at its end
 		sessionOpts := opts
 		sessionOpts.Logger = log
+		sessionOpts.OnAdmit = admitted
 		wg.Go(func() {
+			defer admitted()
 			defer conn.Close()
 			srv := lsp.NewServer(sessionOpts)
 			if err := srv.Serve(ctx, conn); err != nil {

@@ -23,46 +23,59 @@ func loadToken(path string) (token string, created bool, err error) {
 	if path == "" {
 		return "", false, errors.New("--token-file: empty path")
 	}
-	token, err = createToken(path)
-	switch {
-	case err == nil:
-		return token, true, nil
-	case !errors.Is(err, fs.ErrExist):
-		return "", false, err
+	// Something there (a link, even a dangling one, included) is read, and refused if it is not a
+	// private token file; something that appears after this look is read too: another server's.
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		token, err = createToken(path)
+		switch {
+		case err == nil:
+			return token, true, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", false, err
+		}
 	}
 	token, err = readToken(path)
 	return token, false, err
 }
 
-// createToken writes 32 random bytes, hex-encoded, to a new file at path. O_EXCL and O_NOFOLLOW make
-// sure we write a file we just made, not one someone planted (or a link to one); fs.ErrExist says
-// there is already something at path.
+// createToken makes a file at path holding a new random token (32 bytes, hex-encoded), whole or
+// not at all: the token is written to a temporary file of mode 0600 in the same directory, which is
+// then hard-linked to path. A link never replaces what is at path (fs.ErrExist then says something
+// is there, perhaps made by another server starting at the same moment) and never follows a link
+// planted there, and whoever reads path sees the whole token, never a half-written file. A rename
+// would do the first wrong: it replaces a token file another server has just made and handed out.
 func createToken(path string) (string, error) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return "", fmt.Errorf("--token-file %s: its directory %s does not exist; create it first (mkdir -m 700 %s)", path, dir, dir)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|oNoFollow, 0o600)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", err
-		}
-		return "", fmt.Errorf("--token-file %s: create: %w", path, err)
-	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		_ = f.Close()
-		_ = os.Remove(path)
 		return "", fmt.Errorf("--token-file %s: random token: %w", path, err)
 	}
 	token := hex.EncodeToString(b[:])
-	_, werr := io.WriteString(f, token+"\n")
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+
+	f, err := os.CreateTemp(dir, ".hermes-lsp-token-*.tmp") // 0600, a new file of ours
+	if err != nil {
+		return "", fmt.Errorf("--token-file %s: create a temporary file beside it: %w", path, err)
 	}
-	if werr != nil {
-		_ = os.Remove(path)
-		return "", fmt.Errorf("--token-file %s: write: %w", path, werr)
+	tmp := f.Name()
+	defer os.Remove(tmp) // once linked, path keeps the file
+	_, err = io.WriteString(f, token+"\n")
+	if err == nil {
+		err = f.Sync() // so that a crash cannot leave path naming an empty file
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("--token-file %s: write: %w", path, err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		return "", fmt.Errorf("--token-file %s: put the new token file in place: %w (its directory must allow hard links)", path, err)
 	}
 	return token, nil
 }

@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -54,6 +55,11 @@ type Options struct {
 	// bytes read and discarded in small chunks, never buffered — an error reply -32600 with id null
 	// is written, and Read goes on.
 	CloseOnOversized bool
+	// HandshakeMaxBody, when positive, is the largest body read until the stream's Admit is called:
+	// a larger one ends the stream (Read returns an error wrapping ErrOversized) as soon as its
+	// header is read, whatever CloseOnOversized says. Sockets set it so that a peer that has not yet
+	// proved itself cannot make the server hold MaxBody bytes per connection.
+	HandshakeMaxBody int64
 	// Logger receives a message for every frame skipped or answered with an error; nil discards.
 	Logger *slog.Logger
 }
@@ -69,6 +75,8 @@ type stream struct {
 	opts Options
 	log  *slog.Logger
 	line []byte // the header line being read, reused
+
+	admitted atomic.Bool // Admit was called: HandshakeMaxBody no longer applies
 
 	writeMu sync.Mutex // serialises every write to rwc
 
@@ -99,6 +107,15 @@ func NewStream(rwc io.ReadWriteCloser, opts Options) jsonrpc2.Stream {
 		ids:  make(map[jsonrpc2.ID]json.RawMessage),
 	}
 }
+
+// An Admitter lifts Options.HandshakeMaxBody. The streams NewStream returns are Admitters.
+type Admitter interface {
+	// Admit says the peer has proved itself: from the next frame on, Options.MaxBody applies.
+	Admit()
+}
+
+// Admit lifts Options.HandshakeMaxBody. It may be called from any goroutine.
+func (s *stream) Admit() { s.admitted.Store(true) }
 
 // Read returns the next good message and the size of its frame in bytes. It answers or skips bad
 // frames on the way; its error is the input's (io.EOF at the end, io.ErrUnexpectedEOF in the middle

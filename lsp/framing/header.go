@@ -55,6 +55,9 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	switch {
 	case h.lines == 0:
 		return nil, 0, nil // a stray blank line between frames
+	case h.bad == "" && s.opts.HandshakeMaxBody > 0 && h.length > s.opts.HandshakeMaxBody && !s.admitted.Load():
+		// Not even skipped: a peer that has not proved itself gets no more of our time.
+		return nil, 0, fmt.Errorf("%w: body of %d bytes over the limit of %d before the peer was admitted", ErrOversized, h.length, s.opts.HandshakeMaxBody)
 	case h.oversized != "":
 		if h.bad == "" && h.length > 0 {
 			if err := s.discard(h.length); err != nil {
