@@ -237,7 +237,7 @@ func TestTranscriptFiles(t *testing.T) {
 		"**$** `go test ./...` — ✗ exit 1",
 		"<details><summary>output · 1 line</summary>\n\n```text\n--- FAIL: TestX\n```\n\n</details>",
 		"> ✅ allowed once by you: `go test ./...`",
-		"### Hermes\n\nTestX fails: why does CI fail?",
+		"### Hermes\n\n> TestX fails: why does CI fail?",
 		"_completed · turn `" + res1.TurnID + "` · 1 tool call(s) · 540 tokens (prompt 500, cached 200, output 40) · context 50%",
 	} {
 		if !strings.Contains(md1, want) {

@@ -29,7 +29,7 @@ type liveTranscript struct {
 }
 
 func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time) liveTranscript {
-	return liveTranscript{st: st, folder: folder, pending: []string{mdHeader(in, compaction, at)}, written: make(map[string]bool)}
+	return liveTranscript{st: st, folder: folder, pending: []string{guardRow(mdHeader(in, compaction, at))}, written: make(map[string]bool)}
 }
 
 // setThread names the turn's thread: the rows so far go to its transcript, and the next ones as
@@ -53,14 +53,19 @@ func (lt *liveTranscript) setThread(threadID string) {
 	rows := lt.pending
 	lt.pending = nil
 	for _, r := range rows {
-		lt.write(r)
+		lt.add(r)
 	}
 }
 
-// write adds a row, kept until the thread is known and then until the next flush (the runner
-// flushes when codex has nothing more queued for it, and at the turn's end): a burst of items costs
-// one locked append, not one per item.
+// write adds a row, guarded (guardRow), kept until the thread is known and then until the next
+// flush (the runner flushes when codex has nothing more queued for it, and at the turn's end): a
+// burst of items costs one locked append, not one per item.
 func (lt *liveTranscript) write(row string) {
+	lt.add(guardRow(row))
+}
+
+// add adds a guarded row.
+func (lt *liveTranscript) add(row string) {
 	if lt.files.mdPath == "" {
 		lt.pending = append(lt.pending, row)
 		return
@@ -180,7 +185,7 @@ func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
 			s += mdApproval(a)
 		}
 	}
-	return s + mdEnd(res)
+	return guardRow(s + mdEnd(res))
 }
 
 // takeUnsaved returns the rows not written yet, markdown and projected, for the turn's end to write

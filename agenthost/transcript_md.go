@@ -4,6 +4,11 @@ package agenthost
 // one readable line (with its approvals, its output folded and bounded, a patch's diffs), the
 // answer as the model wrote it, and one line of outcome per turn. The live transcript
 // (transcript_live.go) writes these rows as the turn goes.
+//
+// A transcript is also where the user continues its thread, with `hermes:` lines
+// (TranscriptInstructions), so nothing the agent, codex or a tool wrote may read as one: prompts and
+// answers are quoted line by line, outputs and diffs fenced, every other field kept to one line
+// after the row's markup, control characters removed; guardRow escapes whatever would still slip.
 
 import (
 	"bytes"
@@ -31,9 +36,9 @@ func mdHeader(in Input, compaction bool, at time.Time) string {
 	return fmt.Sprintf("\n---\n\n### You · %s\n\n%s\n\n", at.Format("2006-01-02 15:04:05"), quote(in.Prompt))
 }
 
-// mdAnswer is the agent's message, as the model wrote it (markdown).
+// mdAnswer is the agent's message, as the model wrote it (markdown), quoted.
 func mdAnswer(text string) string {
-	return "### Hermes\n\n" + strings.TrimSpace(text) + "\n\n"
+	return "### Hermes\n\n" + quote(strings.TrimSpace(text)) + "\n\n"
 }
 
 // mdTool is a finished tool item: one line with what it did and how it went, the approvals it
@@ -43,19 +48,19 @@ func mdTool(item *codex.Item, took time.Duration, approvals []Approval, note str
 	result, isErr := ToolResult(item)
 	outcome := toolOutcome(item.Status, isErr, item.ExitCode, took)
 	if note != "" {
-		outcome = "✗ " + note
+		outcome = "✗ " + mdField(note)
 	}
 	switch item.Type {
 	case codex.ItemCommandExecution:
-		fmt.Fprintf(&b, "**$** %s — %s\n\n", MarkdownCode(oneLine(item.Command)), outcome)
+		fmt.Fprintf(&b, "**$** %s — %s\n\n", MarkdownCode(mdField(item.Command)), outcome)
 	case codex.ItemFileChange:
 		var paths []string
 		for _, c := range item.Changes {
-			paths = append(paths, MarkdownCode(c.Path)+" ("+c.Kind.Type+")")
+			paths = append(paths, MarkdownCode(mdField(c.Path))+" ("+mdField(c.Kind.Type)+")")
 		}
 		fmt.Fprintf(&b, "**Patch** %s — %s\n\n", strings.Join(paths, ", "), outcome)
 	default:
-		fmt.Fprintf(&b, "**%s** %s — %s\n\n", ToolName(item), MarkdownCode(Truncate(oneLine(argsText(ToolArgs(item))), mdArgsChars)), outcome)
+		fmt.Fprintf(&b, "**%s** %s — %s\n\n", Truncate(mdField(ToolName(item)), mdArgsChars), MarkdownCode(Truncate(mdField(argsText(ToolArgs(item))), mdArgsChars)), outcome)
 	}
 	for _, a := range approvals {
 		b.WriteString(mdApproval(a))
@@ -70,7 +75,7 @@ func mdTool(item *codex.Item, took time.Duration, approvals []Approval, note str
 	case codex.ItemFileChange:
 		for _, c := range item.Changes {
 			if strings.TrimSpace(c.Diff) != "" {
-				b.WriteString(MarkdownCode(c.Path) + ":\n\n" + fence(boundLines(c.Diff, mdDiffLines), "diff") + "\n")
+				b.WriteString(MarkdownCode(mdField(c.Path)) + ":\n\n" + fence(boundLines(mdText(c.Diff), mdDiffLines), "diff") + "\n")
 			}
 		}
 	default:
@@ -117,16 +122,16 @@ func mdApproval(a Approval) string {
 	case "user", "":
 		by = "by you"
 	case "policy":
-		by = "automatically (" + a.AutoSource + ")"
+		by = "automatically (" + mdField(a.AutoSource) + ")"
 	default:
-		by = "(" + by + ")"
+		by = "(" + mdField(by) + ")"
 	}
-	return fmt.Sprintf("> %s %s %s%s: %s\n\n", mark, what, by, then, MarkdownCode(Truncate(oneLine(a.Summary), mdArgsChars)))
+	return fmt.Sprintf("> %s %s %s%s: %s\n\n", mark, what, by, then, MarkdownCode(Truncate(mdField(a.Summary), mdArgsChars)))
 }
 
 // mdOutput folds a tool's output, bounded; nothing for no output.
 func mdOutput(out string) string {
-	out = strings.TrimRight(out, "\n")
+	out = strings.TrimRight(mdText(out), "\n")
 	if strings.TrimSpace(out) == "" {
 		return ""
 	}
@@ -143,15 +148,15 @@ func mdOutput(out string) string {
 func mdEnd(res *Result) string {
 	var b strings.Builder
 	if res.Error != "" {
-		b.WriteString("**Error:** " + oneLine(res.Error) + "\n\n")
+		b.WriteString("**Error:** " + mdField(res.Error) + "\n\n")
 	}
 	u := res.Usage
-	fmt.Fprintf(&b, "_%s · turn `%s` · %d tool call(s) · %d tokens (prompt %d, cached %d, output %d)", res.Status, res.TurnID, res.ToolIterations, u.Total, u.Prompt, u.CacheRead, u.Output)
+	fmt.Fprintf(&b, "_%s · turn %s · %d tool call(s) · %d tokens (prompt %d, cached %d, output %d)", mdField(res.Status), MarkdownCode(mdField(res.TurnID)), res.ToolIterations, u.Total, u.Prompt, u.CacheRead, u.Output)
 	if p := u.ContextPercent(); p > 0 {
 		fmt.Fprintf(&b, " · context %d%%", p)
 	}
 	if res.Fallback != "" {
-		fmt.Fprintf(&b, " · answered by fallback **%s**", res.Fallback)
+		fmt.Fprintf(&b, " · answered by fallback **%s**", mdField(res.Fallback))
 	}
 	fmt.Fprintf(&b, " · %s_\n", res.Duration.Round(100*time.Millisecond).String())
 	return b.String()
@@ -203,8 +208,23 @@ func argsText(raw json.RawMessage) string {
 	return strings.TrimSpace(b.String())
 }
 
+// quote quotes text line by line ("> ", and ">" for an empty line), its line breaks and control
+// characters made safe first (mdText).
 func quote(s string) string {
-	return "> " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
+	s = strings.TrimRight(mdText(s), "\n")
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if line == "" {
+			b.WriteByte('>')
+		} else {
+			b.WriteString("> " + line)
+		}
+	}
+	return b.String()
 }
 
 // fence wraps text in a code fence of lang longer than any run of backticks inside it.
@@ -214,4 +234,75 @@ func fence(s, lang string) string {
 		ticks += "`"
 	}
 	return ticks + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + ticks + "\n"
+}
+
+// mdText is multi-line text from the agent, codex or a tool made safe for the transcript: "\r\n",
+// a lone "\r", U+0085, U+2028 and U+2029 become "\n" (an editor, or a reader, would break the line
+// there: a quote's "> " must start every line), and other control characters but tab are removed
+// (escape sequences, NUL).
+func mdText(s string) string {
+	if strings.Contains(s, "\r\n") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r == '\r' || r == '\u0085' || r == '\u2028' || r == '\u2029':
+			return '\n'
+		case r < 0x20 || 0x7f <= r && r < 0xa0:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// mdField is a one-line field (a command, a path, an error, a summary): its line breaks and runs of
+// spaces made one space, control characters removed.
+func mdField(s string) string {
+	return oneLine(mdText(s))
+}
+
+// guardRow escapes, with a backslash, every line of a rendered row that would read as an
+// instruction were it outside a fence: one that starts with `hermes:` and is not a quote. The
+// writer never renders such a line outside a fence; inside one (a tool's output, a diff) the
+// escape holds even when the file the row is appended to has a fence of the user's left open.
+func guardRow(row string) string {
+	if strings.IndexByte(row, '\r') >= 0 || strings.Contains(row, "\u0085") || strings.Contains(row, "\u2028") || strings.Contains(row, "\u2029") {
+		row = mdText(row) // no row has these; a line break nobody quoted would be one
+	}
+	if !containsInstructionPrefix(row) {
+		return row
+	}
+	var b strings.Builder
+	b.Grow(len(row) + 8)
+	for off := 0; off <= len(row); {
+		line, next := lineAt(row, off)
+		if t := strings.TrimLeft(line, " \t"); startsInstruction(t) {
+			b.WriteString(line[:len(line)-len(t)] + `\` + t)
+		} else {
+			b.WriteString(line)
+		}
+		if next <= len(row) {
+			b.WriteByte('\n')
+		}
+		off = next
+	}
+	return b.String()
+}
+
+// containsInstructionPrefix reports whether s contains `hermes:` in any case: found from its colons,
+// rarer than any letter.
+func containsInstructionPrefix(s string) bool {
+	n := len(instructionPrefix) - 1
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], ':')
+		if i < 0 {
+			return false
+		}
+		if i += off; i >= n && strings.EqualFold(s[i-n:i+1], instructionPrefix) {
+			return true
+		}
+		off = i + 1
+	}
 }

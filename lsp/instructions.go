@@ -1,16 +1,21 @@
 package lsp
 
-// This file marks `hermes:` lines nobody has run yet with a Hint diagnostic, so that users of
-// editors without a Hermes plugin (Helix, eglot) find the workflow: the diagnostic says to run the
-// line from the code actions. A line a turn was asked from loses its hint.
+// This file finds the `hermes:` instructions of a document, and marks those nobody has run yet with
+// a Hint diagnostic, so that users of editors without a Hermes plugin (Helix, eglot) find the
+// workflow: the diagnostic says to run the line from the code actions. A line a turn was asked
+// from loses its hint.
 
 import (
 	"context"
+	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
 )
 
 const (
@@ -101,16 +106,16 @@ func (s *Server) instructionHintLoop(ctx context.Context) {
 	}
 }
 
-// instructionHints are the hints of the document at uri: one per `hermes:` line that no turn was
-// asked from. A document that is not open, outside the workspace folders, or too large has none.
+// instructionHints are the hints of the document at uri: one per `hermes:` instruction that no
+// turn was asked from (a transcript's by its format: see instructionsIn). A document that is not
+// open, outside the workspace folders and not a transcript of one, or too large has none.
 func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 	if !s.currentSettings().InstructionHints {
 		return nil
 	}
-	if _, err := s.resolveFolder(uri); err != nil {
-		if _, _, ok := s.transcriptThread(uri); !ok {
-			return nil
-		}
+	transcript, ok := s.instructionDocument(uri)
+	if !ok {
+		return nil
 	}
 	if n, ok := s.docs.Size(uri); !ok || n > instructionScanMax {
 		return nil // not open, or too large to scan (and to join) at every edit
@@ -120,33 +125,145 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 		return nil
 	}
 	var out []protocol.Diagnostic
-	var line uint32
-	for rest := text; len(out) < instructionHintsMax; line++ {
-		i := strings.IndexAny(rest, "\r\n")
-		cur := rest
-		if i >= 0 {
-			cur = rest[:i]
-		}
-		if loc := instruction.FindStringSubmatchIndex(cur); loc != nil && strings.TrimSpace(cur[loc[2]:loc[3]]) != "" && s.origins.at(uri, line) == nil {
-			out = append(out, protocol.Diagnostic{
-				Range: protocol.Range{
-					Start: protocol.Position{Line: line, Character: utf16Len(cur[:loc[0]])},
-					End:   protocol.Position{Line: line, Character: utf16Len(cur)},
-				},
-				Severity: protocol.DiagnosticSeverityHint,
-				Source:   diagnosticSource,
-				Code:     instructionHintCode,
-				Message:  instructionHintMessage,
-			})
-		}
-		if i < 0 {
+	for in := range instructionsIn(text, transcript) {
+		if len(out) == instructionHintsMax {
 			break
 		}
-		next := i + 1
-		if rest[i] == '\r' && next < len(rest) && rest[next] == '\n' {
-			next++
+		if s.origins.at(uri, uint32(in.Line)) != nil {
+			continue
 		}
-		rest = rest[next:]
+		line := uint32(in.Line)
+		out = append(out, protocol.Diagnostic{
+			Range: protocol.Range{
+				Start: protocol.Position{Line: line, Character: utf16Len(in.Text[:in.Column])},
+				End:   protocol.Position{Line: line, Character: utf16Len(in.Text)},
+			},
+			Severity: protocol.DiagnosticSeverityHint,
+			Source:   diagnosticSource,
+			Code:     instructionHintCode,
+			Message:  instructionHintMessage,
+		})
 	}
 	return out
+}
+
+// instructionDocument reports whether the server looks for instructions in the document at uri
+// (one of a workspace folder, or a thread's transcript of one), and whether it is a transcript.
+func (s *Server) instructionDocument(uri string) (transcript, ok bool) {
+	if s.isTranscript(uri) {
+		_, _, ok := s.transcriptThread(uri)
+		return true, ok
+	}
+	_, err := s.resolveFolder(uri)
+	return false, err == nil
+}
+
+// instructionsIn yields the instructions of a document's text: a transcript's by its format (only
+// the lines the user added: agenthost.TranscriptInstructions), any other's by sourceInstruction.
+func instructionsIn(text string, transcript bool) iter.Seq[agenthost.Instruction] {
+	if transcript {
+		return agenthost.TranscriptInstructions(text)
+	}
+	return func(yield func(agenthost.Instruction) bool) {
+		for n, off := 0, 0; off <= len(text); n++ {
+			line, next := textLine(text, off)
+			if in, ok := sourceInstruction(n, line, linesFrom(text, next)); ok && !yield(in) {
+				return
+			}
+			off = next
+		}
+	}
+}
+
+// textLine returns the line of text that starts at off, without its line break ("\n", "\r\n" or
+// "\r"), and the offset of the next line: len(text)+1 past the last.
+func textLine(text string, off int) (line string, next int) {
+	i := strings.IndexAny(text[off:], "\r\n")
+	if i < 0 {
+		return text[off:], len(text) + 1
+	}
+	end := off + i
+	next = end + 1
+	if text[end] == '\r' && next < len(text) && text[next] == '\n' {
+		next++
+	}
+	return text[off:end], next
+}
+
+// linesFrom returns the lines of text from offset off, one per call, then false.
+func linesFrom(text string, off int) func() (string, bool) {
+	return func() (string, bool) {
+		if off > len(text) {
+			return "", false
+		}
+		line, next := textLine(text, off)
+		off = next
+		return line, true
+	}
+}
+
+// Comment markers after which an instruction has continuation lines: a line comment's (each
+// continuation line starts with the same marker) and a block comment's (its next lines, a leading
+// '*' left out, to the comment's end).
+var (
+	lineCommentMarkers  = []string{"//", "///", "//!", "#", "##", "--", ";", ";;", "%", "%%", "'", `"`}
+	blockCommentMarkers = []string{"/*", "/**", "*", "<!--"}
+)
+
+// instructionTrim is what comes off the ends of an instruction's lines: comment ends and markers.
+const instructionTrim = "*/->#; \t"
+
+// sourceInstruction reads the instruction on line n of a document other than a transcript, if it
+// has one: `hermes:` anywhere on the line (in a comment or plain text), with words after it, and at
+// most agenthost.InstructionMaxBytes of them. Its continuation lines (next gives the lines after
+// it) are, when only a comment marker or nothing precedes `hermes:` on its line, the following
+// lines of the same comment (for a line comment, those starting with the same marker; for a block
+// comment, to its end) or of the same paragraph (no marker), up to a blank line or a line with
+// another `hermes:`, within agenthost.InstructionMaxLines lines and InstructionMaxBytes.
+func sourceInstruction(n int, line string, next func() (string, bool)) (agenthost.Instruction, bool) {
+	loc := instruction.FindStringSubmatchIndex(line)
+	if loc == nil {
+		return agenthost.Instruction{}, false
+	}
+	prompt := strings.TrimSpace(strings.TrimRight(line[loc[2]:loc[3]], instructionTrim))
+	if prompt == "" || len(prompt) > agenthost.InstructionMaxBytes {
+		return agenthost.Instruction{}, false
+	}
+	in := agenthost.Instruction{Line: n, Column: loc[0], Lines: 1, Prompt: prompt, Text: line}
+	marker := strings.TrimSpace(line[:loc[0]])
+	lineComment, blockComment := slices.Contains(lineCommentMarkers, marker), slices.Contains(blockCommentMarkers, marker)
+	if !lineComment && !blockComment && marker != "" || closesComment(line[loc[1]:]) {
+		return in, true
+	}
+	for in.Lines < agenthost.InstructionMaxLines {
+		cont, ok := next()
+		if !ok {
+			break
+		}
+		t := strings.TrimSpace(cont)
+		if lineComment {
+			if !strings.HasPrefix(t, marker) {
+				break
+			}
+			t = t[len(marker):]
+		} else if blockComment && strings.HasPrefix(t, "*") && !strings.HasPrefix(t, "*/") {
+			t = t[1:]
+		}
+		end := blockComment && closesComment(t)
+		t = strings.TrimSpace(strings.TrimRight(t, instructionTrim))
+		if t == "" || instruction.MatchString(t) || len(in.Prompt)+1+len(t) > agenthost.InstructionMaxBytes {
+			break
+		}
+		in.Prompt += "\n" + t
+		in.Lines++
+		if end {
+			break
+		}
+	}
+	return in, true
+}
+
+// closesComment reports whether s ends a block comment.
+func closesComment(s string) bool {
+	return strings.Contains(s, "*/") || strings.Contains(s, "-->")
 }

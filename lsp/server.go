@@ -393,7 +393,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 		}
 		return s.executeCommand(ctx, &p)
 	case protocol.MethodTextDocumentCodeAction:
-		var p protocol.CodeActionParams
+		var p codeActionParams
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction: %v", err)
 		}

@@ -20,16 +20,12 @@ const transcriptHeadMax = 1 << 20
 // transcriptThread reports whether uri is the markdown transcript of a thread (in the state
 // directory's transcripts folder), and its folder (a workspace folder of this editor) and thread.
 func (s *Server) transcriptThread(uri string) (workspace.Folder, string, bool) {
-	path, err := workspace.PathFromURI(uri)
-	if err != nil {
+	path, ok := s.transcriptPath(uri)
+	if !ok {
 		return workspace.Folder{}, "", false
 	}
 	h, err := s.hostOrErr()
 	if err != nil {
-		return workspace.Folder{}, "", false
-	}
-	dir := filepath.Join(h.StateDir(), "transcripts")
-	if filepath.Dir(filepath.Clean(path)) != filepath.Clean(dir) || filepath.Ext(path) != ".md" {
 		return workspace.Folder{}, "", false
 	}
 	threadID := strings.TrimSuffix(filepath.Base(path), ".md")
@@ -47,6 +43,32 @@ func (s *Server) transcriptThread(uri string) (workspace.Folder, string, bool) {
 		}
 	}
 	return workspace.Folder{}, "", false
+}
+
+// isTranscript reports whether uri names a markdown transcript of the state directory, whose
+// `hermes:` lines are read by the transcript's format (agenthost.TranscriptInstructions) wherever
+// it lies, a workspace folder included.
+func (s *Server) isTranscript(uri string) bool {
+	_, ok := s.transcriptPath(uri)
+	return ok
+}
+
+// transcriptPath returns the path uri names when it is a markdown file in the state directory's
+// transcripts folder.
+func (s *Server) transcriptPath(uri string) (string, bool) {
+	path, err := workspace.PathFromURI(uri)
+	if err != nil {
+		return "", false
+	}
+	h, err := s.hostOrErr()
+	if err != nil {
+		return "", false
+	}
+	dir := filepath.Join(h.StateDir(), "transcripts")
+	if filepath.Dir(filepath.Clean(path)) != filepath.Clean(dir) || filepath.Ext(path) != ".md" {
+		return "", false
+	}
+	return path, true
 }
 
 // transcriptFolder reads the folder a JSONL transcript's first entry names.

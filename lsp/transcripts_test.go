@@ -53,7 +53,7 @@ func TestLiveTranscript(t *testing.T) {
 	if !strings.HasPrefix(end, mid) {
 		t.Fatalf("the end rewrote the transcript:\n%s", end)
 	}
-	for _, want := range []string{"**$** `make deploy` — ✓", "> ✅ allowed once by you: `make deploy`", "### Hermes\n\nDeployed; **one** test fails.", "_completed · turn `" + asked.TurnID + "`"} {
+	for _, want := range []string{"**$** `make deploy` — ✓", "> ✅ allowed once by you: `make deploy`", "### Hermes\n\n> Deployed; **one** test fails.", "_completed · turn `" + asked.TurnID + "`"} {
 		if !strings.Contains(end[len(mid):], want) {
 			t.Errorf("the rest of the transcript lacks %q:\n%s", want, end[len(mid):])
 		}

@@ -168,27 +168,49 @@ export class Chat {
 
 	/**
 	 * loadTranscript replaces the conversation with a thread's markdown transcript (as the server
-	 * writes it: "### You · time" and a quoted prompt, "### Hermes" and the answer, tool lines
-	 * "**$** `cmd` — ✓", approvals "> ✅ …", an italic last line per turn).
+	 * writes it: "### You · time" and the prompt quoted ("> " on each line), "### Hermes" and the
+	 * answer quoted the same way (an older transcript's answer is not), tool lines "**$** `cmd` — ✓",
+	 * approvals "> ✅ …", an italic last line per turn). A quoted prompt or answer ends at its first
+	 * line that is not a quote: a quote line inside it is its text, never an approval.
 	 */
 	loadTranscript(md: string, threadId: string): void {
 		this.items = [];
 		this.threadId = threadId;
 		this.running = false;
 		let section: 'none' | 'you' | 'answer' = 'none';
+		let quoted = false;
 		let buf: string[] = [];
 		const flush = () => {
-			const text = buf.join('\n').trim();
+			let text = buf.join('\n');
+			if (quoted) {
+				text = text.replace(/^> ?/gm, '');
+			}
+			text = text.trim();
 			if (section === 'you' && text) {
-				this.push({ kind: 'you', text: text.replace(/^> ?/gm, '') });
+				this.push({ kind: 'you', text });
 			} else if (section === 'answer' && text) {
 				this.push({ kind: 'answer', text: clip(text) });
 			}
 			buf = [];
+			section = 'none';
+			quoted = false;
 		};
-		const lines = md.split('\n');
+		const lines = md.split(/\r\n|\r|\n/);
 		for (let i = 0; i < lines.length; i++) {
 			const line = lines[i];
+			if (section !== 'none' && buf.length === 0) {
+				if (line.trim() === '') {
+					continue;
+				}
+				quoted = line.startsWith('>');
+			}
+			if (quoted) {
+				if (line.startsWith('>')) {
+					buf.push(line);
+					continue;
+				}
+				flush();
+			}
 			if (/^### You\b/.test(line) || /^### Compaction\b/.test(line)) {
 				flush();
 				section = line.startsWith('### You') ? 'you' : 'none';
@@ -201,19 +223,16 @@ export class Chat {
 			}
 			if (line.startsWith('**$** ') || line.startsWith('**Patch** ') || /^\*\*[\w.]+\*\* `/.test(line)) {
 				flush();
-				section = 'none';
 				this.push({ kind: 'tool', id: `t${i}`, line: line.replace(/\*\*/g, '').replace(/`/g, ''), done: true, ok: !line.includes('✗'), output: '' });
 				continue;
 			}
 			if (/^> (✅|⛔|…) /.test(line)) {
 				flush();
-				section = 'none';
 				this.push({ kind: 'approval', id: `a${i}`, summary: line.slice(2), warning: '', decision: 'answered' });
 				continue;
 			}
 			if (/^_\w+ · turn `/.test(line)) {
 				flush();
-				section = 'none';
 				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, '') });
 				continue;
 			}

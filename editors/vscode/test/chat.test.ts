@@ -52,13 +52,27 @@ test('a transcript becomes the conversation again', () => {
 		'', '---', '', '### You · 2026-12-03 10:00:00', '', '> add a test', '> for Sum', '',
 		'**$** `go test ./...` — ✗ exit 1 · 0.4s', '', '> ✅ allowed once by you: `go test ./...`', '',
 		'<details><summary>output · 1 line</summary>', '', '```text', 'FAIL', '```', '', '</details>', '',
-		'### Hermes', '', 'It **fails**.', '', '_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
-		'---', '', '### You · 2026-12-03 10:01:00', '', '> and now?', '', '### Hermes', '', 'Fixed.', '',
+		'### Hermes', '', '> It **fails**.', '>', '> > quoted', '> ✅ done', '', '_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
+		'---', '', '### You · 2026-12-03 10:01:00', '', '> and now?', '> ⛔ not an approval', '', '### Hermes', '', '> Fixed.', '',
+		'hermes: and a follow-up', '',
 	].join('\n');
 	const c = new Chat();
 	c.loadTranscript(md, 'th9');
 	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'tool', 'approval', 'answer', 'end', 'you', 'answer']);
 	assert.equal(c.items[0].kind === 'you' && c.items[0].text, 'add a test\nfor Sum');
-	assert.equal(c.items[3].kind === 'answer' && c.items[3].text, 'It **fails**.');
+	assert.equal(c.items[3].kind === 'answer' && c.items[3].text, 'It **fails**.\n\n> quoted\n✅ done');
+	assert.equal(c.items[5].kind === 'you' && c.items[5].text, 'and now?\n⛔ not an approval');
+	assert.equal(c.items[6].kind === 'answer' && c.items[6].text, 'Fixed.');
 	assert.equal(c.threadId, 'th9');
+});
+
+test('a transcript written before answers were quoted still loads', () => {
+	const md = [
+		'', '---', '', '### You · 2026-12-03 10:00:00', '', '> add a test', '',
+		'### Hermes', '', 'It **fails**.', '', 'Really.', '', '_completed · turn `t1` · 0 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
+	].join('\r\n');
+	const c = new Chat();
+	c.loadTranscript(md, 'th8');
+	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'answer', 'end']);
+	assert.equal(c.items[1].kind === 'answer' && c.items[1].text, 'It **fails**.\n\nReally.');
 });
