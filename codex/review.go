@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 )
 
 // StartReview starts a review on a thread (review/start, delivered inline on that thread) and returns
@@ -45,16 +47,28 @@ type Review struct {
 	Findings    []ReviewFinding
 }
 
-// ReviewFinding is one finding of a review.
+// ReviewFinding is one finding of a review. What the model wrote is bounded and cleaned (see
+// [ParseReview]), except Path: that names a file, and must be checked before it is used.
 type ReviewFinding struct {
 	Title string
 	// Priority is 0 to 3 from a "[P0]".."[P3]" title prefix (removed from Title), -1 when none.
 	Priority int
-	// Path is the file as codex gave it (absolute); Start and End are 1-based lines, inclusive.
-	Path       string
+	// Path is the file as codex gave it (absolute), as it is: a name to check, not text to show.
+	Path string
+	// Start and End are 1-based lines, inclusive: 1 <= Start <= End <= MaxReviewLine.
 	Start, End int
 	Body       string
 }
+
+// The bounds of a finding's parts.
+const (
+	// MaxReviewTitle is a title's length in characters.
+	MaxReviewTitle = 200
+	// MaxReviewBody is a body's length in bytes; the explanation has the same bound.
+	MaxReviewBody = 8 << 10
+	// MaxReviewLine is the last line a finding can name (1-based): LSP's lines are 0 to 2^31-1.
+	MaxReviewLine = 1<<31 - 1
+)
 
 // The rendered review's pieces.
 var (
@@ -68,18 +82,23 @@ var (
 // ParseReview reads a review as codex renders it. A text without a findings header is a review
 // without findings (its explanation: "No issues found."); ok is false when a header is there but no
 // finding under it parses (not codex's rendering). A finding's body is its indented lines.
+//
+// The text is the model's: lines are clamped to 1..MaxReviewLine (a range given backwards is
+// turned round), the title and the explanation and body are cut to MaxReviewTitle characters and
+// MaxReviewBody bytes with "…", and control characters other than newline and tab (escape
+// sequences with them) are removed from them; the title is made one line.
 func ParseReview(text string) (r Review, ok bool) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	loc := reviewHeader.FindStringIndex(text)
 	if loc == nil {
-		return Review{Explanation: strings.TrimSpace(text)}, true
+		return Review{Explanation: cleanBody(text)}, true
 	}
-	r.Explanation = strings.TrimSpace(text[:loc[0]])
+	r.Explanation = cleanBody(text[:loc[0]])
 	var cur *ReviewFinding
 	var body []string
 	flush := func() {
 		if cur != nil {
-			cur.Body = strings.TrimSpace(strings.Join(body, "\n"))
+			cur.Body = cleanBody(strings.Join(body, "\n"))
 			r.Findings = append(r.Findings, *cur)
 		}
 		cur, body = nil, nil
@@ -88,10 +107,10 @@ func ParseReview(text string) (r Review, ok bool) {
 		if m := findingLine.FindStringSubmatch(line); m != nil {
 			flush()
 			f := ReviewFinding{Title: strings.TrimSpace(m[1]), Priority: -1, Path: strings.TrimSpace(m[2])}
-			f.Start, _ = strconv.Atoi(m[3])
+			f.Start = reviewLine(m[3])
 			f.End = f.Start
 			if m[4] != "" {
-				f.End, _ = strconv.Atoi(m[4])
+				f.End = reviewLine(m[4])
 			}
 			if f.End < f.Start {
 				f.Start, f.End = f.End, f.Start
@@ -100,6 +119,7 @@ func ParseReview(text string) (r Review, ok bool) {
 				f.Priority, _ = strconv.Atoi(p[1])
 				f.Title = strings.TrimSpace(p[2])
 			}
+			f.Title = safetext.Cut(strings.TrimSpace(safetext.Line(f.Title)), MaxReviewTitle)
 			cur = &f
 			continue
 		}
@@ -109,4 +129,18 @@ func ParseReview(text string) (r Review, ok bool) {
 	}
 	flush()
 	return r, len(r.Findings) > 0
+}
+
+// reviewLine is a finding's line number (digits) clamped to 1..MaxReviewLine.
+func reviewLine(digits string) int {
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || n > MaxReviewLine {
+		return MaxReviewLine // the digits are all there is: only too many of them fail
+	}
+	return max(int(n), 1)
+}
+
+// cleanBody is a body or an explanation as it is kept: cleaned, trimmed, bounded.
+func cleanBody(s string) string {
+	return safetext.CutBytes(strings.TrimSpace(safetext.Clean(s)), MaxReviewBody)
 }

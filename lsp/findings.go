@@ -6,11 +6,9 @@ package lsp
 // that a restart publishes them again.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -65,34 +63,15 @@ func (f *finding) lines() (start, end uint32, ok bool) {
 	return 0, 0, false
 }
 
-// mark gives f marks on its lines; text of a file that is not open comes from disk.
-func (s *Server) mark(f *finding) {
-	u := string(uri.File(f.Path))
-	texts := fileLines(f.Path, f.End)
-	text := func(l uint32) string {
-		if int(l) < len(texts) {
-			return texts[l]
+// lineText returns line's text as f's marks last saw it (for a file that is not open), "" when
+// neither is on that line.
+func (f *finding) lineText(line uint32) string {
+	for _, m := range []*Mark{f.end, f.start} {
+		if l, ok := m.Line(); ok && l == line {
+			return m.Text()
 		}
-		return ""
 	}
-	f.start = s.docs.Mark(u, f.Start, text(f.Start))
-	f.end = s.docs.Mark(u, f.End, text(f.End))
-}
-
-// fileLines reads the first last+1 lines of a file (bounded), for marks on a file not open.
-func fileLines(path string, last uint32) []string {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer fh.Close()
-	var out []string
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && uint32(len(out)) <= last && len(out) < 1<<20 {
-		out = append(out, strings.TrimSuffix(sc.Text(), "\r"))
-	}
-	return out
+	return ""
 }
 
 // severityOf maps a priority to a severity: P0 and P1 errors, P2 a warning, P3 or none information.
@@ -108,15 +87,12 @@ func severityOf(priority int) protocol.DiagnosticSeverity {
 
 // diagnostic is f as the editor shows it, over its whole lines.
 func (s *Server) diagnostic(f *finding, start, end uint32) protocol.Diagnostic {
-	u := string(uri.File(f.Path))
-	endChar := uint32(0)
-	if text, ok := s.docs.Line(u, end); ok {
-		endChar = utf16Len(text)
-	} else if lines := fileLines(f.Path, end); int(end) < len(lines) {
-		endChar = utf16Len(lines[end])
+	text, ok := s.docs.Line(string(uri.File(f.Path)), end)
+	if !ok {
+		text = f.lineText(end) // the file is not read here: this runs under the findings' lock
 	}
 	d := protocol.Diagnostic{
-		Range:    protocol.Range{Start: protocol.Position{Line: start}, End: protocol.Position{Line: end, Character: endChar}},
+		Range:    protocol.Range{Start: protocol.Position{Line: start}, End: protocol.Position{Line: end, Character: utf16Len(text)}},
 		Severity: severityOf(f.Priority),
 		Source:   diagnosticSource,
 		Message:  strings.TrimSpace(f.Title + "\n\n" + f.Body),
@@ -128,12 +104,13 @@ func (s *Server) diagnostic(f *finding, start, end uint32) protocol.Diagnostic {
 	return d
 }
 
-// setFindings replaces a folder's findings, publishes them (and empty lists on the files no longer
-// mentioned) and saves them.
-func (s *Server) setFindings(ctx context.Context, folder string, list []*finding) {
-	for _, f := range list {
-		s.mark(f)
-	}
+// setFindings replaces a folder's findings with those of list that pass placeFindings' checks,
+// publishes them (and empty lists on the files no longer mentioned) and saves them. It returns the
+// findings kept (a copy of the list: the one kept is compacted in place as findings go) and what
+// became of the others.
+func (s *Server) setFindings(ctx context.Context, folder string, list []*finding) ([]*finding, placement) {
+	list, p := s.placeFindings(ctx, folder, list)
+	kept := slices.Clone(list)
 	s.findings.mu.Lock()
 	if s.findings.byFolder == nil {
 		s.findings.byFolder = make(map[string][]*finding)
@@ -154,6 +131,7 @@ func (s *Server) setFindings(ctx context.Context, folder string, list []*finding
 		s.publishFindings(ctx, string(uri.File(path)))
 	}
 	s.saveFindings(folder)
+	return kept, p
 }
 
 // publishFindings publishes the findings on the file at docURI as they are now; findings whose
@@ -239,14 +217,9 @@ func (s *Server) loadFindings(ctx context.Context, h *agenthost.Host) {
 			s.log.Warn("the saved review findings are unreadable; dropping them", "folder", f.Path, "err", err)
 			continue
 		}
-		list = slices.DeleteFunc(list, func(x *finding) bool {
-			_, inside := workspace.Rel(f.Path, x.Path)
-			return x == nil || !inside || x.End < x.Start
-		})
-		if len(list) > maxFindings {
-			list = list[:maxFindings]
+		if _, p := s.setFindings(ctx, f.Path, list); p.dropped() {
+			s.log.Warn("saved review findings dropped", "folder", f.Path, "why", strings.TrimSpace(p.String()))
 		}
-		s.setFindings(ctx, f.Path, list)
 	}
 }
 

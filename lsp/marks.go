@@ -29,6 +29,13 @@ func (m *Mark) Line() (uint32, bool) {
 	return m.line, !m.dead
 }
 
+// Text returns the text of the mark's line as last seen: "" when unknown.
+func (m *Mark) Text() string {
+	m.d.mu.Lock()
+	defer m.d.mu.Unlock()
+	return m.text
+}
+
 // Drop kills the mark: its owner no longer needs it.
 func (m *Mark) Drop() {
 	m.d.mu.Lock()

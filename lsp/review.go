@@ -130,30 +130,24 @@ func (s *Server) finishReview(ctx context.Context, tv *turnView, res *agenthost.
 		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes review: codex's answer is not a review; read it in the transcript: "+res.TranscriptPath)
 		return
 	}
-	var list []*finding
-	var outside []string
-	counts := map[string]int{}
+	list := make([]*finding, len(review.Findings))
 	for i, f := range review.Findings {
-		rel, inside := workspace.Rel(tv.folder.Path, f.Path)
-		if f.Path == "" || !inside || f.Start < 1 || len(list) >= maxFindings {
-			outside = append(outside, fmt.Sprintf("%s (%s:%d)", f.Title, f.Path, f.Start))
-			continue
-		}
-		_ = rel
-		list = append(list, &finding{
+		// ParseReview keeps lines in 1..codex.MaxReviewLine; setFindings checks the rest.
+		list[i] = &finding{
 			ReviewID: run.id, FindingID: strconv.Itoa(i + 1), Title: f.Title, Priority: f.Priority,
 			Path: f.Path, Start: uint32(f.Start - 1), End: uint32(f.End - 1), Body: f.Body,
-		})
+		}
+	}
+	list, placed := s.setFindings(ctx, tv.folder.Path, list)
+	counts := map[string]int{}
+	for _, f := range list {
 		counts[priorityName(f.Priority)]++
 	}
-	s.setFindings(ctx, tv.folder.Path, list)
 	msg := fmt.Sprintf("Hermes review of %s in %s: %s.", run.label, tv.folder.Name, findingCounts(len(list), counts))
 	if review.Explanation != "" {
 		msg += " " + agenthost.Truncate(review.Explanation, 300)
 	}
-	if len(outside) > 0 {
-		msg += fmt.Sprintf("\n%d finding(s) outside the folder: %s", len(outside), agenthost.Truncate(strings.Join(outside, "; "), 400))
-	}
+	msg += placed.String()
 	if res.TranscriptPath != "" {
 		msg += "\nTranscript: " + res.TranscriptPath
 	}
