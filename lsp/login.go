@@ -90,7 +90,8 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 	select {
 	case out := <-l.Done():
 		if out.Err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+out.Err.Error()+". Run hermes.login again to retry.")
+			// codex's words: one line, no terminal escapes.
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+plainLine(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
 			return
 		}
 		name := "your account"

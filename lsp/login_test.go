@@ -65,7 +65,8 @@ func TestLogin(t *testing.T) {
 	}
 }
 
-// TestLoginFailsAndBadMethod: a sign-in codex reports failed says so and how to retry; an unknown
+// TestLoginFailsAndBadMethod: a sign-in codex reports failed says so (codex's words without their
+// control characters) and how to retry; an unknown
 // method is refused with the ones there are.
 func TestLoginFailsAndBadMethod(t *testing.T) {
 	f := start(t, lsptest.VSCode, nil)
@@ -75,8 +76,8 @@ func TestLoginFailsAndBadMethod(t *testing.T) {
 	}
 	var res hermesproto.LoginResult
 	command(t, f, lsp.CmdLogin, nil, &res)
-	f.fake.CompleteLogin(nil, "the browser closed")
-	waitMessage(t, f, "sign-in failed: the browser closed. Run hermes.login again")
+	f.fake.CompleteLogin(nil, "the browser\x1b[2J closed\r\n")
+	waitMessage(t, f, "sign-in failed: the browser[2J closed. Run hermes.login again")
 }
 
 // waitMessage waits for a window/showMessage containing text.
