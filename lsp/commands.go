@@ -241,6 +241,12 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	if strings.TrimSpace(a.Prompt) == "" {
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
 	}
+	if err := checkModelName(a.Model); err != nil {
+		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
+	}
+	if err := checkEffort(a.Effort); err != nil {
+		return AskResult{}, err
+	}
 	folder, sess, err := s.sessionFor(a.URI)
 	inPrompt := a
 	if err != nil {
@@ -263,9 +269,6 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	}
 	if ctx.Err() != nil {
 		return AskResult{}, ctx.Err()
-	}
-	if err := checkEffort(a.Effort); err != nil {
-		return AskResult{}, err
 	}
 	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
 	var early *earlyToken

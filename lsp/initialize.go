@@ -128,7 +128,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	settings := DefaultSettings()
 	var warn []string
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		settings, warn, err = ParseSettings(withoutToken(p.InitializationOptions), settings)
+		settings, warn, err = parseSettings(withoutToken(p.InitializationOptions), settings, s.minTurnTimeoutSeconds())
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
 		}

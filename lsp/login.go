@@ -7,6 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -47,9 +50,27 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 		acc := wireAccount(l.Already)
 		return hermesproto.LoginResult{AlreadySignedIn: &acc}, nil
 	}
-	res := hermesproto.LoginResult{Method: a.Method, LoginID: l.Started.LoginID, URL: l.Started.URL(), UserCode: l.Started.UserCode}
+	res := hermesproto.LoginResult{
+		Method:   a.Method,
+		LoginID:  plainLine(l.Started.LoginID, maxLoginText),
+		URL:      l.Started.URL(),
+		UserCode: plainLine(l.Started.UserCode, maxLoginText),
+	}
 	if res.Method == "" {
 		res.Method = hermesproto.LoginChatGPT
+	}
+	if why := loginURLProblem(res.URL); why != "" {
+		// Not opened, and not in the answer either: every client opens the URL it gets when the
+		// server did not. The user reads it as text and decides.
+		msg := "Hermes did not open the sign-in link because " + why + ": " + plainLine(res.URL, maxLoginURL) + ". Open it yourself only if you trust it."
+		if res.UserCode != "" {
+			msg += " The code to enter there: " + res.UserCode + "."
+		}
+		s.log.Warn("hermes.login: sign-in link not opened", "why", why)
+		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+		res.URL = ""
+		s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
+		return res, nil
 	}
 	res.Opened = s.openExternal(ctx, res.URL)
 	switch {
@@ -69,7 +90,8 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 	select {
 	case out := <-l.Done():
 		if out.Err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+out.Err.Error()+". Run hermes.login again to retry.")
+			// codex's words: one line, no terminal escapes.
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+plainLine(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
 			return
 		}
 		name := "your account"
@@ -83,6 +105,37 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
 	case <-ctx.Done():
 	}
+}
+
+// Bounds of what codex's sign-in answer may hold: a URL longer than maxLoginURL is not opened (and
+// shown cut); the code and the login's id are cut to maxLoginText.
+const (
+	maxLoginURL  = 4096
+	maxLoginText = 200
+)
+
+// loginURLProblem says why hermes.login will not open raw, codex's sign-in page, or "" when it
+// may: an https: URL with a host, or an http: one to this machine (localhost, 127.0.0.0/8, [::1]),
+// where codex's own login server listens. codex's answer is hostile like anything it writes: a
+// file:, javascript:, command: or vscode: URL, or http: to another host, is never opened for it.
+func loginURLProblem(raw string) string {
+	if len(raw) > maxLoginURL {
+		return fmt.Sprintf("it is longer than %d characters", maxLoginURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Opaque != "" || plainLine(raw, maxLoginURL) != raw {
+		return "it is not an https address"
+	}
+	switch u.Scheme {
+	case "https":
+		return ""
+	case "http":
+		host := u.Hostname()
+		if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || (ip != nil && ip.IsLoopback()) {
+			return ""
+		}
+	}
+	return "it is not an https address"
 }
 
 // openExternal asks the editor to open url in the user's browser (window/showDocument with

@@ -62,6 +62,9 @@ type Options struct {
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
 	// ClientTimeout bounds each request the server makes to the editor (default 10s).
 	ClientTimeout time.Duration
+	// MinTurnTimeout, when positive, replaces the least turnTimeoutSeconds the settings may set
+	// (MinTurnTimeoutSeconds): tests lower it to watch a turn's deadline fire.
+	MinTurnTimeout time.Duration
 	// Version is reported in initialize's serverInfo.
 	Version string
 }

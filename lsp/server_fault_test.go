@@ -136,7 +136,7 @@ func TestFaultCodexBinaryUnusable(t *testing.T) {
 func TestFaultCodexStopsAnswering(t *testing.T) {
 	t.Run("mid-turn", func(t *testing.T) {
 		t.Parallel()
-		f := start(t, lsptest.VSCode, map[string]any{"turnTimeoutSeconds": 0.3})
+		f := startWith(t, lsp.Options{MinTurnTimeout: 300 * time.Millisecond}, lsptest.VSCode, map[string]any{"turnTimeoutSeconds": 0.3})
 		f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 			ft.AgentMessage("the first half")
 			f.fake.Stall()
@@ -170,7 +170,7 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 	})
 	t.Run("before the turn starts", func(t *testing.T) {
 		t.Parallel()
-		f := start(t, lsptest.VSCode, map[string]any{"turnTimeoutSeconds": 0.3})
+		f := startWith(t, lsp.Options{MinTurnTimeout: 300 * time.Millisecond}, lsptest.VSCode, map[string]any{"turnTimeoutSeconds": 0.3})
 		ctx := testCtx(t)
 		f.ask(ctx, map[string]any{"prompt": "first"})
 		f.awaitEnd(ctx)

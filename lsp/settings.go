@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -98,11 +99,35 @@ var known = map[string][]string{
 	"approvals": {"mode", "timeoutSeconds"},
 }
 
+// Bounds of settings that are not trusted (trust.go), whatever their source: a workspace can set
+// them (a repository writes its own .vscode/settings.json, and VS Code sends those values in
+// initializationOptions too), so they must not disarm anything. A shorter approval wait would
+// decline every command before its question showed; a shorter turn deadline would end every turn
+// as it starts. A timeout outside its bounds is brought inside them with a warning (0 stays: it is
+// the default); a model name that cannot be one is refused.
+const (
+	// MinApprovalTimeoutSeconds is the least approvals.timeoutSeconds.
+	MinApprovalTimeoutSeconds = 10
+	// MinTurnTimeoutSeconds is the least turnTimeoutSeconds.
+	MinTurnTimeoutSeconds = 30
+	// MaxTimeoutSeconds is the most either timeout may be: a week, past which a wait is no wait.
+	MaxTimeoutSeconds = 7 * 24 * 60 * 60
+	// MaxModelLength is the most characters of a model name, in settings and commands alike.
+	MaxModelLength = 200
+)
+
 // ParseSettings applies raw settings over base. raw is the `hermes` object, or an object holding
 // it under "hermes" (as didChangeConfiguration sends it). A null or empty raw keeps base (Helix
-// answers workspace/configuration with null). Unknown keys come back as warnings; a value of the
-// wrong type is an error that names the key, and base is kept whole.
+// answers workspace/configuration with null). Unknown keys, and timeouts brought inside their
+// bounds, come back as warnings; a value of the wrong type, or one that cannot be meant (a
+// negative timeout, a model name too long or holding control characters), is an error that names
+// the key, and base is kept whole.
 func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, error) {
+	return parseSettings(raw, base, MinTurnTimeoutSeconds)
+}
+
+// parseSettings is ParseSettings with the least turn timeout a server takes (Options.MinTurnTimeout).
+func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (Settings, []string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
 		return base, nil, nil
@@ -112,7 +137,7 @@ func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, erro
 		return base, nil, fmt.Errorf("settings must be an object: %v", err)
 	}
 	if inner, ok := top["hermes"]; ok {
-		return ParseSettings(inner, base)
+		return parseSettings(inner, base, minTurnSeconds)
 	}
 	st := base
 	st.Codex.Args = slices.Clone(base.Codex.Args)
@@ -193,11 +218,50 @@ func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, erro
 	if st.TurnTimeoutSeconds < 0 || st.Approvals.TimeoutSeconds < 0 || st.Codex.StartTimeoutSeconds < 0 {
 		return base, nil, fmt.Errorf("hermes: timeouts must not be negative")
 	}
+	if w := clampSeconds("approvals.timeoutSeconds", &st.Approvals.TimeoutSeconds, MinApprovalTimeoutSeconds); w != "" {
+		warnings = append(warnings, w)
+	}
+	if w := clampSeconds("turnTimeoutSeconds", &st.TurnTimeoutSeconds, minTurnSeconds); w != "" {
+		warnings = append(warnings, w)
+	}
+	if err := checkModelName(st.Codex.Model); err != nil {
+		return base, nil, fmt.Errorf("hermes.codex.model: %w", err)
+	}
 	// Let the host validate what it alone understands (policies, sandbox, fallbacks).
 	if err := agenthost.Validate(st.HostConfig()); err != nil {
 		return base, nil, fmt.Errorf("hermes: %w", err)
 	}
 	return st, warnings, nil
+}
+
+// clampSeconds brings *seconds, the timeout of key, inside [least, MaxTimeoutSeconds] and says what
+// it did, or "" when it was inside already. 0 stays: it means the default.
+func clampSeconds(key string, seconds *float64, least float64) string {
+	was := *seconds
+	switch {
+	case was == 0:
+		return ""
+	case was < least:
+		*seconds = least
+	case was > MaxTimeoutSeconds:
+		*seconds = MaxTimeoutSeconds
+	default:
+		return ""
+	}
+	return fmt.Sprintf("hermes.%s %g is outside %g..%d seconds: %g is used", key, was, least, MaxTimeoutSeconds, *seconds)
+}
+
+// checkModelName refuses what cannot be a model name: more than MaxModelLength characters, or
+// control or format characters (a terminal escape, a line break, a bidirectional override). The
+// error shows the name as one short line of plain text.
+func checkModelName(model string) error {
+	if n := utf8.RuneCountInString(model); n > MaxModelLength {
+		return fmt.Errorf("%q is %d characters long: a model name has at most %d", plainLine(model, 40), n, MaxModelLength)
+	}
+	if plainLine(model, MaxModelLength) != model {
+		return fmt.Errorf("%q holds control characters: not a model name", plainLine(model, 40))
+	}
+	return nil
 }
 
 func unknownKeys(prefix string, m map[string]json.RawMessage) []string {
@@ -273,7 +337,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.mu.Lock()
 	current := s.settings
 	s.mu.Unlock()
-	st, warnings, err := ParseSettings(raw, current)
+	st, warnings, err := parseSettings(raw, current, s.minTurnTimeoutSeconds())
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}
@@ -311,6 +375,15 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 func isEmptySettings(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null" || string(raw) == "{}"
+}
+
+// minTurnTimeoutSeconds is the least turnTimeoutSeconds the server takes: MinTurnTimeoutSeconds, or
+// Options.MinTurnTimeout when set.
+func (s *Server) minTurnTimeoutSeconds() float64 {
+	if s.opts.MinTurnTimeout > 0 {
+		return s.opts.MinTurnTimeout.Seconds()
+	}
+	return MinTurnTimeoutSeconds
 }
 
 func (s *Server) currentSettings() Settings {

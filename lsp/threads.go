@@ -87,6 +87,9 @@ func (s *Server) setModel(ctx context.Context, a hermesproto.SetModelArgs) (herm
 	if err != nil {
 		return hermesproto.SetModelResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
+	if err := checkModelName(a.Model); err != nil {
+		return hermesproto.SetModelResult{}, errorf(jsonrpc2.InvalidParams, "hermes.setModel: %v", err)
+	}
 	if err := checkEffort(a.Effort); err != nil {
 		return hermesproto.SetModelResult{}, err
 	}

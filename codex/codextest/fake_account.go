@@ -23,6 +23,14 @@ func (f *Fake) SetAccount(a *codex.AccountInfo) {
 	f.account = a
 }
 
+// SetLoginURL makes account/login/start answer with url as its page (authUrl or verificationUrl),
+// as a hostile or broken codex might; "" restores FakeAuthURL and FakeVerificationURL.
+func (f *Fake) SetLoginURL(url string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.loginURL = url
+}
+
 // Logins returns the ids of the sign-ins started so far, in order.
 func (f *Fake) Logins() []string {
 	f.mu.Lock()
@@ -81,12 +89,16 @@ func (c *fakeConn) handleAccount(m Message) bool {
 		case codex.LoginTypeChatGPT, codex.LoginTypeChatGPTDeviceCode:
 			c.f.logins = append(c.f.logins, id)
 		}
+		authURL, verificationURL := FakeAuthURL, FakeVerificationURL
+		if c.f.loginURL != "" {
+			authURL, verificationURL = c.f.loginURL, c.f.loginURL
+		}
 		c.f.mu.Unlock()
 		switch p.Type {
 		case codex.LoginTypeChatGPT:
-			c.reply(m.ID, map[string]any{"type": p.Type, "loginId": id, "authUrl": FakeAuthURL})
+			c.reply(m.ID, map[string]any{"type": p.Type, "loginId": id, "authUrl": authURL})
 		case codex.LoginTypeChatGPTDeviceCode:
-			c.reply(m.ID, map[string]any{"type": p.Type, "loginId": id, "verificationUrl": FakeVerificationURL, "userCode": FakeUserCode})
+			c.reply(m.ID, map[string]any{"type": p.Type, "loginId": id, "verificationUrl": verificationURL, "userCode": FakeUserCode})
 		default:
 			c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown variant `%s`", p.Type)
 		}

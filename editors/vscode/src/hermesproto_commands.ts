@@ -305,7 +305,8 @@ export interface LoginArgs {
  * open URL (window/showDocument, external); when false the client opens it, or shows it to the
  * user. The sign-in ends later: the server shows a message when codex reports it, and
  * hermes.status's account changes. AlreadySignedIn is set (and nothing else) when codex already
- * has an account.
+ * has an account. URL is empty when codex's page is not one to open (not https:, nor http: on this
+ * machine): the server then shows it as text, with a warning, and opens nothing.
  */
 export interface LoginResult {
 	method?: string;

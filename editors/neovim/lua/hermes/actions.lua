@@ -231,6 +231,10 @@ function M.show_login(result)
   if result.opened then
     return notify("Hermes: sign in to ChatGPT in your browser" .. (code and (", code " .. code) or ""), levels.INFO)
   end
+  -- No page: the server would not open the one codex named (not https) and has said so itself.
+  if url == "" then
+    return
+  end
   -- A device code is entered on another machine's browser: opening the page here would not help.
   if not code and vim.ui.open and url ~= "" then
     pcall(vim.ui.open, url)
