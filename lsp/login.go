@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 )
 
@@ -52,9 +53,9 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 	}
 	res := hermesproto.LoginResult{
 		Method:   a.Method,
-		LoginID:  plainLine(l.Started.LoginID, maxLoginText),
+		LoginID:  safetext.LineCut(l.Started.LoginID, maxLoginText),
 		URL:      l.Started.URL(),
-		UserCode: plainLine(l.Started.UserCode, maxLoginText),
+		UserCode: safetext.LineCut(l.Started.UserCode, maxLoginText),
 	}
 	if res.Method == "" {
 		res.Method = hermesproto.LoginChatGPT
@@ -62,7 +63,7 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 	if why := loginURLProblem(res.URL); why != "" {
 		// Not opened, and not in the answer either: every client opens the URL it gets when the
 		// server did not. The user reads it as text and decides.
-		msg := "Hermes did not open the sign-in link because " + why + ": " + plainLine(res.URL, maxLoginURL) + ". Open it yourself only if you trust it."
+		msg := "Hermes did not open the sign-in link because " + why + ": " + safetext.LineCut(res.URL, maxLoginURL) + ". Open it yourself only if you trust it."
 		if res.UserCode != "" {
 			msg += " The code to enter there: " + res.UserCode + "."
 		}
@@ -91,7 +92,7 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 	case out := <-l.Done():
 		if out.Err != nil {
 			// codex's words: one line, no terminal escapes.
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+plainLine(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+safetext.LineCut(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
 			return
 		}
 		name := "your account"
@@ -123,7 +124,7 @@ func loginURLProblem(raw string) string {
 		return fmt.Sprintf("it is longer than %d characters", maxLoginURL)
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.Opaque != "" || plainLine(raw, maxLoginURL) != raw {
+	if err != nil || u.Host == "" || u.Opaque != "" || safetext.LineCut(raw, maxLoginURL) != raw {
 		return "it is not an https address"
 	}
 	switch u.Scheme {

@@ -77,7 +77,7 @@ func TestLoginFailsAndBadMethod(t *testing.T) {
 	var res hermesproto.LoginResult
 	command(t, f, lsp.CmdLogin, nil, &res)
 	f.fake.CompleteLogin(nil, "the browser\x1b[2J closed\r\n")
-	waitMessage(t, f, "sign-in failed: the browser[2J closed. Run hermes.login again")
+	waitMessage(t, f, "sign-in failed: the browser closed . Run hermes.login again")
 }
 
 // waitMessage waits for a window/showMessage containing text.
@@ -118,7 +118,7 @@ func TestLoginOpensOnlyHTTPS(t *testing.T) {
 		{url: "http://evil.example/login", shown: "http://evil.example/login"},
 		{url: "http://localhost.evil.example/login", shown: "http://localhost.evil.example/login"},
 		{url: "https:/auth.openai.com/no-host", shown: "https:/auth.openai.com/no-host"},
-		{url: "https://auth.openai.com/\x1b[2J\x1b]8;;file:///etc\x07x\r\ny", shown: "https://auth.openai.com/[2J]8;;file:///etcxy"},
+		{url: "https://auth.openai.com/\x1b[2J\x1b]8;;file:///etc\x07x\r\ny", shown: "https://auth.openai.com/x y"},
 		{url: "https://evil.example/\u202egnp.exe", shown: "https://evil.example/gnp.exe"},
 		{url: long, shown: long[:4095] + "…", why: "it is longer than 4096 characters"},
 	} {

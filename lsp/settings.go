@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 )
 
 // Settings are the server's `hermes` settings, as docs/protocol.md documents them.
@@ -256,10 +257,10 @@ func clampSeconds(key string, seconds *float64, least float64) string {
 // error shows the name as one short line of plain text.
 func checkModelName(model string) error {
 	if n := utf8.RuneCountInString(model); n > MaxModelLength {
-		return fmt.Errorf("%q is %d characters long: a model name has at most %d", plainLine(model, 40), n, MaxModelLength)
+		return fmt.Errorf("%q is %d characters long: a model name has at most %d", safetext.LineCut(model, 40), n, MaxModelLength)
 	}
-	if plainLine(model, MaxModelLength) != model {
-		return fmt.Errorf("%q holds control characters: not a model name", plainLine(model, 40))
+	if safetext.LineCut(model, MaxModelLength) != model {
+		return fmt.Errorf("%q holds control characters: not a model name", safetext.LineCut(model, 40))
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func TestSettingsBounds(t *testing.T) {
 		{raw: `{"codex":{"model":"` + strings.Repeat("m", 200) + `"}}`, approval: 300, turn: 600},
 		{raw: `{"codex":{"model":"` + strings.Repeat("m", 201) + `"}}`, wantErr: "hermes.codex.model: \"" + strings.Repeat("m", 39) + "…\" is 201 characters long: a model name has at most 200"},
 		{raw: `{"codex":{"model":"` + strings.Repeat("é", 1<<20) + `"}}`, wantErr: "is 1048576 characters long"},
-		{raw: `{"codex":{"model":"gpt-5\u001b[2J\r\n"}}`, wantErr: `hermes.codex.model: "gpt-5[2J" holds control characters`},
+		{raw: `{"codex":{"model":"gpt-5\u001b[2J\r\n"}}`, wantErr: `hermes.codex.model: "gpt-5 " holds control characters`},
 		{raw: `{"codex":{"model":"gpt-5\u202e"}}`, wantErr: `hermes.codex.model: "gpt-5" holds control characters`},
 	} {
 		base := lsp.DefaultSettings()

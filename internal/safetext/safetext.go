@@ -14,8 +14,9 @@ const Ellipsis = "…"
 // Clean returns s without what could act rather than be read: terminal escape sequences (CSI
 // "ESC [ … final", the string sequences OSC "ESC ] … BEL" and DCS, SOS, PM, APC ended by BEL or
 // "ESC \", other "ESC intermediates final" sequences), every other C0 control character but
-// newline and tab (a lone carriage return, NUL, ESC itself), DEL and the C1 controls
-// U+0080..U+009F. "\r\n" becomes "\n", and invalid UTF-8 becomes U+FFFD. Text without any of
+// newline and tab (a lone carriage return, NUL, ESC itself), DEL, the C1 controls
+// U+0080..U+009F, and the bidirectional controls that reorder what is read (U+061C, U+200E,
+// U+200F, U+202A..U+202E, U+2066..U+2069). "\r\n" becomes "\n", and invalid UTF-8 becomes U+FFFD. Text without any of
 // these is returned as it is.
 func Clean(s string) string {
 	if isClean(s) {
@@ -39,7 +40,7 @@ func Clean(s string) string {
 			i++
 		default:
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if r < 0x80 || r > 0x9f {
+			if !dropped(r) {
 				b.WriteString(s[i : i+n])
 			}
 			i += n
@@ -94,6 +95,19 @@ func CutBytes(s string, n int) string {
 	return s[:i] + Ellipsis
 }
 
+// dropped reports whether Clean removes the non-ASCII r: a C1 control or a bidirectional control.
+func dropped(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f, r == 0x061c, r == 0x200e, r == 0x200f,
+		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// LineCut is [Line] cut to at most n characters ([Cut]).
+func LineCut(s string, n int) string { return Cut(Line(s), n) }
+
 // isClean reports whether Clean has nothing to do on s.
 func isClean(s string) bool {
 	for i := 0; i < len(s); {
@@ -106,7 +120,7 @@ func isClean(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f {
+		if r == utf8.RuneError && n == 1 || dropped(r) {
 			return false
 		}
 		i += n

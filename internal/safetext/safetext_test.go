@@ -24,6 +24,7 @@ func TestClean(t *testing.T) {
 		{"c1 \u009b31m csi and \u0085 nel", "c1 31m csi and  nel"},
 		{"bad utf-8 \xff\xfe here", "bad utf-8 \uFFFD here"},
 		{"unicode é 日本 — ok", "unicode é 日本 — ok"},
+		{"bidi \u202Eevil\u202C and \u2066iso\u2069 \u200Fmark", "bidi evil and iso mark"},
 	}
 	for _, tt := range tests {
 		if got := safetext.Clean(tt.in); got != tt.want {
