@@ -9,6 +9,8 @@ package agenthost
 import (
 	"iter"
 	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/textline"
 )
 
 // Instruction is a `hermes:` instruction written in a document.
@@ -43,7 +45,7 @@ func TranscriptInstructions(text string) iter.Seq[Instruction] {
 	return func(yield func(Instruction) bool) {
 		var sc transcriptScan
 		for n, off := 0, 0; off <= len(text); n++ {
-			line, next := lineAt(text, off)
+			line, next := textline.At(text, off)
 			if sc.step(line) {
 				if in, ok := transcriptInstruction(text, n, line, next); ok && !yield(in) {
 					return
@@ -63,7 +65,7 @@ func transcriptInstruction(text string, n int, line string, next int) (Instructi
 	}
 	in := Instruction{Line: n, Column: col, Lines: 1, Prompt: prompt, Text: line}
 	for off := next; off <= len(text) && in.Lines < InstructionMaxLines; {
-		cont, after := lineAt(text, off)
+		cont, after := textline.At(text, off)
 		t := strings.TrimSpace(cont)
 		if t == "" || transcriptMarkup(t) || len(in.Prompt)+1+len(t) > InstructionMaxBytes {
 			break
@@ -177,20 +179,4 @@ func closesFence(line, run string) bool {
 		n++
 	}
 	return n >= len(run) && strings.TrimRight(t[n:], " \t") == ""
-}
-
-// lineAt returns the line of text that starts at off (without its line break) and the offset of
-// the next line; past the last line, next is len(text)+1. Text ending in a line break has an
-// empty last line after it, as an LSP document has.
-func lineAt(text string, off int) (line string, next int) {
-	i := strings.IndexAny(text[off:], "\r\n")
-	if i < 0 {
-		return text[off:], len(text) + 1
-	}
-	end := off + i
-	next = end + 1
-	if text[end] == '\r' && next < len(text) && text[next] == '\n' {
-		next++
-	}
-	return text[off:end], next
 }

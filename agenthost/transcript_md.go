@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/textline"
 )
 
 // Bounds of what a transcript shows of a tool: the rest is in the JSONL transcript.
@@ -277,7 +278,7 @@ func guardRow(row string) string {
 	var b strings.Builder
 	b.Grow(len(row) + 8)
 	for off := 0; off <= len(row); {
-		line, next := lineAt(row, off)
+		line, next := textline.At(row, off)
 		if t := strings.TrimLeft(line, " \t"); startsInstruction(t) {
 			b.WriteString(line[:len(line)-len(t)] + `\` + t)
 		} else {

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/internal/textline"
 )
 
 const (
@@ -166,7 +167,7 @@ func instructionsIn(text string, transcript bool) iter.Seq[agenthost.Instruction
 	}
 	return func(yield func(agenthost.Instruction) bool) {
 		for n, off := 0, 0; off <= len(text); n++ {
-			line, next := textLine(text, off)
+			line, next := textline.At(text, off)
 			if in, ok := sourceInstruction(n, line, linesFrom(text, next)); ok && !yield(in) {
 				return
 			}
@@ -175,28 +176,13 @@ func instructionsIn(text string, transcript bool) iter.Seq[agenthost.Instruction
 	}
 }
 
-// textLine returns the line of text that starts at off, without its line break ("\n", "\r\n" or
-// "\r"), and the offset of the next line: len(text)+1 past the last.
-func textLine(text string, off int) (line string, next int) {
-	i := strings.IndexAny(text[off:], "\r\n")
-	if i < 0 {
-		return text[off:], len(text) + 1
-	}
-	end := off + i
-	next = end + 1
-	if text[end] == '\r' && next < len(text) && text[next] == '\n' {
-		next++
-	}
-	return text[off:end], next
-}
-
 // linesFrom returns the lines of text from offset off, one per call, then false.
 func linesFrom(text string, off int) func() (string, bool) {
 	return func() (string, bool) {
 		if off > len(text) {
 			return "", false
 		}
-		line, next := textLine(text, off)
+		line, next := textline.At(text, off)
 		off = next
 		return line, true
 	}
