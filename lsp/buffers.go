@@ -11,12 +11,12 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -121,12 +121,12 @@ func (s *Server) syncBuffers(ctx context.Context, folder string) {
 // sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit),
 // and reports whether the editor applied it. A buffer the editor did not change stays recorded as
 // it was (clean, not reloaded): never as unsaved edits the user did not make.
-func (s *Server) sendNewText(ctx context.Context, f OpenFile, disk, rel string) bool {
+func (s *Server) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel string) bool {
 	docURI := uri.URI(f.URI)
 	edit := protocol.ApplyWorkspaceEditParams{
 		Label: "Hermes: " + filepath.Base(f.Path) + " as the agent left it",
 		Edit: protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{
-			docURI: {{Range: protocol.Range{End: endOf(f.Text)}, NewText: disk}},
+			docURI: {{Range: protocol.Range{End: textdoc.EndOf(f.Text)}, NewText: disk}},
 		}},
 	}
 	var res protocol.ApplyWorkspaceEditResponse
@@ -152,26 +152,4 @@ func readForReload(path string) (string, error) {
 		return "", fmt.Errorf("%s is over %d bytes", path, maxReloadBytes)
 	}
 	return string(b), nil
-}
-
-// endOf is the position after the last character of text (LSP: UTF-16 code units).
-func endOf[T string | []byte](text T) protocol.Position {
-	var line uint32
-	last := 0
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			line, last = line+1, i+1
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			line, last = line+1, i+1
-		}
-	}
-	var units uint32
-	for _, r := range string(text[last:]) { // the last line alone is converted
-		units += uint32(utf16.RuneLen(r))
-	}
-	return protocol.Position{Line: line, Character: units}
 }

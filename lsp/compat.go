@@ -12,32 +12,6 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// ContentChange is one entry of a textDocument/didChange notification's contentChanges: a range
-// of the document replaced by Text, or, when Range is nil, the whole document replaced by Text.
-//
-// protocol.TextDocumentContentChangeEvent (go.lsp.dev/protocol v0.12.0) cannot tell the two apart:
-// its Range is a value, so a full-text change ({"text": ...}, which clients may send even under
-// incremental sync; eglot does after some edits) decodes as an insertion at line 0, character 0
-// and would duplicate the document. Decode didChange into [DidChangeParams] instead.
-type ContentChange struct {
-	// Range is the replaced range, in UTF-16 code units; nil replaces the whole document.
-	Range *protocol.Range `json:"range,omitempty"`
-	// RangeLength is the deprecated length of the replaced range; it is ignored.
-	RangeLength *uint32 `json:"rangeLength,omitempty"`
-	// Text is the new text of the range or of the document.
-	Text string `json:"text"`
-}
-
-// DidChangeParams are the params of textDocument/didChange. They have the field names of
-// protocol.DidChangeTextDocumentParams, with content changes that keep full-text changes apart
-// from range changes (see [ContentChange]).
-type DidChangeParams struct {
-	// TextDocument names the document and the version it has after the changes.
-	TextDocument protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	// ContentChanges are applied in order, each to the result of the one before.
-	ContentChanges []ContentChange `json:"contentChanges"`
-}
-
 // showDocumentParams are window/showDocument's params. protocol.ShowDocumentParams drops takeFocus
 // when false (omitempty), and editors that default a missing takeFocus to true would steal the
 // focus: this sends it always. (protocol v0.12.0 also has no ShowDocument in its Client interface:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -39,7 +40,7 @@ type finding struct {
 	End       uint32 `json:"end"`
 	Body      string `json:"body"`
 
-	start, end *Mark
+	start, end *textdoc.Mark
 }
 
 // reviewFindings holds the findings of every folder. Its mutex guards the map and the findings.
@@ -66,7 +67,7 @@ func (f *finding) lines() (start, end uint32, ok bool) {
 // lineText returns line's text as f's marks last saw it (for a file that is not open), "" when
 // neither is on that line.
 func (f *finding) lineText(line uint32) string {
-	for _, m := range []*Mark{f.end, f.start} {
+	for _, m := range []*textdoc.Mark{f.end, f.start} {
 		if l, ok := m.Line(); ok && l == line {
 			return m.Text()
 		}
@@ -92,7 +93,7 @@ func (s *Server) diagnostic(f *finding, start, end uint32) protocol.Diagnostic {
 		text = f.lineText(end) // the file is not read here: this runs under the findings' lock
 	}
 	d := protocol.Diagnostic{
-		Range:    protocol.Range{Start: protocol.Position{Line: start}, End: protocol.Position{Line: end, Character: utf16Len(text)}},
+		Range:    protocol.Range{Start: protocol.Position{Line: start}, End: protocol.Position{Line: end, Character: textdoc.UTF16Len(text)}},
 		Severity: severityOf(f.Priority),
 		Source:   diagnosticSource,
 		Message:  strings.TrimSpace(f.Title + "\n\n" + f.Body),
@@ -141,14 +142,14 @@ func (s *Server) publishFindings(ctx context.Context, docURI string) {
 	if err != nil {
 		return
 	}
-	key := documentKey(docURI)
+	key := textdoc.Key(docURI)
 	var diags []protocol.Diagnostic
 	changed := map[string]bool{}
 	s.findings.mu.Lock()
 	for folder, list := range s.findings.byFolder {
 		kept := list[:0]
 		for _, f := range list {
-			if documentKey(f.Path) != key {
+			if textdoc.Key(f.Path) != key {
 				kept = append(kept, f)
 				continue
 			}
@@ -225,13 +226,13 @@ func (s *Server) loadFindings(ctx context.Context, h *agenthost.Host) {
 
 // findingsAt returns the findings of the file at docURI whose lines meet rng.
 func (s *Server) findingsAt(docURI string, rng protocol.Range) []*finding {
-	key := documentKey(docURI)
+	key := textdoc.Key(docURI)
 	s.findings.mu.Lock()
 	defer s.findings.mu.Unlock()
 	var out []*finding
 	for _, list := range s.findings.byFolder {
 		for _, f := range list {
-			if documentKey(f.Path) != key {
+			if textdoc.Key(f.Path) != key {
 				continue
 			}
 			if start, end, ok := f.lines(); ok && start <= rng.End.Line && rng.Start.Line <= end {
@@ -276,12 +277,12 @@ func (s *Server) dismiss(ctx context.Context, folder string, gone func(*finding)
 
 // hasFindings reports whether the file at docURI has findings (for the edit loop).
 func (s *Server) hasFindings(docURI string) bool {
-	key := documentKey(docURI)
+	key := textdoc.Key(docURI)
 	s.findings.mu.Lock()
 	defer s.findings.mu.Unlock()
 	for _, list := range s.findings.byFolder {
 		for _, f := range list {
-			if documentKey(f.Path) == key {
+			if textdoc.Key(f.Path) == key {
 				return true
 			}
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -97,7 +98,7 @@ func (s *Server) placeFindings(ctx context.Context, folder string, list []*findi
 			p.outside = append(p.outside, shownFinding(f, reason))
 			continue
 		}
-		key := documentKey(f.Path)
+		key := textdoc.Key(f.Path)
 		if len(byFile[key]) >= maxFindingsPerFile {
 			shown := shownPath(folder, f.Path)
 			if p.leftOut[shown] == 0 {
@@ -198,7 +199,7 @@ func (s *Server) placeOnFile(ctx context.Context, folder string, group []*findin
 		return err
 	}
 	u := string(uri.File(path))
-	last, clamp := s.docs.lastLine(u) // an open document is the file as the user sees it
+	last, clamp := s.docs.LastLine(u) // an open document is the file as the user sees it
 	var texts map[uint32]string
 	if fh != nil {
 		if !clamp {
@@ -228,13 +229,6 @@ func (s *Server) placeOnFile(ctx context.Context, folder string, group []*findin
 		f.end = s.docs.Mark(u, f.End, texts[f.End])
 	}
 	return nil
-}
-
-// lastLine returns the last line of the open document at uri, with false when it is not open.
-func (d *Documents) lastLine(uri string) (uint32, bool) {
-	var n uint32
-	ok := d.with(uri, func(doc *document) { n = doc.text.lineOf(doc.text.size) })
-	return n, ok
 }
 
 // readLines reads r's lines up to line upTo (0-based), at most maxFindingFileBytes, and returns

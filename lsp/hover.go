@@ -5,6 +5,8 @@ package lsp
 
 import (
 	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
 // hover answers a hover request: the turn asked from the line, or null.
@@ -17,7 +19,7 @@ func (s *Server) hover(p *protocol.HoverParams) (any, error) {
 	line := p.Position.Line
 	end := protocol.Position{Line: line}
 	if text, ok := s.docs.Line(uri, line); ok {
-		end.Character = utf16Len(text)
+		end.Character = textdoc.UTF16Len(text)
 	}
 	return map[string]any{
 		"contents": map[string]any{"kind": protocol.Markdown, "value": rec.hover()},

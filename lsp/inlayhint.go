@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
 // inlayRefreshInterval is the least time between two workspace/inlayHint/refresh requests.
@@ -51,7 +53,7 @@ func (s *Server) inlayHints(p *inlayHintParams) ([]inlayHint, error) {
 			continue
 		}
 		hints = append(hints, inlayHint{
-			Position:    protocol.Position{Line: o.line, Character: utf16Len(text)},
+			Position:    protocol.Position{Line: o.line, Character: textdoc.UTF16Len(text)},
 			Label:       o.rec.label(),
 			Tooltip:     "Hermes: hover the line for the whole turn",
 			PaddingLeft: true,

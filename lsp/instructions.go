@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/internal/textline"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
 const (
@@ -136,8 +137,8 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 		line := uint32(in.Line)
 		out = append(out, protocol.Diagnostic{
 			Range: protocol.Range{
-				Start: protocol.Position{Line: line, Character: utf16Len(in.Text[:in.Column])},
-				End:   protocol.Position{Line: line, Character: utf16Len(in.Text)},
+				Start: protocol.Position{Line: line, Character: textdoc.UTF16Len(in.Text[:in.Column])},
+				End:   protocol.Position{Line: line, Character: textdoc.UTF16Len(in.Text)},
 			},
 			Severity: protocol.DiagnosticSeverityHint,
 			Source:   diagnosticSource,

@@ -6,7 +6,8 @@ package lsp
 
 import (
 	"sync"
-	"unicode/utf16"
+
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
 // maxOrigins bounds the origins kept across all documents; the oldest go first.
@@ -15,7 +16,7 @@ const maxOrigins = 500
 // origin is a line a turn was asked from.
 type origin struct {
 	key  string // the document's key (documentKey)
-	mark *Mark
+	mark *textdoc.Mark
 	rec  *turnRecord
 }
 
@@ -26,7 +27,7 @@ type originSet struct {
 }
 
 // add records that rec was asked from mark's line of the document at uri.
-func (o *originSet) add(uri string, mark *Mark, rec *turnRecord) {
+func (o *originSet) add(uri string, mark *textdoc.Mark, rec *turnRecord) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	live := o.list[:0]
@@ -39,12 +40,12 @@ func (o *originSet) add(uri string, mark *Mark, rec *turnRecord) {
 		live[0].mark.Drop()
 		live = live[1:]
 	}
-	o.list = append(live, origin{key: documentKey(uri), mark: mark, rec: rec})
+	o.list = append(live, origin{key: textdoc.Key(uri), mark: mark, rec: rec})
 }
 
 // at returns the newest turn asked from line of the document at uri, or nil.
 func (o *originSet) at(uri string, line uint32) *turnRecord {
-	key := documentKey(uri)
+	key := textdoc.Key(uri)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := len(o.list) - 1; i >= 0; i-- {
@@ -66,7 +67,7 @@ type originLine struct {
 // in returns the lines of the document at uri that turns were asked from, each once (its newest
 // turn).
 func (o *originSet) in(uri string) []originLine {
-	key := documentKey(uri)
+	key := textdoc.Key(uri)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []originLine
@@ -109,17 +110,4 @@ func (o *originSet) where(rec *turnRecord) (key string, line uint32, ok bool) {
 		}
 	}
 	return "", 0, false
-}
-
-// utf16Len is the length of s in UTF-16 code units, as LSP positions count.
-func utf16Len(s string) uint32 {
-	n := uint32(0)
-	for _, r := range s {
-		if l := utf16.RuneLen(r); l > 0 {
-			n += uint32(l)
-		} else {
-			n++
-		}
-	}
-	return n
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -87,7 +88,7 @@ type Server struct {
 	settings    Settings
 	host        *agenthost.Host
 	folders     *workspace.Set
-	docs        *Documents
+	docs        *textdoc.Documents
 	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
 	turns       map[string]*turnView             // running turns by folder
 	origins     originSet                        // the lines turns were asked from (origins.go)
@@ -138,7 +139,7 @@ func NewServer(opts Options) *Server {
 		log:         log,
 		settings:    DefaultSettings(),
 		folders:     &workspace.Set{},
-		docs:        NewDocuments(),
+		docs:        textdoc.NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
 		inlayKick:   make(chan struct{}, 1),
@@ -301,7 +302,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			}
 		}
 	case protocol.MethodTextDocumentDidChange:
-		var p DidChangeParams
+		var p textdoc.DidChangeParams
 		if s.decode(req, &p) {
 			if err := s.docs.Change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges); err != nil {
 				s.log.Warn("could not apply a document change", "uri", p.TextDocument.URI, "err", err)

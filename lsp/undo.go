@@ -19,6 +19,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -196,11 +197,11 @@ func (s *Server) restoreByEdit(ctx context.Context, f restoring) error {
 		// from the disk's), else what the file holds now; a file that is not there is created first.
 		var end protocol.Position
 		if text, open := s.docs.Text(string(u)); open {
-			end = endOf(text)
+			end = textdoc.EndOf(text)
 		} else if f.now.Absent {
 			changes = append(changes, map[string]any{"kind": "create", "uri": u, "options": map[string]any{"ignoreIfExists": true}})
 		} else {
-			end = endOf(f.now.Content)
+			end = textdoc.EndOf(f.now.Content)
 		}
 		version, _ := s.docs.Version(string(u))
 		changes = append(changes, map[string]any{

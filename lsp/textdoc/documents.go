@@ -1,4 +1,8 @@
-package lsp
+// Package textdoc holds the documents open in the editor: their text as the editor has it (a rope,
+// kept in step with didOpen, didChange and didClose), what the disk held when the editor last had
+// it, and marks that follow a line through the editor's edits. Positions are LSP's: zero-based lines
+// and UTF-16 code units.
+package textdoc
 
 import (
 	"fmt"
@@ -38,8 +42,8 @@ type document struct {
 // NewDocuments returns an empty set of documents.
 func NewDocuments() *Documents { return &Documents{} }
 
-// documentKey is the map key of uri: its cleaned path when it is a usable file URI, else uri.
-func documentKey(uri string) string {
+// Key is the map key of uri: its cleaned path when it is a usable file URI, else uri.
+func Key(uri string) string {
 	if p, err := workspace.PathFromURI(uri); err == nil {
 		return p
 	}
@@ -49,7 +53,7 @@ func documentKey(uri string) string {
 // Open records a document the editor opened (didOpen), replacing one already open under the same
 // key.
 func (d *Documents) Open(uri string, version int32, text string) {
-	k := documentKey(uri)
+	k := Key(uri)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.docs == nil {
@@ -64,7 +68,7 @@ func (d *Documents) Open(uri string, version int32, text string) {
 func (d *Documents) Saved(uri string, text *string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if doc, ok := d.docs[documentKey(uri)]; ok {
+	if doc, ok := d.docs[Key(uri)]; ok {
 		doc.saved = doc.text.String()
 		if text != nil {
 			doc.saved = *text
@@ -76,7 +80,7 @@ func (d *Documents) Saved(uri string, text *string) {
 func (d *Documents) Dirty(path string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	doc, ok := d.docs[documentKey(path)]
+	doc, ok := d.docs[Key(path)]
 	return ok && doc.text.String() != doc.saved
 }
 
@@ -118,7 +122,7 @@ func (d *Documents) URIs() []string {
 func (d *Documents) Reloaded(path, disk string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if doc, ok := d.docs[documentKey(path)]; ok {
+	if doc, ok := d.docs[Key(path)]; ok {
 		doc.saved = disk
 	}
 }
@@ -132,7 +136,7 @@ func (d *Documents) Reloaded(path, disk string) {
 // that is not open, is an error; the changes are then applied not at all (never half), and the
 // document keeps its last good text and version.
 func (d *Documents) Change(uri string, version int32, changes []ContentChange) error {
-	k := documentKey(uri)
+	k := Key(uri)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.docs[k]
@@ -165,7 +169,7 @@ func (d *Documents) Change(uri string, version int32, changes []ContentChange) e
 // Close forgets a document the editor closed (didClose). Closing a document that is not open does
 // nothing.
 func (d *Documents) Close(uri string) {
-	k := documentKey(uri)
+	k := Key(uri)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.docs, k)
@@ -173,7 +177,7 @@ func (d *Documents) Close(uri string) {
 
 // with runs f on the open document with uri's key, under the lock; ok is false when it is not open.
 func (d *Documents) with(uri string, f func(doc *document)) (ok bool) {
-	k := documentKey(uri)
+	k := Key(uri)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.docs[k]
@@ -181,6 +185,13 @@ func (d *Documents) with(uri string, f func(doc *document)) (ok bool) {
 		f(doc)
 	}
 	return ok
+}
+
+// LastLine returns the last line of the open document at uri, with false when it is not open.
+func (d *Documents) LastLine(uri string) (uint32, bool) {
+	var n uint32
+	ok := d.with(uri, func(doc *document) { n = doc.text.lineOf(doc.text.size) })
+	return n, ok
 }
 
 // Text returns the whole text of an open document, with false if it is not open.

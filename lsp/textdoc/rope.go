@@ -1,4 +1,4 @@
-package lsp
+package textdoc
 
 // This file holds an open document's text in chunks of about chunkTarget bytes, each with its
 // count of line breaks, so that an edit costs the chunks it touches and a walk over the chunk list,

@@ -1,4 +1,4 @@
-package lsp
+package textdoc
 
 // This file is the documents' line marks: lines the server points at (where a turn was asked, a
 // review finding) that move with the editor's edits and die with their line.
@@ -46,7 +46,7 @@ func (m *Mark) Drop() {
 // Mark puts a mark on line of the document at uri (open or not; text is the line's text, used when
 // the document is not open).
 func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
-	k := documentKey(uri)
+	k := Key(uri)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if doc, ok := d.docs[k]; ok {
