@@ -170,12 +170,16 @@ func (st *store) writeCheckpoint(dir, name string, cp Checkpoint) error {
 }
 
 // removeCheckpoint removes a checkpoint's summary, then its contents.
+//
+//hermes:ownfile a checkpoint in the state folder
 func (st *store) removeCheckpoint(dir, name string) {
 	_ = os.Remove(filepath.Join(dir, name+".json"))
 	_ = os.Remove(filepath.Join(dir, name+".images"))
 }
 
 // checkpointNames lists a folder's checkpoints by name (without ".json"), oldest first.
+//
+//hermes:ownfile the checkpoints folder of the state folder
 func (st *store) checkpointNames(folder string) ([]string, error) {
 	entries, err := os.ReadDir(st.checkpointDir(folder))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -358,6 +362,8 @@ var errEmptyFile = errors.New("empty")
 
 // readStateFile reads a regular file of the state folder, at most limit bytes: never through a
 // link, never blocking on a FIFO.
+//
+//hermes:ownfile a file of the state folder (checkpoints), not followed through a link
 func readStateFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow|openNonBlock, 0)
 	if err != nil {

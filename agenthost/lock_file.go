@@ -51,6 +51,8 @@ type keptLock struct {
 }
 
 // with runs fn holding the lock, as withFileLock does (fn runs even when the lock cannot be had).
+//
+//hermes:ownfile the state folder's lock file, not followed through a link
 func (l *keptLock) with(fn func() error) error {
 	if l.f == nil {
 		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDWR|openNoFollow, 0o600)

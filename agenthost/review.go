@@ -86,6 +86,8 @@ func (st *store) reviewStatePath(folder string) string {
 
 // SaveReview keeps the folder's review findings (JSON the editor face defines), replacing the ones
 // saved before (0600 in a 0700 folder, written atomically); nil forgets them.
+//
+//hermes:ownfile the folder's saved review findings, in the state folder
 func (s *Session) SaveReview(data []byte) error {
 	path := s.h.store.reviewStatePath(s.folder)
 	if data == nil {
@@ -104,6 +106,8 @@ func (s *Session) SaveReview(data []byte) error {
 }
 
 // LoadReview returns the folder's saved review findings, or nil when there are none.
+//
+//hermes:ownfile the folder's saved review findings, in the state folder
 func (s *Session) LoadReview() ([]byte, error) {
 	f, err := os.Open(s.h.store.reviewStatePath(s.folder))
 	if errors.Is(err, fs.ErrNotExist) {

@@ -37,6 +37,8 @@ func ensureStateDir(dir string, log *slog.Logger) error {
 }
 
 // ensurePrivateDir creates path when missing and checks it; what names it in errors ("state dir").
+//
+//hermes:ownfile the state folder and its own folders (transcripts, diffs, reviews)
 func ensurePrivateDir(path, what string, log *slog.Logger) error {
 	created := false
 	fi, err := os.Lstat(path)

@@ -12,6 +12,8 @@ import (
 // makePrivate checks that the folder at path belongs to the current user and gives it mode 0700: a
 // folder just created (whatever the umask made of its mode), or one whose group or others have any
 // permission (with a warning: someone may have read it already).
+//
+//hermes:ownfile the state folder and its own folders, opened without following a link
 func makePrivate(path, what string, created bool, log *slog.Logger) error {
 	// Opened without following links, so the checks and the chmod apply to the folder the caller
 	// looked at even if the path is swapped for a link in between.

@@ -93,6 +93,8 @@ func (st *store) lockPath() string { return st.statePath() + ".lock" }
 // load reads state.json: missing, it is an empty state; broken, it is moved aside and is an empty
 // state too (it costs the threads' continuity, not the server). Call it holding the state lock, so
 // that the file moved aside is never one another server has just renamed into place.
+//
+//hermes:ownfile the state folder's state.json
 func (st *store) load() (map[string]folderState, error) {
 	data, err := os.ReadFile(st.statePath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -126,6 +128,8 @@ func parseState(data []byte) (map[string]folderState, error) {
 
 // folder returns what is recorded for folder: this store's unsaved change if it has one, else what
 // state.json says now, since another server may have saved the folder since this one read it.
+//
+//hermes:ownfile the state folder's state.json
 func (st *store) folder(folder string) folderState {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -257,6 +261,8 @@ func (st *store) flush() error {
 
 // writeFileAtomic writes data to a temporary file beside path (mode 0600), syncs it, renames it over
 // path and syncs the folder, so that after a crash path holds either the old data or the new.
+//
+//hermes:ownfile files of the state folder (state.json, checkpoints, reviews)
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {

@@ -110,6 +110,8 @@ type transcriptFiles struct {
 
 // check closes an open file that is no longer the one at its path (removed, or replaced): the next
 // append opens the file now there. For files kept open from one turn to the next.
+//
+//hermes:ownfile the state folder's transcripts
 func (tf *transcriptFiles) check() {
 	tf.stale = false
 	for _, k := range []struct {
@@ -190,6 +192,8 @@ func appendKept(f **os.File, info *os.FileInfo, path string, data []byte) error 
 // openAppend opens the regular file at path for appending, creating it with mode 0600. It does not
 // follow a symbolic link at path (on unix): a link planted there would take the transcript
 // elsewhere.
+//
+//hermes:ownfile the state folder's transcripts, not followed through a link
 func openAppend(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|openNoFollow, 0o600)
 	if err != nil {
@@ -212,6 +216,8 @@ const recordedTurnsMax = 32 << 20
 // recordedTurns counts the turns recorded in a thread's JSONL transcript (one result entry each;
 // in a message's JSON the key's quotes are escaped, so only entries count). A missing or
 // unreadable transcript counts 0.
+//
+//hermes:ownfile the state folder's transcripts
 func (st *store) recordedTurns(threadID string) int {
 	jsonl, _, err := TranscriptPaths(st.dir, threadID)
 	if err != nil {

@@ -15,6 +15,8 @@ const openNoFollow = syscall.O_NOFOLLOW
 const keepTranscriptsOpen = true
 
 // syncDir syncs the folder dir, so that a rename into it survives a crash.
+//
+//hermes:ownfile a folder of the state folder, synced after a rename into it
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

@@ -17,6 +17,8 @@ const PinnedBinaryEnv = "HERMES_CODEX_BIN"
 
 // PinnedBinary finds the pinned codex binary: $HERMES_CODEX_BIN when set, else PinnedBinaryRel under
 // the first directory at or above dir that holds a go.mod. The error says how to install it.
+//
+//hermes:ownfile the repository's pinned codex, for tests and the demo
 func PinnedBinary(dir string) (string, error) {
 	if p := os.Getenv(PinnedBinaryEnv); p != "" {
 		if err := executable(p); err != nil {
@@ -44,6 +46,9 @@ func PinnedBinary(dir string) (string, error) {
 	}
 }
 
+// executable checks that path is a file that can be run.
+//
+//hermes:ownfile the codex binary to run
 func executable(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {

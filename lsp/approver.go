@@ -61,6 +61,7 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 	var diffs []string // written for "Show diff", removed once the person decided
 	defer func() {
 		for _, path := range diffs {
+			//hermes:ownfile a diff the approval wrote in the state folder
 			_ = os.Remove(path)
 		}
 	}()

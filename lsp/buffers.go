@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -135,21 +134,4 @@ func (s *Server) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel 
 		return false
 	}
 	return true
-}
-
-// readForReload reads a regular file of at most maxReloadBytes.
-func readForReload(path string) (string, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxReloadBytes+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > maxReloadBytes {
-		return "", fmt.Errorf("%s is over %d bytes", path, maxReloadBytes)
-	}
-	return string(b), nil
 }

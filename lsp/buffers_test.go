@@ -188,3 +188,28 @@ func TestAskNamesUnsavedFiles(t *testing.T) {
 		t.Errorf("turn/start params %s: want b.go named as unsaved, and a.go not", prompt)
 	}
 }
+
+// TestBufferOpenedWithUnsavedEditsKeepsThem: a buffer whose text differs from its file when the
+// editor opens it (edits made before, never saved) counts as dirty from the start: the agent's
+// change of the file never replaces it, and the user is told.
+func TestBufferOpenedWithUnsavedEditsKeepsThem(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	ctx := testCtx(t)
+	path := f.file("calc.go", "package calc\n")
+	if err := f.ed.OpenFile(ctx, path, "package calc // mine, typed before the server started\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.fake.OnTurn(agentWrites(t, path, "package calc // the agent's\n"))
+	f.ask(ctx, map[string]any{"prompt": "edit calc"})
+	f.awaitEnd(ctx)
+	if edits := f.ed.ApplyEdits(); len(edits) != 0 {
+		t.Fatalf("a buffer opened with unsaved edits got an edit: %+v", edits)
+	}
+	var warned bool
+	for _, m := range f.ed.Messages() {
+		warned = warned || strings.Contains(m.Message, "Hermes changed calc.go on disk, but it has unsaved changes in your editor")
+	}
+	if !warned {
+		t.Errorf("no warning about the unsaved buffer: %+v", f.ed.Messages())
+	}
+}

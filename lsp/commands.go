@@ -352,7 +352,7 @@ func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a ask
 	if !ok {
 		var err error
 		if text, err = linesFromDisk(ctx, folder.Path, path, start, end); err != nil {
-			if errors.Is(err, errNotRegular) {
+			if errors.Is(err, workspace.ErrNotRegular) {
 				return "", fmt.Errorf("%s is not a regular file: Hermes reads context only from regular files", rel)
 			}
 			s.log.Info("no context lines from disk", "path", path, "err", err)
@@ -444,6 +444,7 @@ func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, se
 	if err != nil {
 		return none, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
 	}
+	//hermes:ownfile the thread's transcript, in the state folder
 	if _, err := os.Stat(md); err != nil {
 		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
 	}

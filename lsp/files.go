@@ -24,9 +24,6 @@ const (
 	maxContextBytes = 256 << 10 // bytes of lines returned at most
 )
 
-// errNotRegular refuses files that are not regular: FIFOs, devices and sockets can block or never end.
-var errNotRegular = workspace.ErrNotRegular
-
 // linesFromDisk returns lines start..end (0-based, inclusive) of the regular file at path inside
 // folder (through the workspace boundary). It reads only up to the last line it needs, at most
 // maxContextScan bytes, and returns at most maxContextBytes (cut at a line); it stops when ctx ends.
@@ -62,28 +59,11 @@ func linesFromDisk(ctx context.Context, folder, path string, start, end uint32) 
 	return b.String(), nil
 }
 
-// openRegular opens path for reading only if it is a regular file, without blocking on a FIFO (it
-// is opened non-blocking, then checked with fstat on the open file so that nothing can swap it).
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
-	}
-	return f, nil
-}
-
 // writePrivateFile writes data to a new file with a random name ending in suffix in dir, which must
 // already be private to the user. It never follows or replaces anything planted there: the file is
 // created exclusively (O_EXCL, O_NOFOLLOW) with mode 0600.
+//
+//hermes:ownfile a file of the state folder (a diff to show), created new, never through a link
 func writePrivateFile(dir, suffix string, data []byte) (string, error) {
 	var name [12]byte
 	if _, err := rand.Read(name[:]); err != nil {

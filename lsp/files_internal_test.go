@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // TestLinesFromDisk reads the lines asked for, stops at the last one it needs, and bounds what it
@@ -49,7 +51,7 @@ func TestLinesFromDisk(t *testing.T) {
 	}
 
 	// A directory is not a regular file.
-	if _, err := linesFromDisk(context.Background(), dir, dir, 0, 0); !errors.Is(err, errNotRegular) {
+	if _, err := linesFromDisk(context.Background(), dir, dir, 0, 0); !errors.Is(err, workspace.ErrNotRegular) {
 		t.Errorf("directory: %v", err)
 	}
 

@@ -53,6 +53,31 @@ func TestAskOnFIFOErrorsAndExits(t *testing.T) {
 	}
 }
 
+// TestOpenFIFODocumentDoesNotBlock: a document the editor opens that is a FIFO (here outside the
+// folder, where the editor may open anything) is not read as the buffer's saved state, and opening
+// it never blocks the server: the next request is answered.
+func TestOpenFIFODocumentDoesNotBlock(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	fifo := filepath.Join(t.TempDir(), "pipe.go")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Release a server blocked opening the FIFO for reading, so that a failure ends.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	ctx, cancel := context.WithTimeout(testCtx(t), 10*time.Second)
+	defer cancel()
+	if err := f.ed.OpenFile(ctx, fifo, "package pipe\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+		t.Fatalf("hermes.status after opening a FIFO: %v", err)
+	}
+}
+
 // TestShowDiffNeverFollowsPlantedLinks: symlinks planted where diffs used to be written
 // (<stateDir>/diffs/a1.diff, ...) are never written through; the diff goes to a new file with a
 // random name, which is removed once the approval is decided. A world-writable diffs folder is made

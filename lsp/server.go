@@ -294,10 +294,12 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
 			s.hints.add(string(p.TextDocument.URI))
 			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
-			// must count as dirty, so that nothing the agent did replaces them.
+			// must count as dirty, so that nothing the agent did replaces them. The editor opened
+			// this document, so it may lie outside every folder: it is read wherever it is, but
+			// only if it is a regular file, bounded.
 			if path, err := workspace.PathFromURI(string(p.TextDocument.URI)); err == nil {
-				if disk, err := readForReload(path); err == nil {
-					s.docs.Reloaded(path, disk)
+				if disk, err := workspace.ReadAnywhere(ctx, path, maxReloadBytes); err == nil {
+					s.docs.Reloaded(path, string(disk))
 				}
 			}
 		}

@@ -43,6 +43,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 			if _, md, err := agenthost.TranscriptPaths(h.StateDir(), st.ThreadID); err == nil {
 				// A running turn's runner writes the transcript's start as it begins: name it
 				// then too, not only once the file is there.
+				//hermes:ownfile the thread's transcript, in the state folder
 				if _, err := os.Stat(md); err == nil || (st.Turn != nil && st.Turn.State == agenthost.StatusRunning) {
 					fs.TranscriptPath = md
 				}

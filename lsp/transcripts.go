@@ -72,6 +72,8 @@ func (s *Server) transcriptPath(uri string) (string, bool) {
 }
 
 // transcriptFolder reads the folder a JSONL transcript's first entry names.
+//
+//hermes:ownfile a transcript of the state folder
 func transcriptFolder(jsonl string) (string, bool) {
 	f, err := os.Open(jsonl)
 	if err != nil {

@@ -12,6 +12,13 @@ package workspace
 //     honouring the context;
 //   - never writes through a link: a file that is a link is refused, and a file swapped for one
 //     between the check and the open is noticed.
+//
+// The one read that is not contained, [ReadAnywhere], says so in its name: it is for paths the
+// person named (a document their editor opened), which may lie outside every folder.
+//
+// Code outside this package does not touch the file system by name: `make lint`
+// (internal/cmd/lintfiles) fails on it, except for hermes-lsp's own files (its state folder, log,
+// socket), each marked //hermes:ownfile with the reason.
 
 import (
 	"context"
@@ -162,6 +169,29 @@ func ReadFile(ctx context.Context, folder, path string, limit int64) ([]byte, er
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(ctx, f, limit)
+}
+
+// ReadAnywhere reads the regular file at path wherever it lies, in no folder or any, like
+// [ReadFile] in all else: at most limit bytes ([ErrTooLarge]), never blocking on a FIFO
+// ([ErrNotRegular]), stopping when ctx ends. Nothing contains it, so it is only for a path the
+// person named themselves: a document their editor opened (which may be outside every folder), a
+// file given on the command line. A path the model, codex or a repository names goes through
+// [ReadFile].
+func ReadAnywhere(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := checkRegular(f, path); err != nil {
+		return nil, err
+	}
+	return readOpen(ctx, f, limit)
+}
+
+// readOpen reads the open regular file f, at most limit bytes, looking at ctx between chunks.
+func readOpen(ctx context.Context, f *os.File, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err

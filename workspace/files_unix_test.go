@@ -167,3 +167,35 @@ func TestRemoveStaysInside(t *testing.T) {
 		t.Errorf("Remove(outside) = %v", err)
 	}
 }
+
+func TestReadAnywhereReadsOnlyRegularFilesBounded(t *testing.T) {
+	_, out := wsTree(t) // outside the folder: ReadAnywhere is contained in none
+	ctx := context.Background()
+	secret := filepath.Join(out, "secret.txt")
+	if b, err := ReadAnywhere(ctx, secret, 100); err != nil || string(b) != "secret\n" {
+		t.Fatalf("ReadAnywhere = %q, %v", b, err)
+	}
+	if _, err := ReadAnywhere(ctx, secret, 3); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v, want ErrTooLarge", err)
+	}
+	fifo := filepath.Join(out, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan error, 1)
+	go func() { _, err := ReadAnywhere(ctx, fifo, 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadAnywhere(fifo) = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadAnywhere blocked on a FIFO") // a bound on a hang, not a wait for an event
+	}
+	if _, err := ReadAnywhere(ctx, out, 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadAnywhere(dir) = %v, want ErrNotRegular", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ReadAnywhere(cancelled, secret, 100); !errors.Is(err, context.Canceled) {
+		t.Errorf("ReadAnywhere with its context ended = %v", err)
+	}
+}

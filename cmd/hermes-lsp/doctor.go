@@ -23,6 +23,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // Statuses of a doctor's check.
@@ -96,7 +97,7 @@ func runDoctor(ctx context.Context, o doctorOptions) *doctorReport {
 	r := &doctorReport{Version: o.Version, Folder: o.Folder}
 	r.add(doctorCheck{Name: "hermes-lsp", Status: checkOK, Detail: fmt.Sprintf("%s (%s, %s/%s)", o.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)})
 	folderOK := r.checkFolder(o.Folder)
-	st, ok := r.settings(o)
+	st, ok := r.settings(ctx, o)
 	if !ok {
 		return r
 	}
@@ -110,6 +111,9 @@ func runDoctor(ctx context.Context, o doctorOptions) *doctorReport {
 
 func (r *doctorReport) add(c doctorCheck) { r.Checks = append(r.Checks, c) }
 
+// checkFolder checks that the folder named is one.
+//
+//hermes:ownfile the folder named on the command line: only whether it is one
 func (r *doctorReport) checkFolder(folder string) bool {
 	fi, err := os.Stat(folder)
 	switch {
@@ -125,11 +129,11 @@ func (r *doctorReport) checkFolder(folder string) bool {
 }
 
 // settings are the settings in force, as the server would have them, with their sources.
-func (r *doctorReport) settings(o doctorOptions) (lsp.Settings, bool) {
+func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (lsp.Settings, bool) {
 	st := lsp.DefaultSettings()
 	from := map[string]string{}
 	if o.SettingsFile != "" {
-		raw, err := readBounded(o.SettingsFile, 1<<20)
+		raw, err := workspace.ReadAnywhere(ctx, o.SettingsFile, 1<<20) // named on the command line
 		if err == nil {
 			var warnings []string
 			st, warnings, err = lsp.ParseSettings(raw, st)
@@ -275,6 +279,8 @@ func firstLine(s string) string {
 }
 
 // checkStateDir says where state goes and whether the server can keep it private there.
+//
+//hermes:ownfile the state folder, as the server would make it
 func (r *doctorReport) checkStateDir(dir string) {
 	fi, err := os.Lstat(dir)
 	switch {
@@ -305,6 +311,9 @@ func (r *doctorReport) checkStateDir(dir string) {
 	}
 }
 
+// existingParent is dir's nearest parent that exists.
+//
+//hermes:ownfile the state folder's parents, to say where it would be made
 func existingParent(dir string) string {
 	for {
 		parent := filepath.Dir(dir)
@@ -316,6 +325,8 @@ func existingParent(dir string) string {
 }
 
 // writable creates and removes a file in dir.
+//
+//hermes:ownfile a file of the doctor's own, made and removed in the state folder
 func writable(dir string) error {
 	f, err := os.CreateTemp(dir, ".hermes-doctor-*")
 	if err != nil {
@@ -329,11 +340,13 @@ func writable(dir string) error {
 // checkCodexRuns starts codex as the server would (in the folder, with the settings, its state in
 // a folder of its own) and asks who it is signed in as.
 func (r *doctorReport) checkCodexRuns(ctx context.Context, o doctorOptions, st lsp.Settings, bin string) {
+	//hermes:ownfile a temporary state folder of the doctor's own
 	tmp, err := os.MkdirTemp("", "hermes-doctor-")
 	if err != nil {
 		r.add(doctorCheck{Name: "codex app-server", Status: checkFail, Detail: err.Error()})
 		return
 	}
+	//hermes:ownfile the doctor's temporary state folder
 	defer os.RemoveAll(tmp)
 	cfg := st.HostConfig()
 	cfg.CodexPath = bin
@@ -378,23 +391,6 @@ func (r *doctorReport) checkCodexRuns(ctx context.Context, o doctorOptions, st l
 		r.add(doctorCheck{Name: "login", Status: checkFail, Detail: "codex is not signed in",
 			Fix: "sign in from the editor (VS Code: \"Hermes: Sign In\"; Neovim: :Hermes login; Helix: :lsp-workspace-command hermes.login), or run `codex login`"})
 	}
-}
-
-// readBounded reads at most max bytes of path.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
-	}
-	return b, nil
 }
 
 // WriteText prints the report for a person.

@@ -36,6 +36,8 @@ func checkPrivate(fi os.FileInfo) error {
 
 // chmodSocket gives the socket file mode 0600. Connecting to a Unix socket needs write permission
 // on it, so this keeps other users out even if its directory is opened up later.
+//
+//hermes:ownfile the server's own socket
 func chmodSocket(path string) error {
 	return os.Chmod(path, 0o600)
 }

@@ -172,6 +172,10 @@ func (c stdioConn) Close() error {
 	return nil
 }
 
+// newLogger logs at level to the file at path (appended to, created 0600), or to stderr when path
+// is empty.
+//
+//hermes:ownfile the log file named with --log-file
 func newLogger(path, level string, stderr io.Writer) (*slog.Logger, func(), error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {

@@ -19,6 +19,8 @@ const minTokenLen = 16
 // loadToken returns the token in the file at path, creating the file with a new random token when it
 // does not exist (created is then true). An existing file must be a regular file of ours that no
 // one else can read, because whoever reads it can run commands as us.
+//
+//hermes:ownfile the token file named with --token-file
 func loadToken(path string) (token string, created bool, err error) {
 	if path == "" {
 		return "", false, errors.New("--token-file: empty path")
@@ -44,6 +46,8 @@ func loadToken(path string) (token string, created bool, err error) {
 // is there, perhaps made by another server starting at the same moment) and never follows a link
 // planted there, and whoever reads path sees the whole token, never a half-written file. A rename
 // would do the first wrong: it replaces a token file another server has just made and handed out.
+//
+//hermes:ownfile the token file named with --token-file, and its temporary file beside it
 func createToken(path string) (string, error) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -83,6 +87,8 @@ func createToken(path string) (string, error) {
 // readToken reads an existing token file after checking that it is private to us. The file is
 // checked once by name (so that a FIFO or a link is refused without being opened) and once open (so
 // that a file swapped in between is refused too).
+//
+//hermes:ownfile the token file named with --token-file, not followed through a link
 func readToken(path string) (string, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {

@@ -18,6 +18,8 @@ var errNoPeerCred = errors.New("peer credentials are not available on this platf
 // created 0700 when missing and must otherwise be ours, not a link and closed to group and others;
 // the socket file is made 0600. A socket file left by a server of ours that died is replaced; any
 // other file at path is left alone and refused. Closing the listener removes the socket file.
+//
+//hermes:ownfile the server's own socket folder
 func listenUnix(path string) (*net.UnixListener, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -58,6 +60,8 @@ func listenUnix(path string) (*net.UnixListener, error) {
 // removeStaleSocket clears path for a new socket. Only a socket of ours that nothing answers on is
 // removed: a live one means another server is running there, and any other file is not ours to
 // delete.
+//
+//hermes:ownfile a socket of the server's own, left by one that died
 func removeStaleSocket(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
