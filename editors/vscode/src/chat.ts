@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 
 import * as vscode from 'vscode';
 
-import { execute } from './client';
 import { Chat } from './chatModel';
+import type { Hermes } from './context';
 import { formatTokens } from './format';
 import { page, renderItems } from './chatHtml';
 import {
@@ -23,7 +23,6 @@ import {
 	type ThreadInfo,
 	type TurnEventParams,
 } from './protocol';
-import { tracker, turnEvents, updateBar } from './ui';
 
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
@@ -36,14 +35,17 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private header = 'Hermes';
 	private timer: NodeJS.Timeout | undefined;
 
-	constructor(private readonly extensionUri: vscode.Uri) {}
+	constructor(
+		private readonly extensionUri: vscode.Uri,
+		private readonly h: Pick<Hermes, 'ui' | 'client'>,
+	) {}
 
 	/** register makes the view and follows the turn events. */
-	static register(context: vscode.ExtensionContext): ChatView {
-		const v = new ChatView(context.extensionUri);
+	static register(context: vscode.ExtensionContext, h: Pick<Hermes, 'ui' | 'client'>): ChatView {
+		const v = new ChatView(context.extensionUri, h);
 		context.subscriptions.push(
 			vscode.window.registerWebviewViewProvider(ChatViewId, v, { webviewOptions: { retainContextWhenHidden: true } }),
-			turnEvents.event((p) => v.onTurnEvent(p)),
+			h.ui.turnEvents.event((p) => v.onTurnEvent(p)),
 			{ dispose: () => clearTimeout(v.timer) },
 		);
 		return v;
@@ -105,13 +107,13 @@ export class ChatView implements vscode.WebviewViewProvider {
 			case 'send':
 				if (m.text) {
 					const args: Partial<AskArgs> = { prompt: m.text, uri: this.folderUri() };
-					await execute<AskResult>(ServerCommand.ask, args);
+					await this.h.client.execute<AskResult>(ServerCommand.ask, args);
 				}
 				return;
 			case 'approve':
 				if (m.id && m.decision) {
 					const args: ApproveArgs = { approvalId: m.id, decision: m.decision as Decision };
-					await execute(ServerCommand.approve, args);
+					await this.h.client.execute(ServerCommand.approve, args);
 				}
 				return;
 			case 'threads':
@@ -121,7 +123,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 				await this.pickModel();
 				return;
 			case 'new':
-				await execute(ServerCommand.newThread, { uri: this.folderUri() });
+				await this.h.client.execute(ServerCommand.newThread, { uri: this.folderUri() });
 				this.chat = new Chat();
 				this.render();
 				return;
@@ -156,10 +158,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** refreshHeader shows the thread, the model, the tokens, the context and the rate limits. */
 	private async refreshHeader(): Promise<StatusResult | undefined> {
-		const st = await execute<StatusResult>(ServerCommand.status);
+		const st = await this.h.client.execute<StatusResult>(ServerCommand.status);
 		if (st) {
-			tracker.setAccount(st); // the status bar's account, for free
-			updateBar();
+			this.h.ui.tracker.setAccount(st); // the status bar's account, for free
+			this.h.ui.updateBar();
 		}
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
@@ -183,7 +185,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** pickThread offers the folder's threads and resumes the one picked, showing its history. */
 	private async pickThread(): Promise<void> {
-		const threads = await execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
+		const threads = await this.h.client.execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
 		if (!threads?.length) {
 			void vscode.window.showInformationMessage('Hermes: no thread in this folder yet.');
 			return;
@@ -199,7 +201,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (!pick || pick.thread.current) {
 			return;
 		}
-		if (await execute(ServerCommand.resumeThread, { uri: this.folderUri(), threadId: pick.thread.threadId })) {
+		if (await this.h.client.execute(ServerCommand.resumeThread, { uri: this.folderUri(), threadId: pick.thread.threadId })) {
 			this.chat = new Chat();
 			await this.restore();
 		}
@@ -207,7 +209,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** pickModel offers the models, then the reasoning efforts of the one picked. */
 	private async pickModel(): Promise<void> {
-		const models = await execute<ModelInfo[]>(ServerCommand.models, { uri: this.folderUri() });
+		const models = await this.h.client.execute<ModelInfo[]>(ServerCommand.models, { uri: this.folderUri() });
 		if (!models?.length) {
 			return;
 		}
@@ -223,7 +225,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 			return;
 		}
 		const effort = e.startsWith('default') ? '' : e;
-		await execute(ServerCommand.setModel, { uri: this.folderUri(), model: m.model.id, effort });
+		await this.h.client.execute(ServerCommand.setModel, { uri: this.folderUri(), model: m.model.id, effort });
 		await this.refreshHeader();
 	}
 }

@@ -69,15 +69,13 @@ export const TRUSTED_SCOPES: Record<TrustedKey, 'machine' | 'application'> = {
 
 export const TRUSTED_KEYS = Object.keys(TRUSTED_SCOPES) as TrustedKey[];
 
-const TRUSTED = new Set<string>(TRUSTED_KEYS);
-
 /** isTrusted says whether a key below `hermes.` is a trusted setting. */
 export function isTrusted(key: string): boolean {
-	return TRUSTED.has(key);
+	return (TRUSTED_KEYS as readonly string[]).includes(key);
 }
 
 /** Keys whose value is a path: used literally (only a leading `~/` is expanded) and it must be absolute. */
-const PATH_KEYS = new Set<string>(['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile']);
+const PATH_KEYS: readonly string[] = ['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile'];
 
 /** Reads one `hermes.` setting by its key below `hermes` (e.g. `codex.path`). */
 export type Getter = (key: string) => unknown;
@@ -169,7 +167,7 @@ function buildSettings(keys: readonly string[], get: Getter, ctx: PathContext, i
 		if (value === undefined || value === null || value === '') {
 			continue;
 		}
-		if (typeof value === 'string' && PATH_KEYS.has(key)) {
+		if (typeof value === 'string' && PATH_KEYS.includes(key)) {
 			value = literalPath(key, value.trim(), ctx);
 		}
 		setPath(into, key, clone(value));
