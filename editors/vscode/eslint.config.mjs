@@ -42,7 +42,10 @@ export default tseslint.config(
 		rules: {
 			'no-restricted-syntax': ['error', ...moduleState],
 			// node:test's test() returns a promise the runner itself awaits.
-			'@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'suite', 'describe', 'it'] }] }],
+			'@typescript-eslint/no-floating-promises': [
+				'error',
+				{ allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'suite', 'describe', 'it'] }] },
+			],
 		},
 	},
 );

@@ -298,7 +298,9 @@ async function answerApproval(h: Hermes, id: string): Promise<void> {
 export async function undoTurn(h: Hermes): Promise<void> {
 	const r = await h.client.execute<UndoTurnResult>(ServerCommand.undoTurn, await uriArgs());
 	if (r) {
-		h.ui.view.appendLine(`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`);
+		h.ui.view.appendLine(
+			`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`,
+		);
 		for (const s of r.skipped) {
 			h.ui.view.appendLine(`  ${s.path}: ${s.reason}`);
 		}
@@ -316,21 +318,24 @@ export async function review(h: Hermes): Promise<void> {
 	const choices: Choice[] = [
 		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: async () => ({ type: 'uncommittedChanges' }) },
 		{
-			label: 'Against a branch…', description: 'the changes since the branch',
+			label: 'Against a branch…',
+			description: 'the changes since the branch',
 			target: async () => {
 				const branch = await ask('Review against which branch?', 'main');
 				return branch ? { type: 'baseBranch', branch } : undefined;
 			},
 		},
 		{
-			label: 'A commit…', description: 'the changes one commit made',
+			label: 'A commit…',
+			description: 'the changes one commit made',
 			target: async () => {
 				const sha = await ask('Review which commit?', 'a sha');
 				return sha ? { type: 'commit', sha } : undefined;
 			},
 		},
 		{
-			label: 'Custom instructions…', description: 'what to look at, in your words',
+			label: 'Custom instructions…',
+			description: 'what to look at, in your words',
 			target: async () => {
 				const instructions = await ask('What should the review look at?', 'e.g. the error handling of the parser');
 				return instructions ? { type: 'custom', instructions } : undefined;

@@ -220,7 +220,9 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (!m) {
 			return;
 		}
-		const e = await vscode.window.showQuickPick([`default (${m.model.defaultEffort})`, ...m.model.efforts], { title: `Hermes: reasoning effort of ${m.model.id}` });
+		const e = await vscode.window.showQuickPick([`default (${m.model.defaultEffort})`, ...m.model.efforts], {
+			title: `Hermes: reasoning effort of ${m.model.id}`,
+		});
 		if (e === undefined) {
 			return;
 		}

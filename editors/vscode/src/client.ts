@@ -228,7 +228,9 @@ export class Client {
 				} else if (launch?.kind === 'socket') {
 					const needsToken = 'port' in launch.address && !launch.tokenFile;
 					message = `Hermes: could not connect to ${launch.label}: ${errorText(err)}. ${
-						needsToken ? 'A TCP server wants its token: set hermes.server.tokenFile.' : 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
+						needsToken
+							? 'A TCP server wants its token: set hermes.server.tokenFile.'
+							: 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
 					}`;
 					key = needsToken ? 'server.tokenFile' : 'server.socket';
 				} else {

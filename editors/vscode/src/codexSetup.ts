@@ -136,6 +136,8 @@ export class CodexSetup {
 		this.installTerminal = vscode.window.createTerminal({ name: 'Hermes: install codex' });
 		this.installTerminal.show();
 		this.installTerminal.sendText(installCommand());
-		void vscode.window.showInformationMessage('Hermes: installing codex in the terminal. Close the terminal when it is done: Hermes then looks for codex again.');
+		void vscode.window.showInformationMessage(
+			'Hermes: installing codex in the terminal. Close the terminal when it is done: Hermes then looks for codex again.',
+		);
 	}
 }

@@ -91,7 +91,12 @@ export class Prompts {
 	async showMessageRequest(params: ShowMessageRequestParams, token?: CancellationToken): Promise<MessageActionItem | null> {
 		if (!isApproval(params.actions)) {
 			const titles = (params.actions ?? []).map((a) => a.title);
-			const show = params.type === 1 ? vscode.window.showErrorMessage : params.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+			const show =
+				params.type === 1
+					? vscode.window.showErrorMessage
+					: params.type === 2
+						? vscode.window.showWarningMessage
+						: vscode.window.showInformationMessage;
 			const picked = await show(params.message, ...titles);
 			return chosenAction(picked ? { title: picked } : undefined, params.actions);
 		}

@@ -128,10 +128,7 @@ export class SettingError extends Error {
  */
 export function literalPath(key: string, value: string, ctx: PathContext = {}): string {
 	if (value.includes('${')) {
-		throw new SettingError(
-			key,
-			`hermes.${key} is "${value}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`,
-		);
+		throw new SettingError(key, `hermes.${key} is "${value}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`);
 	}
 	let out = value;
 	if (ctx.home && (out === '~' || out.startsWith('~/'))) {
@@ -229,9 +226,7 @@ export function configurationAnswer(section: string | null | undefined, editorAn
 
 export type SocketAddress = { path: string } | { host: string; port: number };
 
-export type Launch =
-	| { kind: 'spawn'; command: string; args: string[] }
-	| { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
+export type Launch = { kind: 'spawn'; command: string; args: string[] } | { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
 
 /**
  * bundledServerPath is where a platform-specific package carries the server: server/hermes-lsp in
@@ -280,7 +275,10 @@ export function serverLaunch(get: Getter, ctx: PathContext = {}): Launch {
 				continue;
 			}
 			if (a.includes('${')) {
-				throw new SettingError('serverArgs', `hermes.serverArgs has "${a}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`);
+				throw new SettingError(
+					'serverArgs',
+					`hermes.serverArgs has "${a}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`,
+				);
 			}
 			args.push(ctx.home && (a === '~' || a.startsWith('~/')) ? ctx.home + a.slice(1) : a);
 		}

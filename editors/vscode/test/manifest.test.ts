@@ -12,7 +12,7 @@ const root = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const contributed: { command: string; title: string; category: string }[] = manifest.contributes.commands;
 
-test('every command is contributed with its palette title, under ids that are not the server\'s', () => {
+test("every command is contributed with its palette title, under ids that are not the server's", () => {
 	for (const [key, id] of Object.entries(Command)) {
 		const c = contributed.find((x) => x.command === id);
 		assert.ok(c, `${id} is not contributed`);
@@ -26,9 +26,21 @@ test('every command is contributed with its palette title, under ids that are no
 	assert.deepEqual(
 		Object.values(Titles).map((t) => `Hermes: ${t}`),
 		[
-			'Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve',
-			'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings', 'Hermes: Open Chat',
-			'Hermes: Answer Approval…', 'Hermes: Sign In', 'Hermes: Install Codex',
+			'Hermes: Ask…',
+			'Hermes: Ask About Selection',
+			'Hermes: Stop Turn',
+			'Hermes: New Thread',
+			'Hermes: Show Transcript',
+			'Hermes: Toggle Auto-approve',
+			'Hermes: Show Status',
+			'Hermes: Restart Server',
+			'Hermes: Undo Last Turn',
+			'Hermes: Review Changes',
+			'Hermes: Dismiss Review Findings',
+			'Hermes: Open Chat',
+			'Hermes: Answer Approval…',
+			'Hermes: Sign In',
+			'Hermes: Install Codex',
 		],
 	);
 });
@@ -63,11 +75,22 @@ const CLIENT_SETTINGS = ['hermes-lsp.trace.server'];
 
 test('every setting the extension reads is contributed, and nothing else', () => {
 	const props = Object.keys(manifest.contributes.configuration.properties).sort();
-	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).concat(CLIENT_SETTINGS).sort();
+	const want = [...SERVER_KEYS, ...LAUNCH_KEYS]
+		.map((k) => `hermes.${k}`)
+		.concat(CLIENT_SETTINGS)
+		.sort();
 	assert.deepEqual(props, want);
 });
 
-type Prop = { type?: string | string[]; enum?: unknown[]; enumDescriptions?: string[]; default?: unknown; scope?: string; markdownDescription?: string; description?: string };
+type Prop = {
+	type?: string | string[];
+	enum?: unknown[];
+	enumDescriptions?: string[];
+	default?: unknown;
+	scope?: string;
+	markdownDescription?: string;
+	description?: string;
+};
 const props: Record<string, Prop> = manifest.contributes.configuration.properties;
 
 test('every enum setting describes each of its values', () => {
@@ -84,7 +107,7 @@ test('every enum setting describes each of its values', () => {
 	}
 });
 
-test('openTranscript is an enum (auto, always, never); the trace setting is the client id\'s, window-scoped', () => {
+test("openTranscript is an enum (auto, always, never); the trace setting is the client id's, window-scoped", () => {
 	assert.deepEqual(props['hermes.openTranscript'].enum, ['auto', 'always', 'never']);
 	assert.equal(props['hermes.openTranscript'].default, 'auto');
 	assert.equal(props['hermes.openTranscript'].type, 'string');
@@ -121,7 +144,10 @@ test('the walkthrough: install codex, sign in, first ask; each step with its med
 		id: string;
 		steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
 	}[];
-	assert.deepEqual(w.steps.map((s) => s.id), ['installCodex', 'signIn', 'firstAsk']);
+	assert.deepEqual(
+		w.steps.map((s) => s.id),
+		['installCodex', 'signIn', 'firstAsk'],
+	);
 	const ids = new Set<string>(Object.values(Command));
 	for (const s of w.steps) {
 		assert.ok(s.media.markdown && existsSync(join(root, s.media.markdown)), `${s.id}'s media ${s.media.markdown}`);
@@ -154,7 +180,27 @@ test('packaging: license, icon, changelog, categories, and a README whose links 
 	assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
 	assert.match(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## \\[${manifest.version.replace(/\./g, '\\.')}\\]`, 'm'));
 	// Valid Marketplace categories that fit.
-	const valid = ['Programming Languages', 'Snippets', 'Linters', 'Themes', 'Debuggers', 'Formatters', 'Keymaps', 'SCM Providers', 'Other', 'Extension Packs', 'Language Packs', 'Data Science', 'Machine Learning', 'Visualization', 'Notebooks', 'Education', 'Testing', 'AI', 'Chat'];
+	const valid = [
+		'Programming Languages',
+		'Snippets',
+		'Linters',
+		'Themes',
+		'Debuggers',
+		'Formatters',
+		'Keymaps',
+		'SCM Providers',
+		'Other',
+		'Extension Packs',
+		'Language Packs',
+		'Data Science',
+		'Machine Learning',
+		'Visualization',
+		'Notebooks',
+		'Education',
+		'Testing',
+		'AI',
+		'Chat',
+	];
 	for (const c of manifest.categories) {
 		assert.ok(valid.includes(c), c);
 	}
