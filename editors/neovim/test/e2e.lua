@@ -52,15 +52,6 @@ local function finish(err)
   end
 end
 
-local function contains(list, value)
-  for _, v in ipairs(list) do
-    if v == value then
-      return true
-    end
-  end
-  return false
-end
-
 local function count(list, value)
   local n = 0
   for _, v in ipairs(list) do

@@ -112,7 +112,9 @@ async function runWithProgress(h: Hermes, c: LanguageClient, args: Partial<AskAr
 			new Promise<void>((resolve) => {
 				const disposables: vscode.Disposable[] = [];
 				const done = () => {
-					disposables.forEach((d) => d.dispose());
+					disposables.forEach((d) => {
+						d.dispose();
+					});
 					resolve();
 				};
 				progress.report({ message: firstWords(prompt) });
@@ -221,7 +223,7 @@ export async function showStatus(h: Hermes): Promise<void> {
 	const { headline, detail } = statusText(r);
 	const account = accountLine(r);
 	h.ui.view.appendLine(`${headline}\n${detail}${account ? `\n${account}` : ''}`);
-	type Item = vscode.QuickPickItem & { run?: () => Promise<void> };
+	type Item = vscode.QuickPickItem & { run?: () => void | Promise<void> };
 	const items: Item[] = [];
 	if (r.signedIn === false) {
 		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: () => signIn(h) });
@@ -246,7 +248,7 @@ export async function showStatus(h: Hermes): Promise<void> {
 		{ label: '$(file-text) Show Transcript', run: () => showTranscript(h) },
 		{ label: '$(shield) Toggle Auto-approve', run: () => toggleYolo(h) },
 		{ label: '$(discard) Undo Last Turn', run: () => undoTurn(h) },
-		{ label: '$(output) Show the Hermes view', run: async () => h.ui.view.show() },
+		{ label: '$(output) Show the Hermes view', run: () => h.ui.view.show() },
 	);
 	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
 	await pick?.run?.();
@@ -316,7 +318,7 @@ export async function review(h: Hermes): Promise<void> {
 	const ask = async (prompt: string, placeHolder: string): Promise<string | undefined> =>
 		(await vscode.window.showInputBox({ title: 'Hermes: Review Changes', prompt, placeHolder, ignoreFocusOut: true }))?.trim() || undefined;
 	const choices: Choice[] = [
-		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: async () => ({ type: 'uncommittedChanges' }) },
+		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: () => Promise.resolve({ type: 'uncommittedChanges' }) },
 		{
 			label: 'Against a branch…',
 			description: 'the changes since the branch',

@@ -24,6 +24,21 @@ import {
 	type TurnEventParams,
 } from './protocol';
 
+/** PageMessage is what the page's script (media/chat.js) posts to the extension. */
+interface PageMessage {
+	type: string;
+	text?: string;
+	id?: string;
+	decision?: string;
+}
+
+/** pageMessage reads a message from the page: its string fields, nothing else. */
+function pageMessage(m: unknown): PageMessage {
+	const o = typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
+	const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+	return { type: str(o.type) ?? '', text: str(o.text), id: str(o.id), decision: str(o.decision) };
+}
+
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
 
@@ -62,7 +77,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 			view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js')).toString(),
 			view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
 		);
-		view.webview.onDidReceiveMessage((m) => void this.onMessage(m));
+		view.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(pageMessage(m)));
 		view.onDidDispose(() => {
 			this.view = undefined;
 		});
@@ -99,7 +114,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		void this.view?.webview.postMessage({ type: 'render', html: renderItems(this.chat.items), header: this.header, running: this.chat.running });
 	}
 
-	private async onMessage(m: { type: string; text?: string; id?: string; decision?: string }): Promise<void> {
+	private async onMessage(m: PageMessage): Promise<void> {
 		switch (m.type) {
 			case 'ready':
 				await this.restore();

@@ -83,10 +83,11 @@ export function codexFromArgs(args: unknown): string | undefined {
 	if (!Array.isArray(args)) {
 		return undefined;
 	}
+	const list: unknown[] = args;
 	let found: string | undefined;
-	args.forEach((a, i) => {
+	list.forEach((a, i) => {
 		if (a === '--codex' || a === '-codex') {
-			const next = args[i + 1];
+			const next = list[i + 1];
 			found = typeof next === 'string' ? next : found;
 		} else if (typeof a === 'string' && (a.startsWith('--codex=') || a.startsWith('-codex='))) {
 			found = a.slice(a.indexOf('=') + 1);

@@ -143,7 +143,9 @@ export class Prompts {
 			const disposables: vscode.Disposable[] = [];
 			const done = (a: Approval | undefined) => {
 				clearTimeout(timer);
-				disposables.forEach((d) => d.dispose());
+				disposables.forEach((d) => {
+					d.dispose();
+				});
 				resolve(a);
 			};
 			const timer = setTimeout(() => done(undefined), EVENT_WAIT_MS);
@@ -183,7 +185,9 @@ export class Prompts {
 					return;
 				}
 				done = true;
-				disposables.forEach((x) => x.dispose());
+				disposables.forEach((x) => {
+					x.dispose();
+				});
 				if (noticeOpen) {
 					// The API cannot close one notification: tuck the toasts away into the notification
 					// center, where the stale one's buttons no longer answer anything.

@@ -33,7 +33,7 @@ test('pathCandidates: each PATH entry, in order; on Windows with each PATHEXT ex
 
 test('findCodex: hermes.codex.path when set, else the first codex on PATH', async () => {
 	const files = new Set(['/opt/codex', '/usr/bin/codex', 'C:\\npm\\codex.cmd']);
-	const exists = async (p: string) => files.has(p);
+	const exists = (p: string) => Promise.resolve(files.has(p));
 	const env = { PATH: '/usr/local/bin:/usr/bin' };
 	assert.deepEqual(await findCodex('/opt/codex', env, 'linux', {}, exists), { found: true, path: '/opt/codex', from: 'setting' });
 	assert.deepEqual(await findCodex('~/codex', env, 'linux', { home: '/home/u' }, exists), { found: false, from: 'setting', path: '/home/u/codex' });

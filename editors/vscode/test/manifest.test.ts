@@ -9,8 +9,33 @@ import { LAUNCH_KEYS, SERVER_KEYS, TRUSTED_KEYS, TRUSTED_SCOPES, UNTRUSTED_SERVE
 
 // package.json, checked against the code that uses it.
 const root = join(__dirname, '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const contributed: { command: string; title: string; category: string }[] = manifest.contributes.commands;
+
+/** The parts of package.json the tests read. */
+interface Manifest {
+	license: string;
+	icon: string;
+	version: string;
+	main: string;
+	categories: string[];
+	activationEvents: string[];
+	engines: { vscode: string };
+	scripts: Record<string, string>;
+	dependencies: Record<string, string>;
+	devDependencies: Record<string, string>;
+	capabilities: { untrustedWorkspaces: { supported: boolean } };
+	contributes: {
+		commands: { command: string; title: string; category: string }[];
+		keybindings: Keybinding[];
+		configuration: { properties: Record<string, Prop> };
+		menus: Record<string, { command: string; when?: string }[]>;
+		walkthroughs: {
+			id: string;
+			steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
+		}[];
+	};
+}
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+const contributed = manifest.contributes.commands;
 
 test("every command is contributed with its palette title, under ids that are not the server's", () => {
 	for (const [key, id] of Object.entries(Command)) {
@@ -140,10 +165,7 @@ test('context keys: Stop Turn only while a turn runs, Answer Approval only while
 });
 
 test('the walkthrough: install codex, sign in, first ask; each step with its media and a completion event', () => {
-	const [w] = manifest.contributes.walkthroughs as {
-		id: string;
-		steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
-	}[];
+	const [w] = manifest.contributes.walkthroughs;
 	assert.deepEqual(
 		w.steps.map((s) => s.id),
 		['installCodex', 'signIn', 'firstAsk'],
@@ -247,7 +269,7 @@ test('disabled in untrusted workspaces; bundled; activates on startup', () => {
 	assert.ok(manifest.engines.vscode.startsWith('^1.'));
 	assert.deepEqual(Object.keys(manifest.dependencies), ['diff', 'markdown-it', 'vscode-languageclient']);
 	// Exact versions: the lock file and package.json say the same.
-	for (const v of Object.values<string>({ ...manifest.dependencies, ...manifest.devDependencies })) {
+	for (const v of Object.values({ ...manifest.dependencies, ...manifest.devDependencies })) {
 		assert.match(v, /^\d+\.\d+\.\d+$/);
 	}
 });
