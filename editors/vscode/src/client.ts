@@ -276,7 +276,7 @@ export class Client {
 		}
 		const affects = (s: string) => e.affectsConfiguration(s);
 		// Trusted settings reach the server only at start: a change of how to start or reach it restarts
-		// it, as before; for the others the user is offered a restart. Only a change of the value the
+		// it; for the others the user is offered a restart. Only a change of the value the
 		// extension reads (user settings or default) counts: a workspace's value is ignored.
 		if (trustedAffected(affects).length > 0) {
 			if (!this.startedWith) {
