@@ -187,6 +187,36 @@ screenshots: $(CODEX_BIN)
 	node tools/termshot/termshot.mjs --in $(SHOTS)/neovim-chat.ansi --out docs/images/neovim-chat.png --cols 120 --rows 44
 # --- end of editors/neovim and editors/helix ---------------------------------------------------------
 
+# --- lint-editors: the editors' own code -------------------------------------------------------------
+## lint-editors: the linters and formatters of the editors' code, each with its settings beside the
+## code. VS Code (editors/vscode): ESLint with typescript-eslint's type-checked rules
+## (eslint.config.mjs; it also forbids state at module scope) and prettier --check (.prettierrc),
+## both pinned in the extension's package.json. Neovim (editors/neovim): luacheck (.luacheckrc;
+## Debian's lua-check, through tools/need-debian.sh) and stylua --check (stylua.toml; pinned in
+## tools/stylua/package.json, whose npm package carries the binary, installed into the git-ignored
+## tools/stylua/node_modules). Emacs (editors/emacs/hermes-lsp.el): byte-compiled with every warning
+## an error, then checkdoc, in Emacs batch with Debian's lsp-mode and eglot (editors/emacs/test/lint.el).
+## `npx prettier --write .` in editors/vscode and `tools/stylua/node_modules/.bin/stylua editors/neovim`
+## fix the formatting.
+STYLUA_DIR   := tools/stylua
+STYLUA_BIN   := $(STYLUA_DIR)/node_modules/.bin/stylua
+STYLUA_STAMP := $(STYLUA_DIR)/node_modules/.package-lock.json
+.PHONY: lint-editors luacheck
+
+$(STYLUA_STAMP): $(STYLUA_DIR)/package.json $(STYLUA_DIR)/package-lock.json
+	cd $(STYLUA_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $(STYLUA_BIN) || { echo "stylua missing after npm ci: $(STYLUA_BIN)"; exit 1; }
+	@touch $(STYLUA_STAMP)
+
+luacheck:
+	@bash tools/need-debian.sh luacheck lua-check
+
+lint-editors: $(VSCODE_STAMP) $(STYLUA_STAMP) luacheck emacs
+	cd $(VSCODE_DIR) && node_modules/.bin/eslint --max-warnings 0 . && node_modules/.bin/prettier --check --log-level warn .
+	cd editors/neovim && luacheck --no-color --quiet . && $(abspath $(STYLUA_BIN)) --check .
+	emacs --batch -Q -l editors/emacs/test/lint.el editors/emacs/hermes-lsp.el
+# --- end of lint-editors -----------------------------------------------------------------------------
+
 # --- bench: benchmarks (docs/benchmarks.md) ----------------------------------------------------------
 ## bench: hermes-lsp against a bare codex app-server client (no host) and against codex-acp, an event
 ## flood from a fake codex, and startup; all offline, on the fake model on loopback. Prints a markdown

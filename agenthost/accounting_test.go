@@ -10,7 +10,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 )
 
-// TestTokenAccounting: a turn's usage is its last model call's (the seed's `last`: context %), while
+// TestTokenAccounting: a turn's usage is its last model call's (codex's `last`: context %), while
 // the session's totals grow by codex's running total (`total`): a turn with two model calls counts
 // both, and the update codex re-sends when a turn starts counts nothing.
 func TestTokenAccounting(t *testing.T) {
@@ -101,7 +101,7 @@ func TestCompaction(t *testing.T) {
 	}
 }
 
-// TestCompactionBookkeeping follows the seed: a turn that compacts counts one compaction however
+// TestCompactionBookkeeping: a turn that compacts counts one compaction however
 // codex announces it (two contextCompaction items and the older thread/compacted here); without a
 // usage update after it the last prompt is unknown (context % 0) until the next update sets it.
 func TestCompactionBookkeeping(t *testing.T) {

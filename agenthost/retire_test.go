@@ -218,7 +218,7 @@ func TestRetirementByOutcome(t *testing.T) {
 		{"http 401", failTurn(turnError(`{"responseStreamConnectionFailed":{"httpStatusCode":401}}`, "stream failed")), true, agenthost.StatusFailed, "codex login"},
 		{"usage limit", failTurn(turnError(`"usageLimitExceeded"`, "You've hit your usage limit.")), true, agenthost.StatusFailed, "usage limit is reached"},
 		{"rate limit", failTurn(turnError(`{"responseTooManyFailedAttempts":{"httpStatusCode":429}}`, "slow down")), true, agenthost.StatusFailed, "usage limit"},
-		// The seed's case: no codexErrorInfo, the message alone says what happened.
+		// No codexErrorInfo: the message alone says what happened.
 		{"usage limit, message only", failTurn(turnError("", "You've hit your usage limit. Upgrade to Pro or try again later.")), true, agenthost.StatusFailed, "usage limit is reached"},
 		{"not logged in, message only", failTurn(turnError("", "Not logged in: run codex login")), true, agenthost.StatusFailed, "run `codex login`"},
 		{"other failure", failTurn(turnError(`"internalServerError"`, "boom")), false, agenthost.StatusFailed, "The turn failed: boom"},

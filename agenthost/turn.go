@@ -138,7 +138,7 @@ type turnState struct {
 	open          map[string]*openItem
 	compacted     map[string]bool
 	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
-	// one the context's size is unknown until the next update (the seed's awaiting real usage).
+	// one the context's size is unknown until the next update.
 	usageAfterCompaction bool
 	status               string
 	turnErr              *codex.TurnError

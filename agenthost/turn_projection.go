@@ -157,8 +157,7 @@ func (ts *turnState) takeReasoning() string {
 
 // compactedItem takes a compaction into the turn: a contextCompaction item, or the older
 // thread/compacted notification. The session counts one compaction per turn, however many items and
-// notifications announce it (the seed's bookkeeping: one compression per compacted turn). Until a
-// token usage update follows, the context's size is unknown.
+// notifications announce it. Until a token usage update follows, the context's size is unknown.
 func (ts *turnState) compactedItem(itemID string) {
 	ts.usageAfterCompaction = false
 	if ts.compacted[itemID] {

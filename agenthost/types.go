@@ -176,7 +176,8 @@ const (
 )
 
 // Event is one thing that happened in a turn, for progress and streaming. Kind says which fields
-// are set. It is JSON-encoded as is for editors that stream turn events.
+// are set. The lsp package converts it to the hermes/turnEvent wire type (hermesproto.Event) for the
+// editors that stream turn events.
 type Event struct {
 	Kind     string    `json:"kind"`
 	ThreadID string    `json:"threadId,omitempty"`

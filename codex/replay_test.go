@@ -16,7 +16,8 @@ import (
 )
 
 // The transcripts were recorded on the wire from codex 0.171.0; every one must replay, and these by
-// name at least (the issue lists them).
+// name at least: a command, a patch, a declined approval, an interrupted turn, failed turns, an
+// automatic compaction, and a thread started in one codex process and resumed in the next.
 var mustReplay = []string{"shell", "patch", "decline", "interrupt", "errors", "autocompact", "resume1", "resume2"}
 
 func TestReplayTranscripts(t *testing.T) {

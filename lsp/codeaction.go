@@ -52,7 +52,7 @@ type codeActionContext struct {
 
 // codeActionTriggerKind says why the editor asks for code actions: the user asked (1), or the
 // editor asks on its own (2: VS Code's light bulb, as the cursor or the selection moves). A client
-// older than LSP 3.17 sends none (0): taken as the user's asking, as before.
+// older than LSP 3.17 sends none (0): taken as the user's asking, as it could not tell the two apart.
 type codeActionTriggerKind int
 
 const codeActionAutomatic codeActionTriggerKind = 2

@@ -1,7 +1,8 @@
 package lsp
 
 // This file holds the server's workarounds for go.lsp.dev/protocol v0.12.0 and go.lsp.dev/jsonrpc2
-// v0.10.0 (the versions that build together; see ../shared/notes): each type or function here
+// v0.10.0 (the versions that build together: protocol v0.12.0 does not build against jsonrpc2 v1,
+// and make lint keeps go.mod off v1): each type or function here
 // stands in for one of theirs that gets a wire detail wrong, and says which. Keeping them together
 // shows what to drop if the libraries are replaced by types generated from the LSP metaModel.
 

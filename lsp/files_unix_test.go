@@ -78,10 +78,10 @@ func TestOpenFIFODocumentDoesNotBlock(t *testing.T) {
 	}
 }
 
-// TestShowDiffNeverFollowsPlantedLinks: symlinks planted where diffs used to be written
-// (<stateDir>/diffs/a1.diff, ...) are never written through; the diff goes to a new file with a
-// random name, which is removed once the approval is decided. A world-writable diffs folder is made
-// private.
+// TestShowDiffNeverFollowsPlantedLinks: symlinks planted at the names an approval's diff could be
+// guessed to have (<stateDir>/diffs/a1.diff to a9.diff) are never written through; the diff goes to
+// a new file with a random name, which is removed once the approval is decided. A world-writable
+// diffs folder is made private.
 func TestShowDiffNeverFollowsPlantedLinks(t *testing.T) {
 	answers := []string{lsp.ActionShowDiff, lsp.ActionAllowOnce}
 	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {

@@ -8,7 +8,9 @@ const watch = process.argv.includes('--watch');
 
 const options = tests
 	? {
-			entryPoints: readdirSync('test').filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`),
+			entryPoints: readdirSync('test')
+				.filter((f) => f.endsWith('.test.ts'))
+				.map((f) => `test/${f}`),
 			outdir: 'out/test',
 			bundle: true,
 			platform: 'node',

@@ -116,9 +116,10 @@ func (p Profile) additionalPropertiesSupport() bool {
 		w.ShowMessage.MessageActionItem.AdditionalPropertiesSupport
 }
 
-// Editor profiles, after /work/shared/notes/editor-clients.md. The capabilities are the ones that
-// matter to hermes-lsp (window, workspace, text synchronization and code actions), not a full copy
-// of each editor's initialize request.
+// Editor profiles: what each of these editor versions advertises in initialize and how it answers
+// the server's requests (the real editors run under editors/: code-server, headless Neovim, Helix in
+// tmux, Emacs in batch). The capabilities are the ones that matter to hermes-lsp (window, workspace,
+// text synchronization and code actions), not a full copy of each editor's initialize request.
 var (
 	// VSCode is VS Code 1.139 with vscode-languageclient 11: it supports everything. showMessageRequest
 	// is a toast whose buttons send back the whole action item (additionalPropertiesSupport);

@@ -25,7 +25,9 @@ local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), "
 local getenv, wait_for = harness.getenv, harness.wait_for
 
 local summary = {
-  nvimVersion = tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch),
+  nvimVersion = tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(
+    vim.version().patch
+  ),
   selects = {},
   notifications = {},
   statuslines = {},
@@ -48,15 +50,6 @@ local function finish(err)
     log("passed")
     vim.cmd("qa!")
   end
-end
-
-local function contains(list, value)
-  for _, v in ipairs(list) do
-    if v == value then
-      return true
-    end
-  end
-  return false
 end
 
 local function count(list, value)
@@ -89,10 +82,18 @@ local function run()
     local answer
     if opts.kind == "hermes.approval" and opts.prompt:find("wants to run", 1, true) then
       answer = "Allow once"
-    elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) and opts.prompt:find("notes.txt", 1, true) then
+    elseif
+      opts.kind == "hermes.approval"
+      and opts.prompt:find("apply a patch", 1, true)
+      and opts.prompt:find("notes.txt", 1, true)
+    then
       answer = "Allow once"
       notes_patch = true
-    elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) and opts.prompt:find("dirty.txt", 1, true) then
+    elseif
+      opts.kind == "hermes.approval"
+      and opts.prompt:find("apply a patch", 1, true)
+      and opts.prompt:find("dirty.txt", 1, true)
+    then
       answer = "Allow once"
     elseif opts.kind == "hermes.approval" and opts.prompt:find("apply a patch", 1, true) then
       patch_asks = patch_asks + 1
@@ -220,7 +221,8 @@ local function run()
       if name:match("%.md$") then
         summary.transcriptWindow = name
         summary.transcriptFocused = w == vim.api.nvim_get_current_win()
-        summary.transcriptText = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n")
+        summary.transcriptText =
+          table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), "\n")
         return true
       end
     end
@@ -308,7 +310,8 @@ local function run()
   wait_for("the review's finding in vim.diagnostic", 60000, function()
     for _, d in ipairs(vim.diagnostic.get(notesbuf2)) do
       if d.source == "hermes" and tostring(d.message):find("Third line", 1, true) then
-        summary.reviewDiagnostic = { message = d.message, lnum = d.lnum, severity = d.severity, code = d.code or vim.NIL }
+        summary.reviewDiagnostic =
+          { message = d.message, lnum = d.lnum, severity = d.severity, code = d.code or vim.NIL }
         return true
       end
     end

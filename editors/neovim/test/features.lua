@@ -78,7 +78,17 @@ local function run()
   -- :help hermes after :helptags on the plugin's doc folder.
   vim.cmd("helptags " .. vim.fn.fnameescape(plugin_dir .. "/doc"))
   summary.help = {}
-  for _, tag in ipairs({ "hermes", "hermes.nvim", ":Hermes", "hermes-setup", "hermes-commands", "hermes-config", "hermes-health", "hermes-lsp-enable", "hermes-lazy" }) do
+  for _, tag in ipairs({
+    "hermes",
+    "hermes.nvim",
+    ":Hermes",
+    "hermes-setup",
+    "hermes-commands",
+    "hermes-config",
+    "hermes-health",
+    "hermes-lsp-enable",
+    "hermes-lazy",
+  }) do
     local ok = pcall(vim.cmd, "help " .. tag)
     summary.help[tag] = ok and vim.fn.expand("%:p") or vim.NIL
     if ok then
@@ -104,7 +114,13 @@ local function run()
       return execute(c, name, arg, callback)
     end
     table.insert(logins, arg.method)
-    callback(nil, { method = arg.method, loginId = "l1", url = "https://auth.example/device", userCode = "ABCD-1234", opened = false })
+    callback(nil, {
+      method = arg.method,
+      loginId = "l1",
+      url = "https://auth.example/device",
+      userCode = "ABCD-1234",
+      opened = false,
+    })
   end
   vim.env.SSH_CONNECTION = "10.0.0.1 22 10.0.0.2 22"
   before = #summary.notifications

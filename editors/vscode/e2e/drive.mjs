@@ -128,7 +128,9 @@ async function click(selector, text, timeout = 30000) {
 /** statusBarText is the text of the Hermes status bar item (not the approval's). */
 async function statusBarText() {
 	return page.evaluate(() => {
-		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes') && !(e.innerText ?? '').includes('approve'));
+		const el = [...document.querySelectorAll('.statusbar-item')].find(
+			(e) => (e.innerText ?? '').includes('Hermes') && !(e.innerText ?? '').includes('approve'),
+		);
 		return el ? el.innerText.trim() : '';
 	});
 }
@@ -320,7 +322,10 @@ async function run() {
 	step('approval quick pick from the status bar', { items: summary.approvalQuickPick });
 	await shot('approval-patch-quick-pick');
 	await page.keyboard.press('Escape');
-	await page.waitForFunction(() => ![...document.querySelectorAll('.quick-input-widget')].some((e) => e.getClientRects().length > 0), { timeout: 10000, polling: 100 });
+	await page.waitForFunction(() => ![...document.querySelectorAll('.quick-input-widget')].some((e) => e.getClientRects().length > 0), {
+		timeout: 10000,
+		polling: 100,
+	});
 	const during = await reviewState();
 	await clickMarked(`${toastSel} .monaco-button`, 'Allow once');
 	step('clicked Allow once (patch)');
@@ -344,7 +349,10 @@ async function run() {
 	const toast = await waitText('.notifications-toasts .notification-toast', [answer], 90000);
 	summary.finalToast = toast.replace(/\s+/g, ' ').trim();
 	await page
-		.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('Hermes: done')), { timeout: 15000, polling: 200 })
+		.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('Hermes: done')), {
+			timeout: 15000,
+			polling: 200,
+		})
 		.catch(() => undefined);
 	summary.statusBar.push(await statusBarText());
 	step('answer shown', { statusBar: summary.statusBar.at(-1) });
@@ -374,7 +382,10 @@ async function run() {
 	step('ran Hermes: Undo Last Turn');
 	const undoMs = await waitEditorText(filePath, file, lineBefore, 60000, true);
 	const undoToast = await waitText(toastSel, ['undid turn'], 30000);
-	const dirty = await page.evaluate((n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)), file);
+	const dirty = await page.evaluate(
+		(n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)),
+		file,
+	);
 	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty };
 	step('undone', summary.undo);
 	await shot('undone');
@@ -482,10 +493,7 @@ async function chat() {
 }
 
 try {
-	await Promise.race([
-		run(),
-		new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)),
-	]);
+	await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs))]);
 } catch (err) {
 	summary.error = String(err?.stack ?? err);
 	log('error', summary.error);
@@ -501,7 +509,8 @@ try {
 					quickInput: pick('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message, .quick-input-widget .monaco-list-row'),
 					tabs: [...document.querySelectorAll('.tab')].map((e) => `${e.className}: ${(e.innerText ?? '').trim()}`),
 					editors: [...document.querySelectorAll('[data-uri]')].map(
-						(e) => `${e.getAttribute('data-uri')} ${e.className} rects=${e.getClientRects().length}: ${(e.closest('.monaco-editor')?.querySelector('.view-lines')?.innerText ?? '').slice(0, 200)}`,
+						(e) =>
+							`${e.getAttribute('data-uri')} ${e.className} rects=${e.getClientRects().length}: ${(e.closest('.monaco-editor')?.querySelector('.view-lines')?.innerText ?? '').slice(0, 200)}`,
 					),
 					active: document.activeElement?.outerHTML?.slice(0, 300),
 				};

@@ -1,13 +1,13 @@
 // The Hermes commands: ask (with a work-done progress of its own), stop, new thread, transcript,
 // auto-approve, status (a quick pick of folders, pending approvals and actions), answering approvals.
+// Each takes the extension's state (context.ts) as its first argument.
 
 import * as vscode from 'vscode';
 import { State, WorkDoneProgress, WorkDoneProgressCancelNotification, type LanguageClient } from 'vscode-languageclient/node';
 
 import { Actions } from './approvals';
-import { ensureClient, execute, request } from './client';
+import type { Hermes } from './context';
 import { accountLine, baseName, folderStatusLine, loginMethod, loginOutcome, statusText } from './format';
-import { answerOpenPrompt } from './prompts';
 import {
 	ServerCommand,
 	type LoginArgs,
@@ -29,7 +29,6 @@ import {
 	type ReviewResult,
 	type ReviewTarget,
 } from './protocol';
-import { tracker, turnEnded, updateBar, view } from './ui';
 
 /** activeFileUri is the active editor's file, when it is in a workspace folder. */
 function activeFileUri(): vscode.Uri | undefined {
@@ -59,7 +58,7 @@ async function targetUri(): Promise<vscode.Uri | undefined> {
 	return undefined;
 }
 
-export async function ask(aboutSelection: boolean): Promise<void> {
+export async function ask(h: Hermes, aboutSelection: boolean): Promise<void> {
 	const editor = vscode.window.activeTextEditor;
 	if (aboutSelection && (!editor || editor.selection.isEmpty)) {
 		void vscode.window.showWarningMessage('Hermes: select some code first (or use Hermes: Ask…).');
@@ -78,7 +77,7 @@ export async function ask(aboutSelection: boolean): Promise<void> {
 	if (!prompt || !prompt.trim()) {
 		return;
 	}
-	const c = await ensureClient();
+	const c = await h.client.ensure();
 	if (!c) {
 		return;
 	}
@@ -96,15 +95,15 @@ export async function ask(aboutSelection: boolean): Promise<void> {
 			args.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
 		}
 	}
-	view.show(true);
-	await runWithProgress(c, args, prompt);
+	h.ui.view.show(true);
+	await runWithProgress(h, c, args, prompt);
 }
 
 /**
  * runWithProgress sends hermes.ask with a work-done token of its own and shows that progress as a
  * cancellable notification until it ends (the server then reports on this token rather than making one).
  */
-async function runWithProgress(c: LanguageClient, args: Partial<AskArgs>, prompt: string): Promise<void> {
+async function runWithProgress(h: Hermes, c: LanguageClient, args: Partial<AskArgs>, prompt: string): Promise<void> {
 	const token = `hermes-vscode/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 	let result: AskResult | undefined;
 	await vscode.window.withProgress(
@@ -113,7 +112,9 @@ async function runWithProgress(c: LanguageClient, args: Partial<AskArgs>, prompt
 			new Promise<void>((resolve) => {
 				const disposables: vscode.Disposable[] = [];
 				const done = () => {
-					disposables.forEach((d) => d.dispose());
+					disposables.forEach((d) => {
+						d.dispose();
+					});
 					resolve();
 				};
 				progress.report({ message: firstWords(prompt) });
@@ -129,7 +130,7 @@ async function runWithProgress(c: LanguageClient, args: Partial<AskArgs>, prompt
 						void c.sendNotification(WorkDoneProgressCancelNotification.type, { token });
 					}),
 					// In case the end of the progress is lost (server restart), the turn's own end closes it.
-					turnEnded.event((p) => {
+					h.ui.turnEnded.event((p) => {
 						if (result && p.turnId === result.turnId) {
 							setTimeout(done, 500);
 						}
@@ -140,7 +141,7 @@ async function runWithProgress(c: LanguageClient, args: Partial<AskArgs>, prompt
 						}
 					}),
 				);
-				execute<AskResult>(ServerCommand.ask, args, token).then((r) => {
+				h.client.execute<AskResult>(ServerCommand.ask, args, token).then((r) => {
 					result = r;
 					if (!r) {
 						done();
@@ -170,23 +171,23 @@ function stopArgs(): Partial<FolderArgs> {
 	return uri ? { uri: uri.toString() } : {};
 }
 
-export async function stop(): Promise<void> {
-	const r = await execute<CancelResult>(ServerCommand.cancel, stopArgs());
+export async function stop(h: Hermes): Promise<void> {
+	const r = await h.client.execute<CancelResult>(ServerCommand.cancel, stopArgs());
 	if (r) {
 		void vscode.window.showInformationMessage(r.cancelled > 0 ? `Hermes: stopped ${r.cancelled} turn(s).` : 'Hermes: no turn is running.');
 	}
 }
 
-export async function newThread(): Promise<void> {
-	const r = await execute<NewThreadResult>(ServerCommand.newThread, await uriArgs());
+export async function newThread(h: Hermes): Promise<void> {
+	const r = await h.client.execute<NewThreadResult>(ServerCommand.newThread, await uriArgs());
 	if (r) {
-		view.appendLine(`━━ new thread in ${r.folder} ━━`);
+		h.ui.view.appendLine(`━━ new thread in ${r.folder} ━━`);
 		void vscode.window.showInformationMessage(`Hermes: the next prompt in ${baseName(r.folder)} starts a new thread.`);
 	}
 }
 
-export async function showTranscript(): Promise<void> {
-	const r = await execute<ShowTranscriptResult>(ServerCommand.showTranscript, await uriArgs());
+export async function showTranscript(h: Hermes): Promise<void> {
+	const r = await h.client.execute<ShowTranscriptResult>(ServerCommand.showTranscript, await uriArgs());
 	if (r?.path) {
 		try {
 			await vscode.window.showTextDocument(vscode.Uri.file(r.path), { preview: false });
@@ -196,11 +197,11 @@ export async function showTranscript(): Promise<void> {
 	}
 }
 
-export async function toggleYolo(): Promise<void> {
-	const r = await execute<ToggleYoloResult>(ServerCommand.toggleYolo, await uriArgs());
+export async function toggleYolo(h: Hermes): Promise<void> {
+	const r = await h.client.execute<ToggleYoloResult>(ServerCommand.toggleYolo, await uriArgs());
 	if (r) {
-		tracker.setYolo(r.folder, r.yolo);
-		updateBar();
+		h.ui.tracker.setYolo(r.folder, r.yolo);
+		h.ui.updateBar();
 		void vscode.window.showInformationMessage(
 			r.yolo
 				? `Hermes: auto-approve is ON in ${baseName(r.folder)}: commands and patches run without asking.`
@@ -209,25 +210,25 @@ export async function toggleYolo(): Promise<void> {
 	}
 }
 
-export async function showStatus(): Promise<void> {
-	const r = await execute<StatusResult>(ServerCommand.status);
+export async function showStatus(h: Hermes): Promise<void> {
+	const r = await h.client.execute<StatusResult>(ServerCommand.status);
 	if (!r) {
 		return;
 	}
 	for (const f of r.folders ?? []) {
-		tracker.setYolo(f.folder, !!f.yolo);
+		h.ui.tracker.setYolo(f.folder, !!f.yolo);
 	}
-	tracker.setAccount(r);
-	updateBar();
+	h.ui.tracker.setAccount(r);
+	h.ui.updateBar();
 	const { headline, detail } = statusText(r);
 	const account = accountLine(r);
-	view.appendLine(`${headline}\n${detail}${account ? `\n${account}` : ''}`);
-	type Item = vscode.QuickPickItem & { run?: () => Promise<void> };
+	h.ui.view.appendLine(`${headline}\n${detail}${account ? `\n${account}` : ''}`);
+	type Item = vscode.QuickPickItem & { run?: () => void | Promise<void> };
 	const items: Item[] = [];
 	if (r.signedIn === false) {
-		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: signIn });
+		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: () => signIn(h) });
 	} else if (account) {
-		items.push({ label: `$(account) ${account}`, run: signIn });
+		items.push({ label: `$(account) ${account}`, run: () => signIn(h) });
 	}
 	for (const f of r.folders ?? []) {
 		items.push({ label: `$(folder) ${baseName(f.folder)}`, description: folderStatusLine(f), detail: f.threadId ? `thread ${f.threadId}` : f.folder });
@@ -235,19 +236,19 @@ export async function showStatus(): Promise<void> {
 			items.push({
 				label: `$(bell-dot) Answer approval ${a.approvalId}`,
 				description: `${a.kind}: ${a.summary}`,
-				run: () => answerApproval(a.approvalId),
+				run: () => answerApproval(h, a.approvalId),
 			});
 		}
 	}
 	items.push(
 		{ label: '', kind: vscode.QuickPickItemKind.Separator },
-		{ label: '$(comment-discussion) Ask…', run: () => ask(false) },
-		{ label: '$(debug-stop) Stop Turn', run: stop },
-		{ label: '$(add) New Thread', run: newThread },
-		{ label: '$(file-text) Show Transcript', run: showTranscript },
-		{ label: '$(shield) Toggle Auto-approve', run: toggleYolo },
-		{ label: '$(discard) Undo Last Turn', run: undoTurn },
-		{ label: '$(output) Show the Hermes view', run: async () => view.show() },
+		{ label: '$(comment-discussion) Ask…', run: () => ask(h, false) },
+		{ label: '$(debug-stop) Stop Turn', run: () => stop(h) },
+		{ label: '$(add) New Thread', run: () => newThread(h) },
+		{ label: '$(file-text) Show Transcript', run: () => showTranscript(h) },
+		{ label: '$(shield) Toggle Auto-approve', run: () => toggleYolo(h) },
+		{ label: '$(discard) Undo Last Turn', run: () => undoTurn(h) },
+		{ label: '$(output) Show the Hermes view', run: () => h.ui.view.show() },
 	);
 	const pick = await vscode.window.showQuickPick(items, { title: headline, placeHolder: 'Hermes status: pick an action', matchOnDescription: true });
 	await pick?.run?.();
@@ -258,11 +259,11 @@ export async function showStatus(): Promise<void> {
  * the open patch prompt's quick pick when there is one, else a pick of the approvals waiting, then
  * the decision (hermes.approve).
  */
-export async function answerPending(id?: string): Promise<void> {
-	if (answerOpenPrompt(typeof id === 'string' ? id : undefined)) {
+export async function answerPending(h: Hermes, id?: string): Promise<void> {
+	if (h.prompts.answerOpenPrompt(typeof id === 'string' ? id : undefined)) {
 		return;
 	}
-	const waiting = tracker.waiting();
+	const waiting = h.ui.tracker.waiting();
 	if (waiting.length === 0) {
 		void vscode.window.showInformationMessage('Hermes: no approval is waiting.');
 		return;
@@ -276,11 +277,11 @@ export async function answerPending(id?: string): Promise<void> {
 		pickedId = pick?.id;
 	}
 	if (pickedId) {
-		await answerApproval(pickedId);
+		await answerApproval(h, pickedId);
 	}
 }
 
-async function answerApproval(id: string): Promise<void> {
+async function answerApproval(h: Hermes, id: string): Promise<void> {
 	const choices: (vscode.QuickPickItem & { decision: Decision })[] = [
 		// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
 		{ label: Actions.deny, decision: 'deny' },
@@ -291,17 +292,19 @@ async function answerApproval(id: string): Promise<void> {
 	const pick = await vscode.window.showQuickPick(choices, { title: `Hermes: approval ${id}` });
 	if (pick) {
 		const args: ApproveArgs = { approvalId: id, decision: pick.decision };
-		await execute<ApproveResult>(ServerCommand.approve, args);
+		await h.client.execute<ApproveResult>(ServerCommand.approve, args);
 	}
 }
 
 /** undoTurn restores the files the folder's last turn changed with patches (hermes.undoTurn). */
-export async function undoTurn(): Promise<void> {
-	const r = await execute<UndoTurnResult>(ServerCommand.undoTurn, await uriArgs());
+export async function undoTurn(h: Hermes): Promise<void> {
+	const r = await h.client.execute<UndoTurnResult>(ServerCommand.undoTurn, await uriArgs());
 	if (r) {
-		view.appendLine(`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`);
+		h.ui.view.appendLine(
+			`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`,
+		);
 		for (const s of r.skipped) {
-			view.appendLine(`  ${s.path}: ${s.reason}`);
+			h.ui.view.appendLine(`  ${s.path}: ${s.reason}`);
 		}
 	}
 }
@@ -310,28 +313,31 @@ export async function undoTurn(): Promise<void> {
  * review asks what to review (the uncommitted changes first, or against a branch, a commit, or by
  * instructions) and starts hermes.review; the findings land in the Problems panel when it ends.
  */
-export async function review(): Promise<void> {
+export async function review(h: Hermes): Promise<void> {
 	type Choice = vscode.QuickPickItem & { target: () => Promise<ReviewTarget | undefined> };
 	const ask = async (prompt: string, placeHolder: string): Promise<string | undefined> =>
 		(await vscode.window.showInputBox({ title: 'Hermes: Review Changes', prompt, placeHolder, ignoreFocusOut: true }))?.trim() || undefined;
 	const choices: Choice[] = [
-		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: async () => ({ type: 'uncommittedChanges' }) },
+		{ label: 'Uncommitted changes', description: 'staged, unstaged and untracked', target: () => Promise.resolve({ type: 'uncommittedChanges' }) },
 		{
-			label: 'Against a branch…', description: 'the changes since the branch',
+			label: 'Against a branch…',
+			description: 'the changes since the branch',
 			target: async () => {
 				const branch = await ask('Review against which branch?', 'main');
 				return branch ? { type: 'baseBranch', branch } : undefined;
 			},
 		},
 		{
-			label: 'A commit…', description: 'the changes one commit made',
+			label: 'A commit…',
+			description: 'the changes one commit made',
 			target: async () => {
 				const sha = await ask('Review which commit?', 'a sha');
 				return sha ? { type: 'commit', sha } : undefined;
 			},
 		},
 		{
-			label: 'Custom instructions…', description: 'what to look at, in your words',
+			label: 'Custom instructions…',
+			description: 'what to look at, in your words',
 			target: async () => {
 				const instructions = await ask('What should the review look at?', 'e.g. the error handling of the parser');
 				return instructions ? { type: 'custom', instructions } : undefined;
@@ -348,15 +354,15 @@ export async function review(): Promise<void> {
 		return;
 	}
 	const args: ReviewArgs = { uri: uri.toString(), target };
-	const r = await execute<ReviewResult>(ServerCommand.review, args);
+	const r = await h.client.execute<ReviewResult>(ServerCommand.review, args);
 	if (r) {
-		view.appendLine(`━━ reviewing ${pick?.label.replace('…', '').toLowerCase()} (${r.reviewId}); the findings will be in the Problems panel ━━`);
+		h.ui.view.appendLine(`━━ reviewing ${pick?.label.replace('…', '').toLowerCase()} (${r.reviewId}); the findings will be in the Problems panel ━━`);
 	}
 }
 
 /** dismissFindings removes the folder's review findings (hermes.dismissFindings). */
-export async function dismissFindings(): Promise<void> {
-	const r = await execute<DismissResult>(ServerCommand.dismissFindings, await uriArgs());
+export async function dismissFindings(h: Hermes): Promise<void> {
+	const r = await h.client.execute<DismissResult>(ServerCommand.dismissFindings, await uriArgs());
 	if (r) {
 		void vscode.window.showInformationMessage(`Hermes: ${r.dismissed} review finding(s) dismissed.`);
 	}
@@ -368,11 +374,11 @@ export async function dismissFindings(): Promise<void> {
  * a failure shows nothing. Called on events (the server started, the window regained focus, a turn
  * ended), never on a timer.
  */
-export async function refreshAccount(): Promise<void> {
-	const r = await request<StatusResult>(ServerCommand.status);
+export async function refreshAccount(h: Hermes): Promise<void> {
+	const r = await h.client.request<StatusResult>(ServerCommand.status);
 	if (r) {
-		tracker.setAccount(r);
-		updateBar();
+		h.ui.tracker.setAccount(r);
+		h.ui.updateBar();
 	}
 }
 
@@ -381,13 +387,13 @@ export async function refreshAccount(): Promise<void> {
  * remote window (the browser is then on another machine than codex). The server reports the end of
  * the sign-in itself; the account shows once the window has the focus again.
  */
-export async function signIn(): Promise<void> {
+export async function signIn(h: Hermes): Promise<void> {
 	const args: LoginArgs = { method: loginMethod(vscode.env.remoteName) };
-	const o = loginOutcome(await execute<LoginResult>(ServerCommand.login, args));
+	const o = loginOutcome(await h.client.execute<LoginResult>(ServerCommand.login, args));
 	switch (o.kind) {
 		case 'already':
 			// The server says so itself (window/showMessage), for every client: no second message.
-			await refreshAccount();
+			await refreshAccount(h);
 			return;
 		case 'browser':
 			if (o.open) {

@@ -86,7 +86,10 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 	const colon = first.indexOf('): ');
 	if (colon >= 0) {
 		headline = first.slice(0, colon + 1);
-		const changes = first.slice(colon + 3).split(', ').join('\n');
+		const changes = first
+			.slice(colon + 3)
+			.split(', ')
+			.join('\n');
 		rest = rest ? `${changes}\n${rest}` : changes;
 	} else if (first.endsWith(':')) {
 		headline = first.slice(0, -1);
@@ -126,7 +129,10 @@ export function noticeItems(d: Dialog): DialogItem[] {
  * headline, then the changes, the write grant, the reason and any warning.
  */
 export function approvalNotice(d: Dialog): string {
-	const rest = d.detail.split('\n').map((l) => l.trim()).filter(Boolean);
+	const rest = d.detail
+		.split('\n')
+		.map((l) => l.trim())
+		.filter(Boolean);
 	return rest.length > 0 ? `${d.message}: ${rest.join(' · ')}` : d.message;
 }
 

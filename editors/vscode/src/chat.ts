@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 
 import * as vscode from 'vscode';
 
-import { execute } from './client';
 import { Chat } from './chatModel';
+import type { Hermes } from './context';
 import { formatTokens } from './format';
 import { page, renderItems } from './chatHtml';
 import {
@@ -23,7 +23,21 @@ import {
 	type ThreadInfo,
 	type TurnEventParams,
 } from './protocol';
-import { tracker, turnEvents, updateBar } from './ui';
+
+/** PageMessage is what the page's script (media/chat.js) posts to the extension. */
+interface PageMessage {
+	type: string;
+	text?: string;
+	id?: string;
+	decision?: string;
+}
+
+/** pageMessage reads a message from the page: its string fields, nothing else. */
+function pageMessage(m: unknown): PageMessage {
+	const o = typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
+	const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+	return { type: str(o.type) ?? '', text: str(o.text), id: str(o.id), decision: str(o.decision) };
+}
 
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
@@ -36,14 +50,17 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private header = 'Hermes';
 	private timer: NodeJS.Timeout | undefined;
 
-	constructor(private readonly extensionUri: vscode.Uri) {}
+	constructor(
+		private readonly extensionUri: vscode.Uri,
+		private readonly h: Pick<Hermes, 'ui' | 'client'>,
+	) {}
 
 	/** register makes the view and follows the turn events. */
-	static register(context: vscode.ExtensionContext): ChatView {
-		const v = new ChatView(context.extensionUri);
+	static register(context: vscode.ExtensionContext, h: Pick<Hermes, 'ui' | 'client'>): ChatView {
+		const v = new ChatView(context.extensionUri, h);
 		context.subscriptions.push(
 			vscode.window.registerWebviewViewProvider(ChatViewId, v, { webviewOptions: { retainContextWhenHidden: true } }),
-			turnEvents.event((p) => v.onTurnEvent(p)),
+			h.ui.turnEvents.event((p) => v.onTurnEvent(p)),
 			{ dispose: () => clearTimeout(v.timer) },
 		);
 		return v;
@@ -60,7 +77,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 			view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js')).toString(),
 			view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css')).toString(),
 		);
-		view.webview.onDidReceiveMessage((m) => void this.onMessage(m));
+		view.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(pageMessage(m)));
 		view.onDidDispose(() => {
 			this.view = undefined;
 		});
@@ -97,7 +114,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		void this.view?.webview.postMessage({ type: 'render', html: renderItems(this.chat.items), header: this.header, running: this.chat.running });
 	}
 
-	private async onMessage(m: { type: string; text?: string; id?: string; decision?: string }): Promise<void> {
+	private async onMessage(m: PageMessage): Promise<void> {
 		switch (m.type) {
 			case 'ready':
 				await this.restore();
@@ -105,13 +122,13 @@ export class ChatView implements vscode.WebviewViewProvider {
 			case 'send':
 				if (m.text) {
 					const args: Partial<AskArgs> = { prompt: m.text, uri: this.folderUri() };
-					await execute<AskResult>(ServerCommand.ask, args);
+					await this.h.client.execute<AskResult>(ServerCommand.ask, args);
 				}
 				return;
 			case 'approve':
 				if (m.id && m.decision) {
 					const args: ApproveArgs = { approvalId: m.id, decision: m.decision as Decision };
-					await execute(ServerCommand.approve, args);
+					await this.h.client.execute(ServerCommand.approve, args);
 				}
 				return;
 			case 'threads':
@@ -121,7 +138,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 				await this.pickModel();
 				return;
 			case 'new':
-				await execute(ServerCommand.newThread, { uri: this.folderUri() });
+				await this.h.client.execute(ServerCommand.newThread, { uri: this.folderUri() });
 				this.chat = new Chat();
 				this.render();
 				return;
@@ -156,10 +173,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** refreshHeader shows the thread, the model, the tokens, the context and the rate limits. */
 	private async refreshHeader(): Promise<StatusResult | undefined> {
-		const st = await execute<StatusResult>(ServerCommand.status);
+		const st = await this.h.client.execute<StatusResult>(ServerCommand.status);
 		if (st) {
-			tracker.setAccount(st); // the status bar's account, for free
-			updateBar();
+			this.h.ui.tracker.setAccount(st); // the status bar's account, for free
+			this.h.ui.updateBar();
 		}
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
@@ -183,7 +200,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** pickThread offers the folder's threads and resumes the one picked, showing its history. */
 	private async pickThread(): Promise<void> {
-		const threads = await execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
+		const threads = await this.h.client.execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
 		if (!threads?.length) {
 			void vscode.window.showInformationMessage('Hermes: no thread in this folder yet.');
 			return;
@@ -199,7 +216,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (!pick || pick.thread.current) {
 			return;
 		}
-		if (await execute(ServerCommand.resumeThread, { uri: this.folderUri(), threadId: pick.thread.threadId })) {
+		if (await this.h.client.execute(ServerCommand.resumeThread, { uri: this.folderUri(), threadId: pick.thread.threadId })) {
 			this.chat = new Chat();
 			await this.restore();
 		}
@@ -207,7 +224,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** pickModel offers the models, then the reasoning efforts of the one picked. */
 	private async pickModel(): Promise<void> {
-		const models = await execute<ModelInfo[]>(ServerCommand.models, { uri: this.folderUri() });
+		const models = await this.h.client.execute<ModelInfo[]>(ServerCommand.models, { uri: this.folderUri() });
 		if (!models?.length) {
 			return;
 		}
@@ -218,12 +235,14 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (!m) {
 			return;
 		}
-		const e = await vscode.window.showQuickPick([`default (${m.model.defaultEffort})`, ...m.model.efforts], { title: `Hermes: reasoning effort of ${m.model.id}` });
+		const e = await vscode.window.showQuickPick([`default (${m.model.defaultEffort})`, ...m.model.efforts], {
+			title: `Hermes: reasoning effort of ${m.model.id}`,
+		});
 		if (e === undefined) {
 			return;
 		}
 		const effort = e.startsWith('default') ? '' : e;
-		await execute(ServerCommand.setModel, { uri: this.folderUri(), model: m.model.id, effort });
+		await this.h.client.execute(ServerCommand.setModel, { uri: this.folderUri(), model: m.model.id, effort });
 		await this.refreshHeader();
 	}
 }

@@ -79,10 +79,12 @@ export function renderItem(item: ChatItem): string {
 			const warning = item.warning ? `<div class="warning">⚠ ${escapeHtml(item.warning)}</div>` : '';
 			const answer = item.decision
 				? `<span class="decided">${escapeHtml(item.decision)}</span>`
-				: ['deny:Deny', 'once:Allow once', 'session:Allow for session'].map((d) => {
-						const [decision, title] = d.split(':');
-						return `<button data-approval="${escapeHtml(item.id)}" data-decision="${decision}">${title}</button>`;
-					}).join(' ');
+				: ['deny:Deny', 'once:Allow once', 'session:Allow for session']
+						.map((d) => {
+							const [decision, title] = d.split(':');
+							return `<button data-approval="${escapeHtml(item.id)}" data-decision="${decision}">${title}</button>`;
+						})
+						.join(' ');
 			return `<div class="approval">⏸ ${escapeHtml(item.summary)} ${answer}${warning}</div>`;
 		}
 		case 'diff':

@@ -20,11 +20,10 @@ import {
 	type StreamInfo,
 } from 'vscode-languageclient/node';
 
-import { checkCodex } from './codexSetup';
 import { connectSocket, readToken } from './connect';
+import type { Hermes } from './context';
 import { editedDocuments } from './edits';
 import { TurnEventMethod, type TurnEventParams } from './protocol';
-import { showMessageRequest } from './prompts';
 import {
 	bundledServerPath,
 	changedKeys,
@@ -43,30 +42,14 @@ import {
 	type Launch,
 	type PathContext,
 } from './settings';
-import { errorText, onTurnEvent, tracker, updateBar, view } from './ui';
-
-let client: LanguageClient | undefined;
-let startedWith: Record<string, string> | undefined; // the trusted settings the running client was started with
-let starting: Promise<LanguageClient | undefined> | undefined;
-let extensionDir: string | undefined;
-
-/** clientRunning fires each time the server is up (first start and restarts). */
-export const clientRunning = new vscode.EventEmitter<void>();
-
-/** initClient records where the extension is installed: a platform-specific package bundles the server there. */
-export function initClient(context: vscode.ExtensionContext): void {
-	extensionDir = context.extensionUri.fsPath;
-	context.subscriptions.push(clientRunning);
-}
+import { errorText } from './ui';
 
 /**
- * bundledServer is the server binary the package carries (server/hermes-lsp[.exe]), when it does.
- * A zip may lose the execute bit on the way: it is set again (where the folder is writable).
+ * bundledServer is the server binary the package carries (server/hermes-lsp[.exe]) under the
+ * extension's folder, when it does. A zip may lose the execute bit on the way: it is set again
+ * (where the folder is writable).
  */
-function bundledServer(): string | undefined {
-	if (!extensionDir) {
-		return undefined;
-	}
+function bundledServer(extensionDir: string): string | undefined {
 	const path = bundledServerPath(extensionDir, process.platform);
 	if (!existsSync(path)) {
 		return undefined;
@@ -101,9 +84,10 @@ function trusted(): Getter {
  * isRefactoring: hermes.undoTurn's restores), saves the documents it changed that had no unsaved
  * edits before, when files.refactoring.autoSave is on (its default). VS Code saves a refactoring
  * only when it spans several files, and the undo restores one file per edit. The save is done
- * before the answer, so the server finds the disk restored.
+ * before the answer, so the server finds the disk restored. A failed save is said in view.
  */
 async function applyEdit(
+	view: vscode.OutputChannel,
 	params: ApplyWorkspaceEditParams,
 	next: ApplyWorkspaceEditRequest.HandlerSignature,
 ): Promise<ApplyWorkspaceEditResult | ResponseError<void>> {
@@ -122,219 +106,245 @@ async function applyEdit(
 	return res;
 }
 
-function pathContext(): PathContext {
-	return { home: os.homedir(), bundledServer: bundledServer() };
-}
-
 function untrustedFor(scope?: vscode.Uri): Record<string, unknown> {
 	return untrustedSettings(config(scope));
 }
 
-/** createClient reads the settings (a bad one throws a SettingError) and makes the client. */
-async function createClient(launch: Launch): Promise<LanguageClient> {
-	let serverOptions: ServerOptions;
-	let token: string | undefined;
-	if (launch.kind === 'socket') {
-		const address = launch.address;
-		if (launch.tokenFile) {
-			try {
-				token = await readToken(launch.tokenFile);
-			} catch (err) {
-				throw new SettingError('server.tokenFile', `could not read hermes.server.tokenFile: ${errorText(err)}`);
-			}
-		}
-		serverOptions = async (): Promise<StreamInfo> => {
-			const sock = await connectSocket(address);
-			return { reader: sock, writer: sock };
-		};
-	} else {
-		serverOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+/**
+ * Client is the language client: how hermes-lsp is started or reached, the settings it gets (trusted
+ * ones only at start, see settings.ts), restarts, and running the server's commands.
+ */
+export class Client {
+	private client: LanguageClient | undefined;
+	/** The trusted settings the running client was started with. */
+	private startedWith: Record<string, string> | undefined;
+	private starting: Promise<LanguageClient | undefined> | undefined;
+	/** A restart is being offered (one offer at a time). */
+	private offering = false;
+	/** Where the extension is installed: a platform-specific package bundles the server there. */
+	private readonly extensionDir: string;
+	/** running fires each time the server is up (first start and restarts). */
+	readonly running = new vscode.EventEmitter<void>();
+
+	constructor(
+		context: vscode.ExtensionContext,
+		private readonly h: Pick<Hermes, 'ui' | 'prompts' | 'codex'>,
+	) {
+		this.extensionDir = context.extensionUri.fsPath;
+		context.subscriptions.push(this.running);
 	}
-	const snapshot = trustedSnapshot(trusted());
-	const clientOptions: LanguageClientOptions = {
-		documentSelector: [{ scheme: 'file' }],
-		// The only way trusted settings reach the server.
-		initializationOptions: initializationOptions(config(), trusted(), pathContext(), token),
-		outputChannelName: 'Hermes Language Server',
-		middleware: {
-			workspace: {
-				handleApplyEdit: applyEdit,
-				// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,
-				// no trusted keys: the server takes those from initializationOptions alone).
-				configuration: async (params, token, next) => {
-					const defaults = await next(params, token);
-					if (!Array.isArray(defaults)) {
-						return defaults;
-					}
-					return params.items.map((item, i) =>
-						configurationAnswer(item.section, defaults[i], untrustedFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)),
-					);
+
+	private pathContext(): PathContext {
+		return { home: os.homedir(), bundledServer: bundledServer(this.extensionDir) };
+	}
+
+	/** createClient reads the settings (a bad one throws a SettingError) and makes the client. */
+	private async createClient(launch: Launch): Promise<LanguageClient> {
+		let serverOptions: ServerOptions;
+		let token: string | undefined;
+		if (launch.kind === 'socket') {
+			const address = launch.address;
+			if (launch.tokenFile) {
+				try {
+					token = await readToken(launch.tokenFile);
+				} catch (err) {
+					throw new SettingError('server.tokenFile', `could not read hermes.server.tokenFile: ${errorText(err)}`);
+				}
+			}
+			serverOptions = async (): Promise<StreamInfo> => {
+				const sock = await connectSocket(address);
+				return { reader: sock, writer: sock };
+			};
+		} else {
+			serverOptions = { command: launch.command, args: launch.args, options: { env: process.env } };
+		}
+		const { ui, prompts } = this.h;
+		const snapshot = trustedSnapshot(trusted());
+		const clientOptions: LanguageClientOptions = {
+			documentSelector: [{ scheme: 'file' }],
+			// The only way trusted settings reach the server.
+			initializationOptions: initializationOptions(config(), trusted(), this.pathContext(), token),
+			outputChannelName: 'Hermes Language Server',
+			middleware: {
+				workspace: {
+					handleApplyEdit: (params, next) => applyEdit(ui.view, params, next),
+					// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,
+					// no trusted keys: the server takes those from initializationOptions alone).
+					configuration: async (params, token, next) => {
+						const defaults = await next(params, token);
+						if (!Array.isArray(defaults)) {
+							return defaults;
+						}
+						return params.items.map((item, i) =>
+							configurationAnswer(item.section, defaults[i], untrustedFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)),
+						);
+					},
 				},
 			},
-		},
-	};
-	startedWith = snapshot;
-	const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
-	// Registered before start: the client installs these after its own defaults, on every (re)start.
-	c.onRequest(ShowMessageRequest.type, (params, token) => showMessageRequest(params, token));
-	c.onNotification(TurnEventMethod, (params: TurnEventParams) => onTurnEvent(params));
-	c.onDidChangeState((e) => {
-		tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
-		updateBar();
-		if (e.newState === State.Running) {
-			clientRunning.fire();
-		}
-	});
-	return c;
-}
-
-/** ensureClient starts the server when it is not running, and reports a failure once with a way out. */
-export async function ensureClient(): Promise<LanguageClient | undefined> {
-	if (client && client.state === State.Running) {
-		return client;
-	}
-	if (starting) {
-		return starting;
-	}
-	starting = (async () => {
-		let launch: Launch | undefined;
-		// Not awaited: a missing codex is reported with a way to install it, and the server starts anyway
-		// (it reports codex's absence itself at the first prompt).
-		void checkCodex();
-		try {
-			launch = serverLaunch(trusted(), pathContext());
-			if (!client) {
-				client = await createClient(launch);
+		};
+		this.startedWith = snapshot;
+		const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
+		// Registered before start: the client installs these after its own defaults, on every (re)start.
+		c.onRequest(ShowMessageRequest.type, (params, token) => prompts.showMessageRequest(params, token));
+		c.onNotification(TurnEventMethod, (params: TurnEventParams) => ui.onTurnEvent(params));
+		c.onDidChangeState((e) => {
+			ui.tracker.setServerState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+			ui.updateBar();
+			if (e.newState === State.Running) {
+				this.running.fire();
 			}
-			await client.start();
-			return client;
-		} catch (err) {
-			tracker.setServerState('stopped');
-			updateBar();
-			let message: string;
-			let key = 'serverPath';
-			if (err instanceof SettingError) {
-				message = `Hermes: ${err.message}`;
-				key = err.key;
-			} else if (launch?.kind === 'socket') {
-				const needsToken = 'port' in launch.address && !launch.tokenFile;
-				message = `Hermes: could not connect to ${launch.label}: ${errorText(err)}. ${
-					needsToken ? 'A TCP server wants its token: set hermes.server.tokenFile.' : 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
-				}`;
-				key = needsToken ? 'server.tokenFile' : 'server.socket';
-			} else {
-				message = `Hermes: could not start ${launch?.kind === 'spawn' ? launch.command : 'hermes-lsp'}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`;
-			}
-			const pick = await vscode.window.showErrorMessage(message, 'Open Settings');
-			if (pick === 'Open Settings') {
-				void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.' + key);
-			}
-			const failed = client;
-			client = undefined;
-			startedWith = undefined;
-			void failed?.dispose().catch(() => undefined);
-			return undefined;
-		} finally {
-			starting = undefined;
-		}
-	})();
-	return starting;
-}
+		});
+		return c;
+	}
 
-export async function stopClient(): Promise<void> {
-	const c = client;
-	client = undefined;
-	startedWith = undefined;
-	if (c) {
-		try {
-			await c.dispose(3000);
-		} catch {
-			// already stopped
+	/** ensure starts the server when it is not running, and reports a failure once with a way out. */
+	async ensure(): Promise<LanguageClient | undefined> {
+		if (this.client && this.client.state === State.Running) {
+			return this.client;
+		}
+		if (this.starting) {
+			return this.starting;
+		}
+		this.starting = (async () => {
+			let launch: Launch | undefined;
+			// Not awaited: a missing codex is reported with a way to install it, and the server starts anyway
+			// (it reports codex's absence itself at the first prompt).
+			void this.h.codex.check();
+			try {
+				launch = serverLaunch(trusted(), this.pathContext());
+				if (!this.client) {
+					this.client = await this.createClient(launch);
+				}
+				await this.client.start();
+				return this.client;
+			} catch (err) {
+				this.h.ui.tracker.setServerState('stopped');
+				this.h.ui.updateBar();
+				let message: string;
+				let key = 'serverPath';
+				if (err instanceof SettingError) {
+					message = `Hermes: ${err.message}`;
+					key = err.key;
+				} else if (launch?.kind === 'socket') {
+					const needsToken = 'port' in launch.address && !launch.tokenFile;
+					message = `Hermes: could not connect to ${launch.label}: ${errorText(err)}. ${
+						needsToken
+							? 'A TCP server wants its token: set hermes.server.tokenFile.'
+							: 'Start hermes-lsp --listen there, or clear hermes.server.socket.'
+					}`;
+					key = needsToken ? 'server.tokenFile' : 'server.socket';
+				} else {
+					message = `Hermes: could not start ${launch?.kind === 'spawn' ? launch.command : 'hermes-lsp'}: ${errorText(err)}. Set hermes.serverPath to the hermes-lsp binary.`;
+				}
+				const pick = await vscode.window.showErrorMessage(message, 'Open Settings');
+				if (pick === 'Open Settings') {
+					void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.' + key);
+				}
+				const failed = this.client;
+				this.client = undefined;
+				this.startedWith = undefined;
+				void failed?.dispose().catch(() => undefined);
+				return undefined;
+			} finally {
+				this.starting = undefined;
+			}
+		})();
+		return this.starting;
+	}
+
+	async stop(): Promise<void> {
+		const c = this.client;
+		this.client = undefined;
+		this.startedWith = undefined;
+		if (c) {
+			try {
+				await c.dispose(3000);
+			} catch {
+				// already stopped
+			}
 		}
 	}
-}
 
-export async function restart(): Promise<void> {
-	await stopClient();
-	await ensureClient();
-}
-
-export function onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
-	if (!e.affectsConfiguration('hermes')) {
-		return;
+	async restart(): Promise<void> {
+		await this.stop();
+		await this.ensure();
 	}
-	const affects = (s: string) => e.affectsConfiguration(s);
-	// Trusted settings reach the server only at start: a change of how to start or reach it restarts
-	// it, as before; for the others the user is offered a restart. Only a change of the value the
-	// extension reads (user settings or default) counts: a workspace's value is ignored.
-	if (trustedAffected(affects).length > 0) {
-		if (!startedWith) {
-			void restart(); // not running (it failed to start, e.g. on a relative path): try the new settings
+
+	onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+		if (!e.affectsConfiguration('hermes')) {
 			return;
-		} else {
-			const changed = changedKeys(startedWith, trustedSnapshot(trusted()));
-			if (launchChanged((s) => changed.some((k) => 'hermes.' + k === s))) {
-				void restart();
+		}
+		const affects = (s: string) => e.affectsConfiguration(s);
+		// Trusted settings reach the server only at start: a change of how to start or reach it restarts
+		// it; for the others the user is offered a restart. Only a change of the value the
+		// extension reads (user settings or default) counts: a workspace's value is ignored.
+		if (trustedAffected(affects).length > 0) {
+			if (!this.startedWith) {
+				void this.restart(); // not running (it failed to start, e.g. on a relative path): try the new settings
 				return;
-			}
-			if (changed.length > 0) {
-				void offerRestart(changed);
+			} else {
+				const changed = changedKeys(this.startedWith, trustedSnapshot(trusted()));
+				if (launchChanged((s) => changed.some((k) => 'hermes.' + k === s))) {
+					void this.restart();
+					return;
+				}
+				if (changed.length > 0) {
+					void this.offerRestart(changed);
+				}
 			}
 		}
-	}
-	if (untrustedAffected(affects) && client?.state === State.Running) {
-		// Only untrusted settings travel this way.
-		client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: untrustedFor() } }).catch(() => undefined); // a restart may have begun
-	}
-}
-
-let offering = false;
-
-async function offerRestart(keys: string[]): Promise<void> {
-	if (offering) {
-		return;
-	}
-	offering = true;
-	try {
-		const pick = await vscode.window.showInformationMessage(restartMessage(keys), 'Restart');
-		if (pick === 'Restart') {
-			await restart();
+		if (untrustedAffected(affects) && this.client?.state === State.Running) {
+			// Only untrusted settings travel this way.
+			this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { hermes: untrustedFor() } }).catch(() => undefined); // a restart may have begun
 		}
-	} finally {
-		offering = false;
 	}
-}
 
-/** execute runs one of the server's commands; an error is shown and comes back as undefined. */
-export async function execute<T>(command: string, args?: object, workDoneToken?: string): Promise<T | undefined> {
-	const c = await ensureClient();
-	if (!c) {
-		return undefined;
+	private async offerRestart(keys: string[]): Promise<void> {
+		if (this.offering) {
+			return;
+		}
+		this.offering = true;
+		try {
+			const pick = await vscode.window.showInformationMessage(restartMessage(keys), 'Restart');
+			if (pick === 'Restart') {
+				await this.restart();
+			}
+		} finally {
+			this.offering = false;
+		}
 	}
-	try {
-		return (await c.sendRequest(ExecuteCommandRequest.type, {
-			command,
-			arguments: args ? [args] : [],
-			...(workDoneToken ? { workDoneToken } : {}),
-		})) as T;
-	} catch (err) {
-		void vscode.window.showErrorMessage(`Hermes: ${errorText(err)}`);
-		return undefined;
-	}
-}
 
-/**
- * request runs one of the server's commands quietly, for background refreshes: only when the server
- * runs (it is not started for this), and a failure comes back as undefined without a message.
- */
-export async function request<T>(command: string, args?: object): Promise<T | undefined> {
-	const c = client;
-	if (!c || c.state !== State.Running) {
-		return undefined;
+	/** execute runs one of the server's commands; an error is shown and comes back as undefined. */
+	async execute<T>(command: string, args?: object, workDoneToken?: string): Promise<T | undefined> {
+		const c = await this.ensure();
+		if (!c) {
+			return undefined;
+		}
+		try {
+			return (await c.sendRequest(ExecuteCommandRequest.type, {
+				command,
+				arguments: args ? [args] : [],
+				...(workDoneToken ? { workDoneToken } : {}),
+			})) as T;
+		} catch (err) {
+			void vscode.window.showErrorMessage(`Hermes: ${errorText(err)}`);
+			return undefined;
+		}
 	}
-	try {
-		return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args ? [args] : [] })) as T;
-	} catch {
-		return undefined;
+
+	/**
+	 * request runs one of the server's commands quietly, for background refreshes: only when the server
+	 * runs (it is not started for this), and a failure comes back as undefined without a message.
+	 */
+	async request<T>(command: string, args?: object): Promise<T | undefined> {
+		const c = this.client;
+		if (!c || c.state !== State.Running) {
+			return undefined;
+		}
+		try {
+			return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args ? [args] : [] })) as T;
+		} catch {
+			return undefined;
+		}
 	}
 }

@@ -47,7 +47,10 @@ export function pathCandidates(name: string, env: NodeJS.ProcessEnv, platform: N
 	const path = windows ? win32 : posix;
 	// Windows' environment names are case-insensitive: Path is as common as PATH.
 	const get = (k: string) => (windows ? Object.entries(env).find(([e]) => e.toUpperCase() === k)?.[1] : env[k]);
-	const dirs = (get('PATH') ?? '').split(windows ? ';' : ':').map((d) => (windows ? d.replace(/^"(.*)"$/, '$1') : d)).filter((d) => d !== '');
+	const dirs = (get('PATH') ?? '')
+		.split(windows ? ';' : ':')
+		.map((d) => (windows ? d.replace(/^"(.*)"$/, '$1') : d))
+		.filter((d) => d !== '');
 	let names = [name];
 	if (windows) {
 		const exts = (get('PATHEXT') ?? '.COM;.EXE;.BAT;.CMD').split(';').filter((e) => e !== '');
@@ -58,7 +61,12 @@ export function pathCandidates(name: string, env: NodeJS.ProcessEnv, platform: N
 }
 
 /** findOnPath is the first of pathCandidates that is an executable file. */
-export async function findOnPath(name: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform, exists: IsExecutable = isExecutable): Promise<string | undefined> {
+export async function findOnPath(
+	name: string,
+	env: NodeJS.ProcessEnv,
+	platform: NodeJS.Platform,
+	exists: IsExecutable = isExecutable,
+): Promise<string | undefined> {
 	for (const p of pathCandidates(name, env, platform)) {
 		if (await exists(p)) {
 			return p;
@@ -75,10 +83,11 @@ export function codexFromArgs(args: unknown): string | undefined {
 	if (!Array.isArray(args)) {
 		return undefined;
 	}
+	const list: unknown[] = args;
 	let found: string | undefined;
-	args.forEach((a, i) => {
+	list.forEach((a, i) => {
 		if (a === '--codex' || a === '-codex') {
-			const next = args[i + 1];
+			const next = list[i + 1];
 			found = typeof next === 'string' ? next : found;
 		} else if (typeof a === 'string' && (a.startsWith('--codex=') || a.startsWith('-codex='))) {
 			found = a.slice(a.indexOf('=') + 1);

@@ -1,8 +1,9 @@
 // The VS Code extension: starts hermes-lsp with vscode-languageclient (client.ts), adds the Hermes
 // commands (actions.ts), a status bar item and the Hermes view (ui.ts), and approvals (prompts.ts):
 // a modal dialog for a command, a notification and a status bar item for a patch, whose changes open
-// in one multi-file diff editor. codexSetup.ts looks for codex and offers to install it. The logic
-// without vscode lives in the other modules.
+// in one multi-file diff editor. codexSetup.ts looks for codex and offers to install it. Their state
+// is one object (context.ts) made here and handed to each. The logic without vscode lives in the
+// other modules.
 
 import * as vscode from 'vscode';
 
@@ -20,51 +21,55 @@ import {
 	toggleYolo,
 	undoTurn,
 } from './actions';
-import { clientRunning, ensureClient, initClient, onConfigurationChanged, restart, stopClient } from './client';
-import { checkCodex, registerCodexSetup } from './codexSetup';
-import { Command } from './commands';
-import { registerProposed } from './prompts';
 import { ChatView, ChatViewId } from './chat';
-import { createUi, tracker, turnEnded } from './ui';
+import { Command } from './commands';
+import { createHermes, type Hermes } from './context';
+
+/**
+ * The running extension, for deactivate alone: VS Code calls deactivate without arguments, and only
+ * it is awaited at shutdown (the server's orderly stop). Nothing else reads it.
+ */
+// eslint-disable-next-line no-restricted-syntax -- the one binding at module scope, see above
+let active: Hermes | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-	createUi(context);
-	initClient(context);
-	registerProposed(context);
-	registerCodexSetup(context);
-	ChatView.register(context);
+	const h = createHermes(context);
+	active = h;
+	ChatView.register(context, h);
 	context.subscriptions.push(
-		vscode.commands.registerCommand(Command.ask, () => ask(false)),
-		vscode.commands.registerCommand(Command.askSelection, () => ask(true)),
-		vscode.commands.registerCommand(Command.stop, stop),
-		vscode.commands.registerCommand(Command.newThread, newThread),
-		vscode.commands.registerCommand(Command.showTranscript, showTranscript),
-		vscode.commands.registerCommand(Command.toggleYolo, toggleYolo),
-		vscode.commands.registerCommand(Command.status, showStatus),
-		vscode.commands.registerCommand(Command.restart, restart),
-		vscode.commands.registerCommand(Command.undoTurn, undoTurn),
-		vscode.commands.registerCommand(Command.review, review),
-		vscode.commands.registerCommand(Command.dismissFindings, dismissFindings),
+		vscode.commands.registerCommand(Command.ask, () => ask(h, false)),
+		vscode.commands.registerCommand(Command.askSelection, () => ask(h, true)),
+		vscode.commands.registerCommand(Command.stop, () => stop(h)),
+		vscode.commands.registerCommand(Command.newThread, () => newThread(h)),
+		vscode.commands.registerCommand(Command.showTranscript, () => showTranscript(h)),
+		vscode.commands.registerCommand(Command.toggleYolo, () => toggleYolo(h)),
+		vscode.commands.registerCommand(Command.status, () => showStatus(h)),
+		vscode.commands.registerCommand(Command.restart, () => h.client.restart()),
+		vscode.commands.registerCommand(Command.undoTurn, () => undoTurn(h)),
+		vscode.commands.registerCommand(Command.review, () => review(h)),
+		vscode.commands.registerCommand(Command.dismissFindings, () => dismissFindings(h)),
 		vscode.commands.registerCommand(Command.openChat, () => vscode.commands.executeCommand(`${ChatViewId}.focus`)),
-		vscode.commands.registerCommand(Command.answerApproval, answerPending),
-		vscode.commands.registerCommand(Command.signIn, signIn),
-		vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+		vscode.commands.registerCommand(Command.answerApproval, (id?: string) => answerPending(h, id)),
+		vscode.commands.registerCommand(Command.signIn, () => signIn(h)),
+		vscode.workspace.onDidChangeConfiguration((e) => h.client.onConfigurationChanged(e)),
 		// The account (status bar, hermes.signedIn) follows events: the server started, a turn ended,
 		// the window regained the focus (back from the browser's sign-in page) while not signed in.
-		clientRunning.event(() => void refreshAccount()),
-		turnEnded.event(() => void refreshAccount()),
+		h.client.running.event(() => void refreshAccount(h)),
+		h.ui.turnEnded.event(() => void refreshAccount(h)),
 		vscode.window.onDidChangeWindowState((s) => {
-			if (s.focused && !tracker.contextKeys()['hermes.signedIn']) {
-				void refreshAccount();
+			if (s.focused && !h.ui.tracker.contextKeys()['hermes.signedIn']) {
+				void refreshAccount(h);
 			}
 		}),
-		{ dispose: () => void stopClient() },
+		{ dispose: () => void h.client.stop() },
 	);
 	// Not awaited: activation never waits on the file system for codex.
-	void checkCodex();
-	await ensureClient();
+	void h.codex.check();
+	await h.client.ensure();
 }
 
 export async function deactivate(): Promise<void> {
-	await stopClient();
+	const h = active;
+	active = undefined;
+	await h?.client.stop();
 }

@@ -2,19 +2,15 @@
 
 import { LoginMethod, type Account, type FolderStatus, type LoginResult, type StatusResult, type Usage } from './protocol';
 
-const compact = new Map<string, Intl.NumberFormat>();
+/** The user's compact number format, made once: formatTokens runs with every status bar update. */
+const userCompact = new Intl.NumberFormat(undefined, { notation: 'compact' });
 
 /**
  * formatTokens writes a token count for a person, in their locale's compact notation (Intl): 950,
  * 2.5K, 25K, 1.3M in English. locale is for the tests; undefined is the user's.
  */
 export function formatTokens(n: number | undefined, locale?: string): string {
-	const key = locale ?? '';
-	let f = compact.get(key);
-	if (!f) {
-		f = new Intl.NumberFormat(locale, { notation: 'compact' });
-		compact.set(key, f);
-	}
+	const f = locale === undefined ? userCompact : new Intl.NumberFormat(locale, { notation: 'compact' });
 	return f.format(n === undefined || !Number.isFinite(n) || n < 0 ? 0 : n);
 }
 

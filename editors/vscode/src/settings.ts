@@ -69,15 +69,13 @@ export const TRUSTED_SCOPES: Record<TrustedKey, 'machine' | 'application'> = {
 
 export const TRUSTED_KEYS = Object.keys(TRUSTED_SCOPES) as TrustedKey[];
 
-const TRUSTED = new Set<string>(TRUSTED_KEYS);
-
 /** isTrusted says whether a key below `hermes.` is a trusted setting. */
 export function isTrusted(key: string): boolean {
-	return TRUSTED.has(key);
+	return (TRUSTED_KEYS as readonly string[]).includes(key);
 }
 
 /** Keys whose value is a path: used literally (only a leading `~/` is expanded) and it must be absolute. */
-const PATH_KEYS = new Set<string>(['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile']);
+const PATH_KEYS: readonly string[] = ['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile'];
 
 /** Reads one `hermes.` setting by its key below `hermes` (e.g. `codex.path`). */
 export type Getter = (key: string) => unknown;
@@ -130,10 +128,7 @@ export class SettingError extends Error {
  */
 export function literalPath(key: string, value: string, ctx: PathContext = {}): string {
 	if (value.includes('${')) {
-		throw new SettingError(
-			key,
-			`hermes.${key} is "${value}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`,
-		);
+		throw new SettingError(key, `hermes.${key} is "${value}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`);
 	}
 	let out = value;
 	if (ctx.home && (out === '~' || out.startsWith('~/'))) {
@@ -169,7 +164,7 @@ function buildSettings(keys: readonly string[], get: Getter, ctx: PathContext, i
 		if (value === undefined || value === null || value === '') {
 			continue;
 		}
-		if (typeof value === 'string' && PATH_KEYS.has(key)) {
+		if (typeof value === 'string' && PATH_KEYS.includes(key)) {
 			value = literalPath(key, value.trim(), ctx);
 		}
 		setPath(into, key, clone(value));
@@ -231,9 +226,7 @@ export function configurationAnswer(section: string | null | undefined, editorAn
 
 export type SocketAddress = { path: string } | { host: string; port: number };
 
-export type Launch =
-	| { kind: 'spawn'; command: string; args: string[] }
-	| { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
+export type Launch = { kind: 'spawn'; command: string; args: string[] } | { kind: 'socket'; address: SocketAddress; label: string; tokenFile?: string };
 
 /**
  * bundledServerPath is where a platform-specific package carries the server: server/hermes-lsp in
@@ -282,7 +275,10 @@ export function serverLaunch(get: Getter, ctx: PathContext = {}): Launch {
 				continue;
 			}
 			if (a.includes('${')) {
-				throw new SettingError('serverArgs', `hermes.serverArgs has "${a}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`);
+				throw new SettingError(
+					'serverArgs',
+					`hermes.serverArgs has "${a}": variables such as \${workspaceFolder} are not expanded. Use an absolute path.`,
+				);
 			}
 			args.push(ctx.home && (a === '~' || a.startsWith('~/')) ? ctx.home + a.slice(1) : a);
 		}

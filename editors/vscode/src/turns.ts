@@ -154,7 +154,7 @@ export class TurnTracker {
 	setAccount(st: Pick<StatusResult, 'account' | 'signedIn'>): void {
 		if (st.signedIn !== undefined) {
 			this.signedIn = st.signedIn;
-			this.account = st.signedIn ? st.account ?? this.account : undefined;
+			this.account = st.signedIn ? (st.account ?? this.account) : undefined;
 		} else if (st.account) {
 			this.account = st.account;
 			this.signedIn = true;
@@ -234,7 +234,7 @@ const DECISION_WORDS: Record<Decision, string> = {
 
 /** decisionWords says an approval's outcome for a person. */
 export function decisionWords(a: Approval): string {
-	const d = a.decision ? DECISION_WORDS[a.decision] ?? a.decision : 'resolved';
+	const d = a.decision ? (DECISION_WORDS[a.decision] ?? a.decision) : 'resolved';
 	return a.decidedBy && a.decidedBy !== 'user' ? `${d} (${a.decidedBy})` : d;
 }
 
@@ -379,7 +379,12 @@ export class TurnRenderer {
 
 function quote(text: string): string {
 	const t = text.trim();
-	return t ? t.split('\n').map((l) => '> ' + l).join('\n') : '';
+	return t
+		? t
+				.split('\n')
+				.map((l) => '> ' + l)
+				.join('\n')
+		: '';
 }
 
 /** indent prefixes each line of text with a bar; atLineStart says whether text starts a line. */

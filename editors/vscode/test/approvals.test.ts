@@ -25,9 +25,10 @@ const change = (c: Loose<FileChange>): FileChange => loose<FileChange>(c);
 
 const actions = [{ title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Deny' }, { title: 'Stop turn' }];
 const execMessage = "Hermes wants to run a command (approval a1):\n/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project";
-const patchMessage = 'Hermes wants to apply a patch (approval a2): update hello.txt, add docs/new.md\nIt asks for write access under /w/project\nReason: tidy up';
+const patchMessage =
+	'Hermes wants to apply a patch (approval a2): update hello.txt, add docs/new.md\nIt asks for write access under /w/project\nReason: tidy up';
 
-test('isApproval reads the prompt\'s action items, not its text', () => {
+test("isApproval reads the prompt's action items, not its text", () => {
 	assert.equal(isApproval(actions), true);
 	assert.equal(isApproval([{ title: 'OK' }]), false);
 	assert.equal(isApproval(undefined), false);
@@ -53,10 +54,13 @@ test('promptedApproval: the prompt is about the oldest waiting approval no open 
 	assert.equal(promptedApproval([b1, b2], new Set())?.approvalId, 'b1');
 });
 
-test('promptedApproval: the approvalId in the prompt\'s action items decides when the server sends it', () => {
+test("promptedApproval: the approvalId in the prompt's action items decides when the server sends it", () => {
 	const a1 = { approvalId: 'a1', asked: '2026-01-01T00:00:02Z' } as never;
 	const a2 = { approvalId: 'a2', asked: '2026-01-01T00:00:01Z' } as never;
-	const named = [{ title: 'Deny', approvalId: 'a1' }, { title: 'Allow once', approvalId: 'a1' }];
+	const named = [
+		{ title: 'Deny', approvalId: 'a1' },
+		{ title: 'Allow once', approvalId: 'a1' },
+	];
 	assert.equal(promptedApproval([a1, a2], new Set(), named)?.approvalId, 'a1');
 	assert.equal(promptedApproval([a2], new Set(), named), undefined, 'a named approval not reported yet is waited for');
 	assert.equal(promptedApproval([a1, a2], new Set(), [{ title: 'Deny' }])?.approvalId, 'a2', 'bare titles: the oldest');
@@ -96,7 +100,10 @@ test('a patch approval becomes a one-line notification with the same buttons, De
 		noticeItems(approvalDialog(patchMessage, [...actions, { title: Actions.showDiff }])).map((i) => i.title),
 		['Deny', 'Allow once', 'Allow for session'],
 	);
-	assert.equal(approvalNotice({ message: 'Hermes wants to apply a patch (approval a3)', detail: '', items: [] }), 'Hermes wants to apply a patch (approval a3)');
+	assert.equal(
+		approvalNotice({ message: 'Hermes wants to apply a patch (approval a3)', detail: '', items: [] }),
+		'Hermes wants to apply a patch (approval a3)',
+	);
 	// The server's warning about unsaved editor changes stays in the notification.
 	const warned = approvalDialog(`${patchMessage}\nhello.txt has unsaved changes in your editor: applying this patch will conflict with them`, actions);
 	assert.match(approvalNotice(warned), / · hello\.txt has unsaved changes in your editor: applying this patch will conflict with them$/);
@@ -132,7 +139,7 @@ test('reviewItems: each change of a patch as the file now against what the patch
 	assert.deepEqual(unread[0].left, { proposed: '', path: '/w/x.txt', key: 'a5-0-before' });
 });
 
-test('chosenAction: the server\'s own item, or null when dismissed (the server takes it as Deny)', () => {
+test("chosenAction: the server's own item, or null when dismissed (the server takes it as Deny)", () => {
 	const items = [...actions];
 	assert.equal(chosenAction({ title: 'Allow once' }, items), items[0]);
 	assert.equal(chosenAction({ title: 'Stop turn' }, items), items[3]);
@@ -202,6 +209,9 @@ test('proposedChange: add, delete, update, rename, and an update that does not a
 		proposed: 'b\n',
 		kind: 'update',
 	});
-	assert.equal(proposedChange(change({ path: '/w/a.txt', kind: { type: 'update', move_path: '' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }), 'zzz\n').proposed, undefined);
+	assert.equal(
+		proposedChange(change({ path: '/w/a.txt', kind: { type: 'update', move_path: '' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }), 'zzz\n').proposed,
+		undefined,
+	);
 	assert.equal(proposedChange(change({ path: '/w/a.txt', kind: { type: 'update' }, diff: '@@ -1 +1 @@\n-a\n+b\n' }), undefined).proposed, undefined);
 });

@@ -15,11 +15,18 @@ test('the conversation follows the turn events: prompt, streamed answer, tools, 
 	c.apply(ev('toolStarted', { tool: { itemId: 'i1', name: 'exec_command', preview: 'go test ./...', callId: 'c' } }));
 	c.apply(ev('approvalWaiting', { approval: { approvalId: 'a1', summary: 'go test ./...', warning: 'calc.go has unsaved changes' } }));
 	c.apply(ev('approvalResolved', { approval: { approvalId: 'a1', decision: 'once', decidedBy: 'user' } }));
-	c.apply(ev('toolCompleted', { tool: { itemId: 'i1', name: 'exec_command', preview: 'go test ./...', exitCode: 1, durationMs: 1200, isError: true, result: 'FAIL' } }));
+	c.apply(
+		ev('toolCompleted', {
+			tool: { itemId: 'i1', name: 'exec_command', preview: 'go test ./...', exitCode: 1, durationMs: 1200, isError: true, result: 'FAIL' },
+		}),
+	);
 	c.apply(ev('answerDelta', { text: 'It ' }));
 	c.apply(ev('answerDelta', { text: 'fails.' }));
 	c.apply(ev('turnCompleted', { result: { status: 'completed', toolIterations: 1, usage: { totalTokens: 42 }, finalText: 'It fails.' } }));
-	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'tool', 'approval', 'answer', 'end']);
+	assert.deepEqual(
+		c.items.map((i) => i.kind),
+		['you', 'tool', 'approval', 'answer', 'end'],
+	);
 	assert.equal(c.threadId, 'th1');
 	assert.equal(c.running, false);
 	const html = renderItems(c.items);
@@ -45,7 +52,7 @@ test('the page loads nothing remote: its CSP allows images only from the webview
 	const html = page('N0NCE', source, 'vscode-webview://x/chat.js', 'vscode-webview://x/chat.css');
 	const meta = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/);
 	assert.equal(meta?.[1], csp('N0NCE', source));
-	assert.doesNotMatch(meta![1], /https:(?!\/\/file\+)|http:|\*/);
+	assert.doesNotMatch(meta[1], /https:(?!\/\/file\+)|http:|\*/);
 });
 
 test("the model's images are links to click, never fetched", () => {
@@ -84,22 +91,62 @@ test('an approval waiting shows its buttons, Deny first', () => {
 	const c = new Chat();
 	c.apply(ev('approvalWaiting', { approval: { approvalId: 'a7', summary: 'rm -rf build' } }));
 	const html = renderItems(c.items);
-	const deny = html.indexOf('data-decision="deny"'), once = html.indexOf('data-decision="once"');
+	const deny = html.indexOf('data-decision="deny"'),
+		once = html.indexOf('data-decision="once"');
 	assert.ok(deny > 0 && once > deny, html);
 });
 
 test('a transcript becomes the conversation again', () => {
 	const md = [
-		'', '---', '', '### You · 2026-12-03 10:00:00', '', '> add a test', '> for Sum', '',
-		'**$** `go test ./...` — ✗ exit 1 · 0.4s', '', '> ✅ allowed once by you: `go test ./...`', '',
-		'<details><summary>output · 1 line</summary>', '', '```text', 'FAIL', '```', '', '</details>', '',
-		'### Hermes', '', '> It **fails**.', '>', '> > quoted', '> ✅ done', '', '_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
-		'---', '', '### You · 2026-12-03 10:01:00', '', '> and now?', '> ⛔ not an approval', '', '### Hermes', '', '> Fixed.', '',
-		'hermes: and a follow-up', '',
+		'',
+		'---',
+		'',
+		'### You · 2026-12-03 10:00:00',
+		'',
+		'> add a test',
+		'> for Sum',
+		'',
+		'**$** `go test ./...` — ✗ exit 1 · 0.4s',
+		'',
+		'> ✅ allowed once by you: `go test ./...`',
+		'',
+		'<details><summary>output · 1 line</summary>',
+		'',
+		'```text',
+		'FAIL',
+		'```',
+		'',
+		'</details>',
+		'',
+		'### Hermes',
+		'',
+		'> It **fails**.',
+		'>',
+		'> > quoted',
+		'> ✅ done',
+		'',
+		'_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_',
+		'',
+		'---',
+		'',
+		'### You · 2026-12-03 10:01:00',
+		'',
+		'> and now?',
+		'> ⛔ not an approval',
+		'',
+		'### Hermes',
+		'',
+		'> Fixed.',
+		'',
+		'hermes: and a follow-up',
+		'',
 	].join('\n');
 	const c = new Chat();
 	c.loadTranscript(md, 'th9');
-	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'tool', 'approval', 'answer', 'end', 'you', 'answer']);
+	assert.deepEqual(
+		c.items.map((i) => i.kind),
+		['you', 'tool', 'approval', 'answer', 'end', 'you', 'answer'],
+	);
 	assert.equal(c.items[0].kind === 'you' && c.items[0].text, 'add a test\nfor Sum');
 	assert.equal(c.items[3].kind === 'answer' && c.items[3].text, 'It **fails**.\n\n> quoted\n✅ done');
 	assert.equal(c.items[5].kind === 'you' && c.items[5].text, 'and now?\n⛔ not an approval');
@@ -109,11 +156,27 @@ test('a transcript becomes the conversation again', () => {
 
 test('a transcript written before answers were quoted still loads', () => {
 	const md = [
-		'', '---', '', '### You · 2026-12-03 10:00:00', '', '> add a test', '',
-		'### Hermes', '', 'It **fails**.', '', 'Really.', '', '_completed · turn `t1` · 0 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_', '',
+		'',
+		'---',
+		'',
+		'### You · 2026-12-03 10:00:00',
+		'',
+		'> add a test',
+		'',
+		'### Hermes',
+		'',
+		'It **fails**.',
+		'',
+		'Really.',
+		'',
+		'_completed · turn `t1` · 0 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_',
+		'',
 	].join('\r\n');
 	const c = new Chat();
 	c.loadTranscript(md, 'th8');
-	assert.deepEqual(c.items.map((i) => i.kind), ['you', 'answer', 'end']);
+	assert.deepEqual(
+		c.items.map((i) => i.kind),
+		['you', 'answer', 'end'],
+	);
 	assert.equal(c.items[1].kind === 'answer' && c.items[1].text, 'It **fails**.\n\nReally.');
 });

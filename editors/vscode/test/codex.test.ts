@@ -22,19 +22,28 @@ test('pathCandidates: each PATH entry, in order; on Windows with each PATHEXT ex
 		'C:\\Program Files\\x\\codex.cmd',
 	]);
 	// Without PATHEXT, Windows' default list; a name with an extension is taken as it is.
-	assert.deepEqual(pathCandidates('codex', { PATH: 'C:\\bin' }, 'win32'), ['C:\\bin\\codex.com', 'C:\\bin\\codex.exe', 'C:\\bin\\codex.bat', 'C:\\bin\\codex.cmd']);
+	assert.deepEqual(pathCandidates('codex', { PATH: 'C:\\bin' }, 'win32'), [
+		'C:\\bin\\codex.com',
+		'C:\\bin\\codex.exe',
+		'C:\\bin\\codex.bat',
+		'C:\\bin\\codex.cmd',
+	]);
 	assert.deepEqual(pathCandidates('codex.CMD', { PATH: 'C:\\bin', PATHEXT: '.EXE;.CMD' }, 'win32'), ['C:\\bin\\codex.CMD']);
 });
 
 test('findCodex: hermes.codex.path when set, else the first codex on PATH', async () => {
 	const files = new Set(['/opt/codex', '/usr/bin/codex', 'C:\\npm\\codex.cmd']);
-	const exists = async (p: string) => files.has(p);
+	const exists = (p: string) => Promise.resolve(files.has(p));
 	const env = { PATH: '/usr/local/bin:/usr/bin' };
 	assert.deepEqual(await findCodex('/opt/codex', env, 'linux', {}, exists), { found: true, path: '/opt/codex', from: 'setting' });
 	assert.deepEqual(await findCodex('~/codex', env, 'linux', { home: '/home/u' }, exists), { found: false, from: 'setting', path: '/home/u/codex' });
 	assert.deepEqual(await findCodex('', env, 'linux', {}, exists), { found: true, path: '/usr/bin/codex', from: 'path' });
 	assert.deepEqual(await findCodex(undefined, { PATH: '/nowhere' }, 'linux', {}, exists), { found: false, from: 'path' });
-	assert.deepEqual(await findCodex(undefined, { PATH: 'C:\\npm', PATHEXT: '.EXE;.CMD' }, 'win32', {}, exists), { found: true, path: 'C:\\npm\\codex.cmd', from: 'path' });
+	assert.deepEqual(await findCodex(undefined, { PATH: 'C:\\npm', PATHEXT: '.EXE;.CMD' }, 'win32', {}, exists), {
+		found: true,
+		path: 'C:\\npm\\codex.cmd',
+		from: 'path',
+	});
 	// A path the server would refuse is reported as such.
 	const bad = await findCodex('${workspaceFolder}/codex', env, 'linux', {}, exists);
 	assert.equal(bad.found, false);
@@ -44,7 +53,10 @@ test('findCodex: hermes.codex.path when set, else the first codex on PATH', asyn
 test('missingCodexMessage says where codex was looked for and what to do', () => {
 	assert.match(missingCodexMessage({ found: false, from: 'path' }), /not found on PATH.*codex 0\.171\.0.*hermes\.codex\.path/);
 	assert.match(missingCodexMessage({ found: false, from: 'setting', path: '/opt/codex' }), /not found at \/opt\/codex \(hermes\.codex\.path\)/);
-	assert.equal(missingCodexMessage({ found: false, from: 'invalid', message: 'hermes.codex.path is "x", a relative path.' }), 'Hermes: hermes.codex.path is "x", a relative path.');
+	assert.equal(
+		missingCodexMessage({ found: false, from: 'invalid', message: 'hermes.codex.path is "x", a relative path.' }),
+		'Hermes: hermes.codex.path is "x", a relative path.',
+	);
 });
 
 test('isExecutable and findOnPath on real files: an executable file, not a folder nor a plain file', { skip: process.platform === 'win32' }, async () => {
@@ -64,7 +76,7 @@ test('isExecutable and findOnPath on real files: an executable file, not a folde
 	}
 });
 
-test('codexFromArgs: the server\'s --codex flag in hermes.serverArgs, which wins over hermes.codex.path', () => {
+test("codexFromArgs: the server's --codex flag in hermes.serverArgs, which wins over hermes.codex.path", () => {
 	assert.equal(codexFromArgs(undefined), undefined);
 	assert.equal(codexFromArgs(['--log-level', 'debug']), undefined);
 	assert.equal(codexFromArgs(['--codex', '/opt/codex', '--log-level', 'debug']), '/opt/codex');

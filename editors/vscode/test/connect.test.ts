@@ -23,7 +23,7 @@ function listenTCP(server: net.Server): Promise<number> {
 
 async function roundTrip(sock: net.Socket, text: string): Promise<string> {
 	sock.write(text);
-	const [data] = (await new Promise((resolve) => sock.once('data', (d) => resolve([d])))) as [Buffer];
+	const data = await new Promise<Buffer>((resolve) => sock.once('data', (d: Buffer) => resolve(d)));
 	return data.toString();
 }
 

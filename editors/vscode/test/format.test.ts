@@ -22,7 +22,7 @@ import { loose } from './loose';
 // locale compare with formatTokens itself.
 const tok = (n: number) => formatTokens(n);
 
-test('formatTokens: Intl\'s compact notation, in the given locale', () => {
+test("formatTokens: Intl's compact notation, in the given locale", () => {
 	assert.equal(formatTokens(undefined, 'en-US'), '0');
 	assert.equal(formatTokens(-5, 'en-US'), '0');
 	assert.equal(formatTokens(Number.NaN, 'en-US'), '0');
@@ -64,7 +64,14 @@ test('statusBarText: state, tokens and context %', () => {
 });
 
 test('statusBarTooltip says where, what, and what a click does', () => {
-	const t = statusBarTooltip({ state: 'approval', folder: 'proj', activity: 'waiting for approval: go test', tokens: 2000, contextPercent: 3, pendingApprovals: 1 });
+	const t = statusBarTooltip({
+		state: 'approval',
+		folder: 'proj',
+		activity: 'waiting for approval: go test',
+		tokens: 2000,
+		contextPercent: 3,
+		pendingApprovals: 1,
+	});
 	assert.equal(
 		t,
 		`Hermes: approval needed in proj\nwaiting for approval: go test\n${tok(2000)} tokens this turn\ncontext 3% full\n1 approval(s) waiting\nauto-approve off\nClick for the status (Hermes: Show Status).`,
@@ -95,7 +102,7 @@ test('loginMethod: a device code in a remote window, the browser sign-in otherwi
 	assert.equal(loginMethod('ssh-remote'), 'deviceCode');
 });
 
-test('loginOutcome reads hermes.login\'s answer', () => {
+test("loginOutcome reads hermes.login's answer", () => {
 	assert.deepEqual(loginOutcome(undefined), { kind: 'none' });
 	assert.deepEqual(loginOutcome(loose<LoginResult>({ opened: false, alreadySignedIn: { type: 'chatgpt', email: 'me@example.com' } })), {
 		kind: 'already',
@@ -166,5 +173,8 @@ test('statusText for hermes.status', () => {
 			'  no turn yet · 0 tokens · auto-approve on',
 		].join('\n'),
 	});
-	assert.equal(folderStatusLine(loose<FolderStatus>({ folder: '/x', fallback: 'backup', turn: { id: 'u', state: 'completed' } })), 'turn completed · 0 tokens · auto-approve off · fallback backup');
+	assert.equal(
+		folderStatusLine(loose<FolderStatus>({ folder: '/x', fallback: 'backup', turn: { id: 'u', state: 'completed' } })),
+		'turn completed · 0 tokens · auto-approve off · fallback backup',
+	);
 });

@@ -9,10 +9,35 @@ import { LAUNCH_KEYS, SERVER_KEYS, TRUSTED_KEYS, TRUSTED_SCOPES, UNTRUSTED_SERVE
 
 // package.json, checked against the code that uses it.
 const root = join(__dirname, '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const contributed: { command: string; title: string; category: string }[] = manifest.contributes.commands;
 
-test('every command is contributed with its palette title, under ids that are not the server\'s', () => {
+/** The parts of package.json the tests read. */
+interface Manifest {
+	license: string;
+	icon: string;
+	version: string;
+	main: string;
+	categories: string[];
+	activationEvents: string[];
+	engines: { vscode: string };
+	scripts: Record<string, string>;
+	dependencies: Record<string, string>;
+	devDependencies: Record<string, string>;
+	capabilities: { untrustedWorkspaces: { supported: boolean } };
+	contributes: {
+		commands: { command: string; title: string; category: string }[];
+		keybindings: Keybinding[];
+		configuration: { properties: Record<string, Prop> };
+		menus: Record<string, { command: string; when?: string }[]>;
+		walkthroughs: {
+			id: string;
+			steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
+		}[];
+	};
+}
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+const contributed = manifest.contributes.commands;
+
+test("every command is contributed with its palette title, under ids that are not the server's", () => {
 	for (const [key, id] of Object.entries(Command)) {
 		const c = contributed.find((x) => x.command === id);
 		assert.ok(c, `${id} is not contributed`);
@@ -26,9 +51,21 @@ test('every command is contributed with its palette title, under ids that are no
 	assert.deepEqual(
 		Object.values(Titles).map((t) => `Hermes: ${t}`),
 		[
-			'Hermes: Ask…', 'Hermes: Ask About Selection', 'Hermes: Stop Turn', 'Hermes: New Thread', 'Hermes: Show Transcript', 'Hermes: Toggle Auto-approve',
-			'Hermes: Show Status', 'Hermes: Restart Server', 'Hermes: Undo Last Turn', 'Hermes: Review Changes', 'Hermes: Dismiss Review Findings', 'Hermes: Open Chat',
-			'Hermes: Answer Approval…', 'Hermes: Sign In', 'Hermes: Install Codex',
+			'Hermes: Ask…',
+			'Hermes: Ask About Selection',
+			'Hermes: Stop Turn',
+			'Hermes: New Thread',
+			'Hermes: Show Transcript',
+			'Hermes: Toggle Auto-approve',
+			'Hermes: Show Status',
+			'Hermes: Restart Server',
+			'Hermes: Undo Last Turn',
+			'Hermes: Review Changes',
+			'Hermes: Dismiss Review Findings',
+			'Hermes: Open Chat',
+			'Hermes: Answer Approval…',
+			'Hermes: Sign In',
+			'Hermes: Install Codex',
 		],
 	);
 });
@@ -63,11 +100,22 @@ const CLIENT_SETTINGS = ['hermes-lsp.trace.server'];
 
 test('every setting the extension reads is contributed, and nothing else', () => {
 	const props = Object.keys(manifest.contributes.configuration.properties).sort();
-	const want = [...SERVER_KEYS, ...LAUNCH_KEYS].map((k) => `hermes.${k}`).concat(CLIENT_SETTINGS).sort();
+	const want = [...SERVER_KEYS, ...LAUNCH_KEYS]
+		.map((k) => `hermes.${k}`)
+		.concat(CLIENT_SETTINGS)
+		.sort();
 	assert.deepEqual(props, want);
 });
 
-type Prop = { type?: string | string[]; enum?: unknown[]; enumDescriptions?: string[]; default?: unknown; scope?: string; markdownDescription?: string; description?: string };
+type Prop = {
+	type?: string | string[];
+	enum?: unknown[];
+	enumDescriptions?: string[];
+	default?: unknown;
+	scope?: string;
+	markdownDescription?: string;
+	description?: string;
+};
 const props: Record<string, Prop> = manifest.contributes.configuration.properties;
 
 test('every enum setting describes each of its values', () => {
@@ -84,7 +132,7 @@ test('every enum setting describes each of its values', () => {
 	}
 });
 
-test('openTranscript is an enum (auto, always, never); the trace setting is the client id\'s, window-scoped', () => {
+test("openTranscript is an enum (auto, always, never); the trace setting is the client id's, window-scoped", () => {
 	assert.deepEqual(props['hermes.openTranscript'].enum, ['auto', 'always', 'never']);
 	assert.equal(props['hermes.openTranscript'].default, 'auto');
 	assert.equal(props['hermes.openTranscript'].type, 'string');
@@ -117,11 +165,11 @@ test('context keys: Stop Turn only while a turn runs, Answer Approval only while
 });
 
 test('the walkthrough: install codex, sign in, first ask; each step with its media and a completion event', () => {
-	const [w] = manifest.contributes.walkthroughs as {
-		id: string;
-		steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[];
-	}[];
-	assert.deepEqual(w.steps.map((s) => s.id), ['installCodex', 'signIn', 'firstAsk']);
+	const [w] = manifest.contributes.walkthroughs;
+	assert.deepEqual(
+		w.steps.map((s) => s.id),
+		['installCodex', 'signIn', 'firstAsk'],
+	);
 	const ids = new Set<string>(Object.values(Command));
 	for (const s of w.steps) {
 		assert.ok(s.media.markdown && existsSync(join(root, s.media.markdown)), `${s.id}'s media ${s.media.markdown}`);
@@ -154,7 +202,27 @@ test('packaging: license, icon, changelog, categories, and a README whose links 
 	assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
 	assert.match(readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## \\[${manifest.version.replace(/\./g, '\\.')}\\]`, 'm'));
 	// Valid Marketplace categories that fit.
-	const valid = ['Programming Languages', 'Snippets', 'Linters', 'Themes', 'Debuggers', 'Formatters', 'Keymaps', 'SCM Providers', 'Other', 'Extension Packs', 'Language Packs', 'Data Science', 'Machine Learning', 'Visualization', 'Notebooks', 'Education', 'Testing', 'AI', 'Chat'];
+	const valid = [
+		'Programming Languages',
+		'Snippets',
+		'Linters',
+		'Themes',
+		'Debuggers',
+		'Formatters',
+		'Keymaps',
+		'SCM Providers',
+		'Other',
+		'Extension Packs',
+		'Language Packs',
+		'Data Science',
+		'Machine Learning',
+		'Visualization',
+		'Notebooks',
+		'Education',
+		'Testing',
+		'AI',
+		'Chat',
+	];
 	for (const c of manifest.categories) {
 		assert.ok(valid.includes(c), c);
 	}
@@ -201,7 +269,7 @@ test('disabled in untrusted workspaces; bundled; activates on startup', () => {
 	assert.ok(manifest.engines.vscode.startsWith('^1.'));
 	assert.deepEqual(Object.keys(manifest.dependencies), ['diff', 'markdown-it', 'vscode-languageclient']);
 	// Exact versions: the lock file and package.json say the same.
-	for (const v of Object.values<string>({ ...manifest.dependencies, ...manifest.devDependencies })) {
+	for (const v of Object.values({ ...manifest.dependencies, ...manifest.devDependencies })) {
 		assert.match(v, /^\d+\.\d+\.\d+$/);
 	}
 });

@@ -62,7 +62,7 @@ function keysOf(obj: Record<string, unknown>): string[] {
 
 // --- the trusted keys -------------------------------------------------------------------------------
 
-test('the trusted keys are the server\'s trusted settings plus how to start or reach the server', () => {
+test("the trusted keys are the server's trusted settings plus how to start or reach the server", () => {
 	assert.deepEqual([...TRUSTED_SERVER_KEYS].sort(), [
 		'approvals.mode',
 		'codex.approvalPolicy',
@@ -76,8 +76,15 @@ test('the trusted keys are the server\'s trusted settings plus how to start or r
 		'yolo',
 	]);
 	assert.deepEqual([...UNTRUSTED_SERVER_KEYS].sort(), [
-		'approvals.timeoutSeconds', 'codex.model', 'inlineStatus', 'instructionHints', 'openTranscript', 'prewarm',
-		'review.afterTurn.minToolCalls', 'review.enabled', 'turnTimeoutSeconds',
+		'approvals.timeoutSeconds',
+		'codex.model',
+		'inlineStatus',
+		'instructionHints',
+		'openTranscript',
+		'prewarm',
+		'review.afterTurn.minToolCalls',
+		'review.enabled',
+		'turnTimeoutSeconds',
 	]);
 	for (const k of ['serverPath', 'serverArgs', 'server.socket', 'server.tokenFile', ...TRUSTED_SERVER_KEYS]) {
 		assert.ok(isTrusted(k), k);
@@ -126,7 +133,10 @@ test('the workspace/configuration answer never carries a trusted key, whatever s
 	assert.equal(configurationAnswer('hermes.serverPath', '/evil', untrusted), null);
 	assert.equal(configurationAnswer('hermes.turnTimeoutSeconds', 60, untrusted), 60);
 	// No section: the whole configuration, with hermes replaced.
-	assert.deepEqual(configurationAnswer(undefined, { editor: { tabSize: 4 }, hermes: editorHermes }, untrusted), { editor: { tabSize: 4 }, hermes: untrusted });
+	assert.deepEqual(configurationAnswer(undefined, { editor: { tabSize: 4 }, hermes: editorHermes }, untrusted), {
+		editor: { tabSize: 4 },
+		hermes: untrusted,
+	});
 	assert.deepEqual(configurationAnswer(null, { editor: { tabSize: 4 } }, untrusted), { editor: { tabSize: 4 } });
 	// Other sections: the editor's answer.
 	assert.deepEqual(configurationAnswer('editor', { tabSize: 4 }, untrusted), { tabSize: 4 });
@@ -197,15 +207,16 @@ test('initializationOptions ignores a workspace value of a trusted key (inspect 
 });
 
 test('trustedGetter: the user value, else the default, never a workspace value', () => {
-	const get = trustedGetter((k) =>
-		(
-			({
-				a: { defaultValue: 1, globalValue: 2, workspaceValue: 3, workspaceFolderValue: 4 },
-				b: { defaultValue: 1, workspaceValue: 3 },
-				c: { workspaceValue: 3, workspaceFolderValue: 4 },
-				d: { defaultValue: true, globalValue: false },
-			}) as Record<string, Inspected>
-		)[k],
+	const get = trustedGetter(
+		(k) =>
+			(
+				({
+					a: { defaultValue: 1, globalValue: 2, workspaceValue: 3, workspaceFolderValue: 4 },
+					b: { defaultValue: 1, workspaceValue: 3 },
+					c: { workspaceValue: 3, workspaceFolderValue: 4 },
+					d: { defaultValue: true, globalValue: false },
+				}) as Record<string, Inspected>
+			)[k],
 	);
 	assert.equal(get('a'), 2);
 	assert.equal(get('b'), 1);
@@ -239,7 +250,11 @@ test('${workspaceFolder} in a path is not expanded: it is refused', () => {
 	}
 	assert.throws(
 		() => serverLaunch(getter({ serverPath: '${workspaceFolder}/bin/hermes-lsp' }), { home: '/home/u' }),
-		(err: unknown) => err instanceof SettingError && err.key === 'serverPath' && err.message.includes('"${workspaceFolder}/bin/hermes-lsp"') && /Use an absolute path/.test(err.message),
+		(err: unknown) =>
+			err instanceof SettingError &&
+			err.key === 'serverPath' &&
+			err.message.includes('"${workspaceFolder}/bin/hermes-lsp"') &&
+			/Use an absolute path/.test(err.message),
 	);
 	assert.throws(() => serverLaunch(getter({ serverArgs: ['--log-file', '${workspaceFolder}/h.log'] })), /hermes\.serverArgs.*not expanded/);
 	assert.throws(() => literalPath('codex.path', '/opt/${env:HOME}/codex'), /not expanded/);
@@ -248,16 +263,26 @@ test('${workspaceFolder} in a path is not expanded: it is refused', () => {
 test('a relative path is refused', () => {
 	assert.throws(
 		() => initializationOptions(none, getter({ 'codex.path': 'bin/codex' })),
-		(err: unknown) => err instanceof SettingError && err.key === 'codex.path' && err.message === 'hermes.codex.path is "bin/codex", a relative path. Use an absolute path.',
+		(err: unknown) =>
+			err instanceof SettingError &&
+			err.key === 'codex.path' &&
+			err.message === 'hermes.codex.path is "bin/codex", a relative path. Use an absolute path.',
 	);
-	assert.throws(() => serverLaunch(getter({ serverPath: './hermes-lsp' })), /hermes\.serverPath is "\.\/hermes-lsp", a relative path\. Use an absolute path\./);
+	assert.throws(
+		() => serverLaunch(getter({ serverPath: './hermes-lsp' })),
+		/hermes\.serverPath is "\.\/hermes-lsp", a relative path\. Use an absolute path\./,
+	);
 	assert.throws(() => literalPath('stateDir', '~/x'), /relative path/); // no home known: ~ stays, and is relative
 });
 
 test('a path is used literally; only a leading ~/ is your home folder', () => {
-	const got = initializationOptions(getter({ 'codex.model': '~model' }), getter({ 'codex.path': '~/bin/codex', stateDir: '~', 'codex.home': '/a/$HOME/~/b' }), {
-		home: '/home/u',
-	});
+	const got = initializationOptions(
+		getter({ 'codex.model': '~model' }),
+		getter({ 'codex.path': '~/bin/codex', stateDir: '~', 'codex.home': '/a/$HOME/~/b' }),
+		{
+			home: '/home/u',
+		},
+	);
 	assert.deepEqual(got, { hermes: { codex: { model: '~model', path: '/home/u/bin/codex', home: '/a/$HOME/~/b' }, stateDir: '/home/u', turnEvents: true } });
 	assert.throws(() => literalPath('codex.path', '~user/x', { home: '/h' }), /relative path/);
 });
@@ -270,11 +295,16 @@ test('serverLaunch defaults to hermes-lsp on PATH over stdio', () => {
 });
 
 test('serverLaunch takes hermes.serverPath and hermes.serverArgs', () => {
-	assert.deepEqual(serverLaunch(getter({ serverPath: '~/go/bin/hermes-lsp', serverArgs: ['--log-level', 'debug', '--stdio', 7, '--log-file', '~/h.log'] }), { home: '/home/u' }), {
-		kind: 'spawn',
-		command: '/home/u/go/bin/hermes-lsp',
-		args: ['--stdio', '--log-level', 'debug', '--log-file', '/home/u/h.log'],
-	});
+	assert.deepEqual(
+		serverLaunch(getter({ serverPath: '~/go/bin/hermes-lsp', serverArgs: ['--log-level', 'debug', '--stdio', 7, '--log-file', '~/h.log'] }), {
+			home: '/home/u',
+		}),
+		{
+			kind: 'spawn',
+			command: '/home/u/go/bin/hermes-lsp',
+			args: ['--stdio', '--log-level', 'debug', '--log-file', '/home/u/h.log'],
+		},
+	);
 });
 
 test('serverLaunch connects to hermes.server.socket instead, with hermes.server.tokenFile', () => {
@@ -289,7 +319,10 @@ test('serverLaunch connects to hermes.server.socket instead, with hermes.server.
 		label: 'tcp:127.0.0.1:7777',
 		tokenFile: '/home/u/.config/hermes-lsp/token',
 	});
-	assert.throws(() => serverLaunch(getter({ 'server.socket': 'tcp:127.0.0.1:7777', 'server.tokenFile': '${workspaceFolder}/token' })), /server\.tokenFile.*not expanded/);
+	assert.throws(
+		() => serverLaunch(getter({ 'server.socket': 'tcp:127.0.0.1:7777', 'server.tokenFile': '${workspaceFolder}/token' })),
+		/server\.tokenFile.*not expanded/,
+	);
 });
 
 test('parseSocket reads unix:/path and tcp:HOST:PORT and refuses the rest', () => {
@@ -297,8 +330,23 @@ test('parseSocket reads unix:/path and tcp:HOST:PORT and refuses the rest', () =
 	assert.deepEqual(parseSocket('unix:~/h.sock', { home: '/home/u' }), { path: '/home/u/h.sock' });
 	assert.deepEqual(parseSocket('tcp:localhost:1'), { host: 'localhost', port: 1 });
 	assert.deepEqual(parseSocket('tcp:[::1]:65535'), { host: '::1', port: 65535 });
-	for (const bad of ['unix:', 'unix:rel.sock', 'unix:${workspaceFolder}/s', 'tcp:127.0.0.1', 'tcp::7777', 'tcp:127.0.0.1:0', 'tcp:127.0.0.1:70000', 'tcp:h:p', '127.0.0.1:7777', '/tmp/h.sock']) {
-		assert.throws(() => parseSocket(bad), (err: unknown) => err instanceof SettingError && err.key === 'server.socket', bad);
+	for (const bad of [
+		'unix:',
+		'unix:rel.sock',
+		'unix:${workspaceFolder}/s',
+		'tcp:127.0.0.1',
+		'tcp::7777',
+		'tcp:127.0.0.1:0',
+		'tcp:127.0.0.1:70000',
+		'tcp:h:p',
+		'127.0.0.1:7777',
+		'/tmp/h.sock',
+	]) {
+		assert.throws(
+			() => parseSocket(bad),
+			(err: unknown) => err instanceof SettingError && err.key === 'server.socket',
+			bad,
+		);
 	}
 	assert.throws(() => parseSocket('127.0.0.1:7777'), /use unix:\/absolute\/path or tcp:127\.0\.0\.1:PORT/);
 });
@@ -306,18 +354,45 @@ test('parseSocket reads unix:/path and tcp:HOST:PORT and refuses the rest', () =
 // --- configuration changes --------------------------------------------------------------------------
 
 test('launchChanged: serverPath, serverArgs and the socket settings restart the server', () => {
-	assert.equal(launchChanged((s) => s === 'hermes.serverPath'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.serverArgs'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.server.socket'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.server.tokenFile'), true);
-	assert.equal(launchChanged((s) => s === 'hermes.codex.path' || s === 'hermes'), false);
+	assert.equal(
+		launchChanged((s) => s === 'hermes.serverPath'),
+		true,
+	);
+	assert.equal(
+		launchChanged((s) => s === 'hermes.serverArgs'),
+		true,
+	);
+	assert.equal(
+		launchChanged((s) => s === 'hermes.server.socket'),
+		true,
+	);
+	assert.equal(
+		launchChanged((s) => s === 'hermes.server.tokenFile'),
+		true,
+	);
+	assert.equal(
+		launchChanged((s) => s === 'hermes.codex.path' || s === 'hermes'),
+		false,
+	);
 });
 
 test('a trusted change offers a restart; an untrusted one is pushed', () => {
-	assert.deepEqual(trustedAffected((s) => s === 'hermes.codex.path' || s === 'hermes'), ['codex.path']);
-	assert.deepEqual(trustedAffected((s) => s === 'hermes.turnTimeoutSeconds'), []);
-	assert.equal(untrustedAffected((s) => s === 'hermes.turnTimeoutSeconds'), true);
-	assert.equal(untrustedAffected((s) => s === 'hermes.yolo' || s === 'hermes'), false);
+	assert.deepEqual(
+		trustedAffected((s) => s === 'hermes.codex.path' || s === 'hermes'),
+		['codex.path'],
+	);
+	assert.deepEqual(
+		trustedAffected((s) => s === 'hermes.turnTimeoutSeconds'),
+		[],
+	);
+	assert.equal(
+		untrustedAffected((s) => s === 'hermes.turnTimeoutSeconds'),
+		true,
+	);
+	assert.equal(
+		untrustedAffected((s) => s === 'hermes.yolo' || s === 'hermes'),
+		false,
+	);
 	assert.equal(restartMessage(['codex.path']), 'Hermes: restart the server to apply hermes.codex.path');
 	assert.equal(restartMessage(['yolo', 'stateDir']), 'Hermes: restart the server to apply hermes.yolo, hermes.stateDir');
 });
@@ -334,7 +409,21 @@ test('trustedSnapshot and changedKeys tell which trusted values really changed',
 });
 
 test('every server key is one the server knows (docs/protocol.md)', () => {
-	const known = new Set(['codex', 'approvals', 'yolo', 'turnTimeoutSeconds', 'fallbackProviders', 'prewarm', 'openTranscript', 'turnEvents', 'commandPrefix', 'stateDir', 'inlineStatus', 'instructionHints', 'review']);
+	const known = new Set([
+		'codex',
+		'approvals',
+		'yolo',
+		'turnTimeoutSeconds',
+		'fallbackProviders',
+		'prewarm',
+		'openTranscript',
+		'turnEvents',
+		'commandPrefix',
+		'stateDir',
+		'inlineStatus',
+		'instructionHints',
+		'review',
+	]);
 	for (const k of SERVER_KEYS) {
 		assert.ok(known.has(k.split('.')[0]), k);
 	}
@@ -384,7 +473,10 @@ test('serverCommand: hermes.serverPath, else the bundled server, else hermes-lsp
 });
 
 test('bundledServerPath: server/hermes-lsp in the extension, hermes-lsp.exe on Windows', () => {
-	assert.equal(bundledServerPath('/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64', 'linux'), '/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64/server/hermes-lsp');
+	assert.equal(
+		bundledServerPath('/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64', 'linux'),
+		'/home/u/.vscode/extensions/hermes-lsp.hermes-lsp-0.1.0-linux-x64/server/hermes-lsp',
+	);
 	assert.equal(bundledServerPath('/Users/u/.vscode/extensions/x', 'darwin'), '/Users/u/.vscode/extensions/x/server/hermes-lsp');
 	assert.equal(bundledServerPath('C:\\Users\\u\\.vscode\\extensions\\x', 'win32'), 'C:\\Users\\u\\.vscode\\extensions\\x\\server\\hermes-lsp.exe');
 });

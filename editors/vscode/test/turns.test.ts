@@ -80,16 +80,26 @@ test('a failed or interrupted turn ends in that state, with its error as the ste
 	const t = new TurnTracker();
 	t.setServerState('running');
 	t.apply(ev({ kind: 'turnStarted', text: 'go' }));
-	t.apply(ev({ kind: 'turnCompleted', result: { finalText: '', toolIterations: 0, status: 'failed', completed: false, error: 'quota\nmore', threadId: 't1', turnId: 'u1' } }));
+	t.apply(
+		ev({
+			kind: 'turnCompleted',
+			result: { finalText: '', toolIterations: 0, status: 'failed', completed: false, error: 'quota\nmore', threadId: 't1', turnId: 'u1' },
+		}),
+	);
 	assert.equal(t.bar().state, 'failed');
 	assert.equal(t.bar().activity, 'quota');
 	t.apply(ev({ kind: 'turnStarted', text: 'again' }, { turnId: 'u2' }));
 	assert.equal(t.bar().state, 'running');
-	t.apply(ev({ kind: 'turnCompleted', result: { finalText: '', toolIterations: 0, status: 'interrupted', completed: false, threadId: 't1', turnId: 'u2' } }, { turnId: 'u2' }));
+	t.apply(
+		ev(
+			{ kind: 'turnCompleted', result: { finalText: '', toolIterations: 0, status: 'interrupted', completed: false, threadId: 't1', turnId: 'u2' } },
+			{ turnId: 'u2' },
+		),
+	);
 	assert.equal(t.bar().state, 'interrupted');
 });
 
-test('the bar follows the folder with the latest event and keeps each folder\'s auto-approve', () => {
+test("the bar follows the folder with the latest event and keeps each folder's auto-approve", () => {
 	const t = new TurnTracker();
 	t.setServerState('running');
 	t.setYolo('/w/a', true);
@@ -99,7 +109,7 @@ test('the bar follows the folder with the latest event and keeps each folder\'s 
 	assert.equal(t.bar().yolo, undefined);
 	t.apply(ev({ kind: 'turnStarted' }, { folder: '/w/a', turnId: 'a1' }));
 	assert.equal(t.bar().folder, 'a');
-	assert.equal(t.bar().yolo, true, 'a new turn keeps the folder\'s yolo');
+	assert.equal(t.bar().yolo, true, "a new turn keeps the folder's yolo");
 	assert.equal(t.running().length, 2);
 });
 
@@ -111,9 +121,19 @@ test('an answer streamed in pieces stays on its lines; tool output is indented',
 	out += r.render(ev({ kind: 'toolStarted', tool: { itemId: 'i1', callId: 'c1', name: 'exec_command', preview: 'go test ./...' } }));
 	out += r.render(ev({ kind: 'toolOutput', text: 'ok  \tpkg/a', tool: { itemId: 'i1', callId: 'c1', name: 'exec_command', preview: '' } }));
 	out += r.render(ev({ kind: 'toolOutput', text: ' 0.1s\nFAIL pkg/b\n', tool: { itemId: 'i1', callId: 'c1', name: 'exec_command', preview: '' } }));
-	out += r.render(ev({ kind: 'toolCompleted', tool: { itemId: 'i1', callId: 'c1', name: 'exec_command', preview: '', isError: true, durationMs: 2500, result: 'not shown again' } }));
+	out += r.render(
+		ev({
+			kind: 'toolCompleted',
+			tool: { itemId: 'i1', callId: 'c1', name: 'exec_command', preview: '', isError: true, durationMs: 2500, result: 'not shown again' },
+		}),
+	);
 	out += r.render(ev({ kind: 'answerDelta', text: 'Fixed.' }));
-	out += r.render(ev({ kind: 'turnCompleted', result: { finalText: 'Let me look.Fixed.', toolIterations: 1, status: 'completed', completed: true, threadId: 't1', turnId: 'u1' } }));
+	out += r.render(
+		ev({
+			kind: 'turnCompleted',
+			result: { finalText: 'Let me look.Fixed.', toolIterations: 1, status: 'completed', completed: true, threadId: 't1', turnId: 'u1' },
+		}),
+	);
 	assert.equal(
 		out,
 		[
@@ -136,7 +156,16 @@ test('plans, compactions, fallbacks, errors, steering and approvals that were no
 	const r = new TurnRenderer();
 	const a = { approvalId: 'a9', kind: 'exec' as const, folder: '/w', threadId: 't', turnId: 'u', itemId: 'i', summary: 'rm -rf x' };
 	const out = [
-		r.render(ev({ kind: 'plan', plan: [{ step: 'read', status: 'completed' }, { step: 'fix', status: 'inProgress' }, { step: 'test', status: 'pending' }] })),
+		r.render(
+			ev({
+				kind: 'plan',
+				plan: [
+					{ step: 'read', status: 'completed' },
+					{ step: 'fix', status: 'inProgress' },
+					{ step: 'test', status: 'pending' },
+				],
+			}),
+		),
 		r.render(ev({ kind: 'compaction', compaction: { count: 2 } })),
 		r.render(ev({ kind: 'fallback', text: 'retrying on backup' })),
 		r.render(ev({ kind: 'error', text: 'boom' })),
@@ -168,7 +197,19 @@ test('plans, compactions, fallbacks, errors, steering and approvals that were no
 test('a turn whose answer never streamed shows the final text; a failed one its error', () => {
 	const r = new TurnRenderer();
 	const out = r.render(
-		ev({ kind: 'turnCompleted', result: { finalText: 'Answer.\n', toolIterations: 0, status: 'failed', completed: false, error: 'usage limit', threadId: 't1', turnId: 'u1', durationMs: 61000 } }),
+		ev({
+			kind: 'turnCompleted',
+			result: {
+				finalText: 'Answer.\n',
+				toolIterations: 0,
+				status: 'failed',
+				completed: false,
+				error: 'usage limit',
+				threadId: 't1',
+				turnId: 'u1',
+				durationMs: 61000,
+			},
+		}),
 	);
 	assert.equal(out, 'Answer.\n━━ failed · 0 tool call(s) · 1m01s ━━\nusage limit\n\n');
 });
@@ -219,9 +260,15 @@ test('waiting lists the approvals waiting in every folder; none once the server 
 	t.apply(ev({ kind: 'approvalWaiting', approval: a('x1', '/w/a') }, { folder: '/w/a', turnId: 'a1' }));
 	t.apply(ev({ kind: 'turnStarted' }, { folder: '/w/b', turnId: 'b1' }));
 	t.apply(ev({ kind: 'approvalWaiting', approval: a('x2', '/w/b') }, { folder: '/w/b', turnId: 'b1' }));
-	assert.deepEqual(t.waiting().map((w) => w.approvalId), ['x1', 'x2']);
+	assert.deepEqual(
+		t.waiting().map((w) => w.approvalId),
+		['x1', 'x2'],
+	);
 	t.apply(ev({ kind: 'approvalResolved', approval: { ...a('x1', '/w/a'), decision: 'once' } }, { folder: '/w/a', turnId: 'a1' }));
-	assert.deepEqual(t.waiting().map((w) => w.approvalId), ['x2']);
+	assert.deepEqual(
+		t.waiting().map((w) => w.approvalId),
+		['x2'],
+	);
 	assert.equal(t.contextKeys()['hermes.approvalPending'], true);
 	// The server went away: its turns and approvals with it.
 	t.setServerState('stopped');

@@ -13,8 +13,23 @@ const BG = [0x2b, 0x5c, 0xb8]; // the background's blue
 const FG = [0xff, 0xff, 0xff];
 
 // media/hermes.svg's paths in its 24x24 view box: "M4 5h16v10H9l-5 4z" and "M8 9h8M8 12h5".
-const bubble = [[4, 5], [20, 5], [20, 15], [9, 15], [4, 19]];
-const lines = [[[8, 9], [16, 9]], [[8, 12], [13, 12]]];
+const bubble = [
+	[4, 5],
+	[20, 5],
+	[20, 15],
+	[9, 15],
+	[4, 19],
+];
+const lines = [
+	[
+		[8, 9],
+		[16, 9],
+	],
+	[
+		[8, 12],
+		[13, 12],
+	],
+];
 const STROKE = 1.6; // in view box units (the SVG's is 1.5: a little bolder at icon size)
 
 // The bubble spans x 4..20, y 5..19: centre it and let it fill about 70% of the icon.

@@ -186,8 +186,14 @@ present = function(item)
       local decision = choice and M.decision_of(choice)
       if not decision then
         known[id] = "dismissed"
-        M.notify("Hermes: approval " .. id .. " is still waiting (" .. tostring(a.summary) ..
-          "): answer it with :Hermes approve, or it is declined when it times out", vim.log.levels.WARN)
+        M.notify(
+          "Hermes: approval "
+            .. id
+            .. " is still waiting ("
+            .. tostring(a.summary)
+            .. "): answer it with :Hermes approve, or it is declined when it times out",
+          vim.log.levels.WARN
+        )
         done(item)
         return
       end

@@ -23,7 +23,12 @@ end
 -- settings_for builds the `hermes` settings object the server gets (also what :checkhealth hermes
 -- gives `hermes-lsp doctor --settings`).
 local function settings_for()
-  local s = vim.tbl_deep_extend("force", { openTranscript = false }, vim.deepcopy(plugin().config.settings or {}), { turnEvents = true })
+  local s = vim.tbl_deep_extend(
+    "force",
+    { openTranscript = false },
+    vim.deepcopy(plugin().config.settings or {}),
+    { turnEvents = true }
+  )
   -- An empty Lua table is sent as a JSON array: the objects among the settings must stay objects.
   if type(s.codex) == "table" and type(s.codex.env) == "table" and next(s.codex.env) == nil then
     s.codex.env = vim.empty_dict()
@@ -95,13 +100,23 @@ function M.base_config()
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
   -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua).
-  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true } })
+  caps.experimental = vim.tbl_deep_extend(
+    "force",
+    caps.experimental or {},
+    { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true } }
+  )
   if plugin().config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
   end
   local settings = settings_for()
   local hs = {}
-  for _, method in ipairs({ "window/showMessageRequest", "window/showDocument", "$/progress", "hermes/turnEvent", "window/showMessage" }) do
+  for _, method in ipairs({
+    "window/showMessageRequest",
+    "window/showDocument",
+    "$/progress",
+    "hermes/turnEvent",
+    "window/showMessage",
+  }) do
     hs[method] = handlers[method]
   end
   return {
@@ -120,7 +135,12 @@ function M.base_config()
       if plugin().config.hover_keymap and vim.fn.has("nvim-0.10") == 0 then
         local m = vim.fn.maparg("K", "n", false, true)
         if type(m) ~= "table" or m.buffer ~= 1 then
-          vim.keymap.set("n", "K", vim.lsp.buf.hover, { buffer = bufnr, desc = "LSP hover (Hermes: the turn asked from this line)" })
+          vim.keymap.set(
+            "n",
+            "K",
+            vim.lsp.buf.hover,
+            { buffer = bufnr, desc = "LSP hover (Hermes: the turn asked from this line)" }
+          )
         end
       end
       if plugin().config.on_attach then
@@ -141,7 +161,10 @@ function M.base_config()
         handlers.progress[client_id] = nil
         approvals.forget_client(client_id)
         if code ~= 0 and not plugin()._quitting then
-          notify(string.format("Hermes: hermes-lsp exited (code %s, signal %s)", tostring(code), tostring(signal)), levels.WARN)
+          notify(
+            string.format("Hermes: hermes-lsp exited (code %s, signal %s)", tostring(code), tostring(signal)),
+            levels.WARN
+          )
         end
         handlers.on_update()
       end)
@@ -233,7 +256,11 @@ function M.attach(bufnr, force)
   if not M.is_file_buffer(bufnr) then
     return nil
   end
-  if not force and plugin().config.filetypes and not vim.tbl_contains(plugin().config.filetypes, vim.bo[bufnr].filetype) then
+  if
+    not force
+    and plugin().config.filetypes
+    and not vim.tbl_contains(plugin().config.filetypes, vim.bo[bufnr].filetype)
+  then
     return nil
   end
   local path = api.nvim_buf_get_name(bufnr)

@@ -29,7 +29,12 @@ M.subcommands = {
       hermes().ask_command(vim.tbl_extend("force", opts, { args = args }))
     end,
   },
-  stop = { desc = "stop the running turn", run = function() hermes().stop() end },
+  stop = {
+    desc = "stop the running turn",
+    run = function()
+      hermes().stop()
+    end,
+  },
   approve = {
     desc = "answer a waiting approval",
     run = function(_, args)
@@ -39,20 +44,60 @@ M.subcommands = {
       return #words == 0 and { "once", "session", "deny", "stop" } or {}
     end,
   },
-  status = { desc = "thread, turn, tokens and waiting approvals", run = function() hermes().show_status() end },
-  transcript = { desc = "open the folder's transcript", run = function() hermes().transcript() end },
-  open = { desc = "show the Hermes buffer", run = function() hermes().open() end },
-  new = { desc = "the next prompt starts a new thread", run = function() hermes().new_thread() end },
-  compact = { desc = "compact the thread's context", run = function() hermes().compact() end },
-  yolo = { desc = "toggle auto-approval in this folder", run = function() hermes().toggle_yolo() end },
+  status = {
+    desc = "thread, turn, tokens and waiting approvals",
+    run = function()
+      hermes().show_status()
+    end,
+  },
+  transcript = {
+    desc = "open the folder's transcript",
+    run = function()
+      hermes().transcript()
+    end,
+  },
+  open = {
+    desc = "show the Hermes buffer",
+    run = function()
+      hermes().open()
+    end,
+  },
+  new = {
+    desc = "the next prompt starts a new thread",
+    run = function()
+      hermes().new_thread()
+    end,
+  },
+  compact = {
+    desc = "compact the thread's context",
+    run = function()
+      hermes().compact()
+    end,
+  },
+  yolo = {
+    desc = "toggle auto-approval in this folder",
+    run = function()
+      hermes().toggle_yolo()
+    end,
+  },
   undo = {
     desc = "undo the last turn's patches (! restores files changed since)",
     run = function(opts)
       hermes().undo_turn(opts.bang)
     end,
   },
-  threads = { desc = "resume a past thread of this folder", run = function() hermes().threads() end },
-  model = { desc = "choose the model and reasoning effort of this folder", run = function() hermes().model() end },
+  threads = {
+    desc = "resume a past thread of this folder",
+    run = function()
+      hermes().threads()
+    end,
+  },
+  model = {
+    desc = "choose the model and reasoning effort of this folder",
+    run = function()
+      hermes().model()
+    end,
+  },
   review = {
     desc = "review the changes (base <branch>, commit <sha>, or instructions)",
     run = function(_, args)
@@ -121,7 +166,9 @@ function M.run(sub, args, opts)
   end
   local s = M.subcommands[sub]
   if not s then
-    return notify_error("Hermes: unknown subcommand " .. vim.inspect(sub) .. "; one of: " .. table.concat(M.names(), ", "))
+    return notify_error(
+      "Hermes: unknown subcommand " .. vim.inspect(sub) .. "; one of: " .. table.concat(M.names(), ", ")
+    )
   end
   s.run(vim.tbl_extend("force", opts, { bang = opts.bang or bang }), args or "")
 end

@@ -32,8 +32,8 @@ end
 -- hermes-lsp fall back to hermes.approve for the rest of the session; approvals.lua asks the person
 -- asynchronously through vim.ui.select.
 M["window/showMessageRequest"] = function()
-  return nil, compat.response_error(-32601,
-    "hermes.nvim asks approvals with vim.ui.select and answers them with hermes.approve")
+  return nil,
+    compat.response_error(-32601, "hermes.nvim asks approvals with vim.ui.select and answers them with hermes.approve")
 end
 
 -- show_document_07 is window/showDocument for Neovim 0.7, which has no handler of its own: the
@@ -110,7 +110,10 @@ M["window/showDocument"] = function(err, params, ctx, config)
   if not builtin then
     return show_document_07(err, params, ctx, config)
   end
-  local file = type(params) == "table" and type(params.uri) == "string" and not params.external and params.uri:match("^file:")
+  local file = type(params) == "table"
+    and type(params.uri) == "string"
+    and not params.external
+    and params.uri:match("^file:")
   local b = file and vim.uri_to_bufnr(params.uri)
   local split
   if file and params.takeFocus ~= false and M.config.document_split and #view.windows_of(b, 0) == 0 then
@@ -179,7 +182,10 @@ M["hermes/turnEvent"] = function(_, params, ctx)
   elseif ev.kind == "approvalResolved" and type(ev.approval) == "table" then
     approvals.on_resolved(ev.approval)
   end
-  local patched = ev.kind == "toolCompleted" and type(ev.tool) == "table" and ev.tool.name == "apply_patch" and not ev.tool.isError
+  local patched = ev.kind == "toolCompleted"
+    and type(ev.tool) == "table"
+    and ev.tool.name == "apply_patch"
+    and not ev.tool.isError
   if patched or ev.kind == "turnCompleted" then
     -- The agent changed files on disk: buffers follow (a clean one reloads, as 'autoread' does;
     -- Neovim asks about a modified one). Never :e!, which would throw the user's edits away.

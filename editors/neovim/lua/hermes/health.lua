@@ -70,7 +70,13 @@ function M.doctor(bin, dir)
   local ok, report = pcall(vim.json.decode, out)
   if not ok or type(report) ~= "table" or type(report.checks) ~= "table" then
     -- A hermes-lsp without the doctor (before it existed) says so on stderr.
-    return nil, string.format("`%s` exited %s without a report: %s", table.concat(argv, " "), tostring(code), vim.trim(stderr ~= "" and stderr or out))
+    return nil,
+      string.format(
+        "`%s` exited %s without a report: %s",
+        table.concat(argv, " "),
+        tostring(code),
+        vim.trim(stderr ~= "" and stderr or out)
+      )
   end
   return report
 end
@@ -110,8 +116,16 @@ local function report_clients(h)
     for _ in pairs(c.attached_buffers or {}) do
       bufs = bufs + 1
     end
-    h.ok(string.format("%s (id %d): root %s, %d buffer(s)%s", c.name, c.id, tostring(c.config.root_dir), bufs,
-      c.initialized and "" or ", initializing"))
+    h.ok(
+      string.format(
+        "%s (id %d): root %s, %d buffer(s)%s",
+        c.name,
+        c.id,
+        tostring(c.config.root_dir),
+        bufs,
+        c.initialized and "" or ", initializing"
+      )
+    )
   end
 end
 
@@ -119,8 +133,14 @@ local function report_config(h, report)
   h.start("hermes: settings")
   local cfg = plugin().config
   h.info("cmd: " .. table.concat(cfg.cmd, " "))
-  h.info(string.format("autostart: %s; filetypes: %s; root_markers: %s", tostring(cfg.autostart),
-    cfg.filetypes and table.concat(cfg.filetypes, ",") or "all", table.concat(cfg.root_markers or {}, ",")))
+  h.info(
+    string.format(
+      "autostart: %s; filetypes: %s; root_markers: %s",
+      tostring(cfg.autostart),
+      cfg.filetypes and table.concat(cfg.filetypes, ",") or "all",
+      table.concat(cfg.root_markers or {}, ",")
+    )
+  )
   if report and type(report.settings) == "table" and #report.settings > 0 then
     for _, s in ipairs(report.settings) do
       h.info(string.format("%s = %s (%s)", tostring(s.key), value_text(s.value), tostring(s.source)))
@@ -136,8 +156,15 @@ function M.check()
   local cfg = plugin().config
   h.start("hermes: server and codex")
   local v = vim.version()
-  h.info(string.format("Neovim %d.%d.%d%s", v.major, v.minor, v.patch,
-    vim.fn.has("nvim-0.11") == 1 and " (vim.lsp.enable('hermes') available)" or ""))
+  h.info(
+    string.format(
+      "Neovim %d.%d.%d%s",
+      v.major,
+      v.minor,
+      v.patch,
+      vim.fn.has("nvim-0.11") == 1 and " (vim.lsp.enable('hermes') available)" or ""
+    )
+  )
   local bin = cfg.cmd[1]
   if vim.fn.executable(bin) ~= 1 then
     h.error("hermes-lsp not found: " .. tostring(bin) .. " is not an executable", {
@@ -153,7 +180,10 @@ function M.check()
   h.info("folder: " .. dir)
   local report, err = M.doctor(bin, dir)
   if not report then
-    h.error("hermes-lsp doctor: " .. tostring(err), { "update hermes-lsp: the doctor came in with this plugin's version" })
+    h.error(
+      "hermes-lsp doctor: " .. tostring(err),
+      { "update hermes-lsp: the doctor came in with this plugin's version" }
+    )
   else
     report_checks(h, report)
   end

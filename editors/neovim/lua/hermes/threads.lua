@@ -33,7 +33,12 @@ end
 -- thread_label is a thread as the picker shows it.
 function M.thread_label(t)
   local title = (t.title and t.title ~= "") and t.title or t.threadId
-  local label = string.format("%s · %s · %d turn(s)", title, tostring(t.updatedAt or ""):sub(1, 16):gsub("T", " "), tonumber(t.turns) or 0)
+  local label = string.format(
+    "%s · %s · %d turn(s)",
+    title,
+    tostring(t.updatedAt or ""):sub(1, 16):gsub("T", " "),
+    tonumber(t.turns) or 0
+  )
   if t.current then
     label = label .. " (current)"
   end
@@ -50,17 +55,21 @@ function M.threads()
       if type(list) ~= "table" or #list == 0 then
         return notify("Hermes: no thread in this folder yet", levels.INFO)
       end
-      vim.ui.select(list, { prompt = "Hermes: resume a thread", kind = "hermes.thread", format_item = M.thread_label }, function(choice)
-        if not choice or choice.current then
-          return
-        end
-        local a = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { threadId = choice.threadId })
-        servers.execute(client, "hermes.resumeThread", a, function(rerr)
-          if rerr then
-            handlers.notify_error(rerr)
+      vim.ui.select(
+        list,
+        { prompt = "Hermes: resume a thread", kind = "hermes.thread", format_item = M.thread_label },
+        function(choice)
+          if not choice or choice.current then
+            return
           end
-        end, filebuf)
-      end)
+          local a = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { threadId = choice.threadId })
+          servers.execute(client, "hermes.resumeThread", a, function(rerr)
+            if rerr then
+              handlers.notify_error(rerr)
+            end
+          end, filebuf)
+        end
+      )
     end, filebuf)
   end)
 end
@@ -112,17 +121,25 @@ function M.model()
         local efforts = { "default (" .. tostring(m.defaultEffort or "?") .. ")" }
         vim.list_extend(efforts, type(m.efforts) == "table" and m.efforts or {})
         vim.schedule(function()
-          vim.ui.select(efforts, { prompt = "Hermes: reasoning effort for " .. m.id, kind = "hermes.effort" }, function(e, i)
-            if not e then
-              return
-            end
-            local a = vim.tbl_extend("force", type(arg) == "table" and arg or {}, { model = m.id, effort = i == 1 and "" or e })
-            servers.execute(client, "hermes.setModel", a, function(serr)
-              if serr then
-                handlers.notify_error(serr)
+          vim.ui.select(
+            efforts,
+            { prompt = "Hermes: reasoning effort for " .. m.id, kind = "hermes.effort" },
+            function(e, i)
+              if not e then
+                return
               end
-            end, filebuf)
-          end)
+              local a = vim.tbl_extend(
+                "force",
+                type(arg) == "table" and arg or {},
+                { model = m.id, effort = i == 1 and "" or e }
+              )
+              servers.execute(client, "hermes.setModel", a, function(serr)
+                if serr then
+                  handlers.notify_error(serr)
+                end
+              end, filebuf)
+            end
+          )
         end)
       end)
     end, filebuf)

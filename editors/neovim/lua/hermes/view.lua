@@ -294,18 +294,30 @@ function M.on_event(params)
     if t.status and t.status ~= "" and t.status ~= "completed" then
       how = how .. " (" .. t.status .. ")"
     end
-    local ls = { string.format("- %s: %s%s", tool_title(t), how, t.durationMs and string.format(" in %d ms", t.durationMs) or "") }
+    local ls = {
+      string.format("- %s: %s%s", tool_title(t), how, t.durationMs and string.format(" in %d ms", t.durationMs) or ""),
+    }
     if t.result and t.result ~= "" then
       vim.list_extend(ls, block(t.result, M.config.max_result_lines))
     end
     lines(b, ls)
   elseif kind == "approvalWaiting" and ev.approval then
     st.mode = "approval"
-    lines(b, { string.format("- waiting for approval %s: %s", ev.approval.approvalId or "?", clip(ev.approval.summary, 200)) })
+    lines(
+      b,
+      { string.format("- waiting for approval %s: %s", ev.approval.approvalId or "?", clip(ev.approval.summary, 200)) }
+    )
   elseif kind == "approvalResolved" and ev.approval then
     st.mode = "approval"
     local a = ev.approval
-    lines(b, { string.format("- approval %s: %s%s", a.approvalId or "?", a.decision or "?", a.decidedBy and (" (" .. a.decidedBy .. ")") or "") })
+    lines(b, {
+      string.format(
+        "- approval %s: %s%s",
+        a.approvalId or "?",
+        a.decision or "?",
+        a.decidedBy and (" (" .. a.decidedBy .. ")") or ""
+      ),
+    })
   elseif kind == "plan" and type(ev.plan) == "table" then
     st.mode = "plan"
     local ls = { "- plan:" }
@@ -332,9 +344,13 @@ function M.on_event(params)
       lines(b, compat.lines(r.finalText))
     end
     local tokens = type(r.usage) == "table" and r.usage.totalTokens or nil
-    local summary = string.format("_%s · %d tool call(s)%s%s_", r.status or "ended", tonumber(r.toolIterations) or 0,
+    local summary = string.format(
+      "_%s · %d tool call(s)%s%s_",
+      r.status or "ended",
+      tonumber(r.toolIterations) or 0,
       tokens and string.format(" · %s tokens", tokens) or "",
-      r.durationMs and string.format(" · %.1f s", r.durationMs / 1000) or "")
+      r.durationMs and string.format(" · %.1f s", r.durationMs / 1000) or ""
+    )
     local ls = { "", "---", summary }
     if type(r.error) == "string" and r.error ~= "" then
       table.insert(ls, "error: " .. r.error)
