@@ -58,10 +58,15 @@ test: tools lint cross
 test-short:
 	$(GO) test -short $(TEST_FLAGS) ./...
 
-## lint: gofmt, go vet, the file boundary (internal/cmd/lintfiles: the server's code outside
+## lint: the Go checks (lint-go) and the editors' (lint-editors: eslint and prettier for the VS Code
+## extension, luacheck and stylua for the Neovim plugin, byte-compile and checkdoc for the Emacs client).
+lint: lint-go lint-editors
+
+## lint-go: gofmt, go vet, the file boundary (internal/cmd/lintfiles: the server's code outside
 ## package workspace touches no file by name unless it is marked //hermes:ownfile <why>), and the
 ## jsonrpc2 pin.
-lint:
+.PHONY: lint-go lint-editors
+lint-go:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
