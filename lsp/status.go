@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
 // FolderStatus is one folder of hermes.status.
@@ -36,7 +37,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		fs := FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
 			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
-			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undoableTurns(sess),
+			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undo.Undoable(sess),
 			Model: st.Model, Effort: st.Effort,
 		}
 		if st.ThreadID != "" {
