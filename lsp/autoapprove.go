@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -28,7 +29,7 @@ func autoApproveStatus(a agenthost.AutoApprove) AutoApproveStatus {
 }
 
 // autoApproveWhy says in words where auto-approval comes from.
-func autoApproveWhy(a agenthost.AutoApprove, st Settings) string {
+func autoApproveWhy(a agenthost.AutoApprove, st settings.Settings) string {
 	switch a.Source {
 	case agenthost.SourceFlag:
 		return "hermes-lsp was started with --yolo"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -75,12 +76,12 @@ func args(p *commandParams, v any) error {
 	raw := p.Arguments[0]
 	if a, ok := v.(*askArgs); ok && raw[0] == '"' {
 		if err := fastjson.Unmarshal(raw, &a.Prompt); err != nil {
-			return fmt.Errorf("bad arguments for %s: %s", p.Command, typeError(err))
+			return fmt.Errorf("bad arguments for %s: %s", p.Command, settings.TypeError(err))
 		}
 		return nil
 	}
 	if err := fastjson.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("bad arguments for %s: %s", p.Command, typeError(err))
+		return fmt.Errorf("bad arguments for %s: %s", p.Command, settings.TypeError(err))
 	}
 	return nil
 }
@@ -241,7 +242,7 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	if strings.TrimSpace(a.Prompt) == "" {
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
 	}
-	if err := checkModelName(a.Model); err != nil {
+	if err := settings.CheckModelName(a.Model); err != nil {
 		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
 	if err := checkEffort(a.Effort); err != nil {

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -125,10 +126,10 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	if err != nil {
 		s.log.Warn("workspace folders", "err", err)
 	}
-	settings := DefaultSettings()
+	st := settings.Default()
 	var warn []string
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		settings, warn, err = parseSettings(withoutToken(p.InitializationOptions), settings, s.minTurnTimeoutSeconds())
+		st, warn, err = settings.ParseWithMinTurn(withoutToken(p.InitializationOptions), st, s.minTurnTimeoutSeconds())
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
 		}
@@ -137,20 +138,20 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 		s.log.Warn(w)
 	}
 	caps := readCaps(p)
-	if !settings.openTranscriptSet {
+	if !st.OpenTranscriptSet() {
 		// Helix opens a shown document in the current view whatever takeFocus says: the transcript
 		// would replace the user's file after every turn.
-		settings.OpenTranscript = caps.showDocument && !strings.EqualFold(caps.name, "helix")
+		st.OpenTranscript = caps.showDocument && !strings.EqualFold(caps.name, "helix")
 	}
 
-	host, err := agenthost.New(s.hostConfig(settings))
+	host, err := agenthost.New(s.hostConfig(st))
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings: %v", err)
 	}
 
 	s.mu.Lock()
 	s.caps = caps
-	s.settings = settings
+	s.settings = st
 	s.host = host
 	for _, f := range folders {
 		if err := s.folders.Add(f); err != nil {
@@ -164,7 +165,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 
 	commands := make([]string, 0, len(commandNames))
 	for _, c := range commandNames {
-		commands = append(commands, settings.CommandPrefix+c)
+		commands = append(commands, st.CommandPrefix+c)
 	}
 	version := s.opts.Version
 	if version == "" {
@@ -281,7 +282,7 @@ func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
 }
 
 // hostConfig turns settings into the agent host's configuration.
-func (s *Server) hostConfig(st Settings) agenthost.Config {
+func (s *Server) hostConfig(st settings.Settings) agenthost.Config {
 	cfg := st.HostConfig()
 	if s.opts.CodexPath != "" {
 		cfg.CodexPath = s.opts.CodexPath

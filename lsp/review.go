@@ -32,17 +32,6 @@ type reviewRun struct {
 // reviewSeq numbers the reviews of the process.
 var reviewSeq atomic.Int64
 
-// ReviewSettings are the `review` settings.
-type ReviewSettings struct {
-	// Enabled shows reviews at all: the command, the code actions, the findings.
-	Enabled bool `json:"enabled"`
-	// AfterTurn starts a review of the uncommitted changes after a completed turn that changed
-	// files with at least MinToolCalls tool calls (0: never).
-	AfterTurn struct {
-		MinToolCalls int `json:"minToolCalls"`
-	} `json:"afterTurn"`
-}
-
 func (s *Server) reviewEnabled() bool { return s.currentSettings().Review.Enabled }
 
 // reviewTarget checks a target and returns it as codex takes it, with a label for people.

@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -85,7 +86,7 @@ type Server struct {
 	mu          sync.Mutex
 	state       serverState
 	caps        clientCaps
-	settings    Settings
+	settings    settings.Settings
 	host        *agenthost.Host
 	folders     *workspace.Set
 	docs        *textdoc.Documents
@@ -137,7 +138,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:        opts,
 		log:         log,
-		settings:    DefaultSettings(),
+		settings:    settings.Default(),
 		folders:     &workspace.Set{},
 		docs:        textdoc.NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),

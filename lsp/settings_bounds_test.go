@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 )
 
 // TestSettingsBounds: timeouts outside their bounds are brought inside with a warning (0 stays the
@@ -43,8 +44,8 @@ func TestSettingsBounds(t *testing.T) {
 		{raw: `{"codex":{"model":"gpt-5\u001b[2J\r\n"}}`, wantErr: `hermes.codex.model: "gpt-5 " holds control characters`},
 		{raw: `{"codex":{"model":"gpt-5\u202e"}}`, wantErr: `hermes.codex.model: "gpt-5" holds control characters`},
 	} {
-		base := lsp.DefaultSettings()
-		st, warnings, err := lsp.ParseSettings(json.RawMessage(tc.raw), base)
+		base := settings.Default()
+		st, warnings, err := settings.Parse(json.RawMessage(tc.raw), base)
 		name := tc.raw[:min(len(tc.raw), 60)]
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

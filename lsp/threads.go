@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 )
 
 // rateLimitWarnPercent is the use of a rate-limit window from which progress reports mention it.
@@ -87,7 +88,7 @@ func (s *Server) setModel(ctx context.Context, a hermesproto.SetModelArgs) (herm
 	if err != nil {
 		return hermesproto.SetModelResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
-	if err := checkModelName(a.Model); err != nil {
+	if err := settings.CheckModelName(a.Model); err != nil {
 		return hermesproto.SetModelResult{}, errorf(jsonrpc2.InvalidParams, "hermes.setModel: %v", err)
 	}
 	if err := checkEffort(a.Effort); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 )
 
 // answers is a showMessageRequest hook that answers questions about trusted settings with trust and
@@ -209,14 +210,14 @@ func TestCodexArgsAllowList(t *testing.T) {
 		{[]string{"-c"}, false},
 		{[]string{"-c", "model"}, false},
 	} {
-		err := lsp.CheckCodexArgs(tc.args)
+		err := settings.CheckCodexArgs(tc.args)
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckCodexArgs(%q) = %v, want ok=%v", tc.args, err, tc.ok)
 		}
 	}
 
 	// From initializationOptions: initialize fails, naming the key.
-	_, _, err := lsp.ParseSettings(json.RawMessage(`{"codex":{"args":["-c","mcp_servers.x.command=\"sh\""]}}`), lsp.DefaultSettings())
+	_, _, err := settings.Parse(json.RawMessage(`{"codex":{"args":["-c","mcp_servers.x.command=\"sh\""]}}`), settings.Default())
 	if err == nil || !strings.Contains(err.Error(), "mcp_servers") {
 		t.Errorf("ParseSettings accepted mcp_servers: %v", err)
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -129,14 +129,14 @@ func (r *doctorReport) checkFolder(folder string) bool {
 }
 
 // settings are the settings in force, as the server would have them, with their sources.
-func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (lsp.Settings, bool) {
-	st := lsp.DefaultSettings()
+func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (settings.Settings, bool) {
+	st := settings.Default()
 	from := map[string]string{}
 	if o.SettingsFile != "" {
 		raw, err := workspace.ReadAnywhere(ctx, o.SettingsFile, 1<<20) // named on the command line
 		if err == nil {
 			var warnings []string
-			st, warnings, err = lsp.ParseSettings(raw, st)
+			st, warnings, err = settings.Parse(raw, st)
 			for _, w := range warnings {
 				r.add(doctorCheck{Name: "settings", Status: checkWarn, Detail: w})
 			}
@@ -183,7 +183,7 @@ func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (lsp.Setti
 	return st, true
 }
 
-func settingRows(st lsp.Settings, from map[string]string) []doctorSetting {
+func settingRows(st settings.Settings, from map[string]string) []doctorSetting {
 	source := func(key string) string {
 		if s, ok := from[key]; ok {
 			return s
@@ -242,7 +242,7 @@ func flatKeys(prefix string, m map[string]any) []string {
 var versionRE = regexp.MustCompile(`\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b`)
 
 // checkCodexBinary finds codex as the server would and reads its version.
-func (r *doctorReport) checkCodexBinary(ctx context.Context, o doctorOptions, st lsp.Settings) (string, bool) {
+func (r *doctorReport) checkCodexBinary(ctx context.Context, o doctorOptions, st settings.Settings) (string, bool) {
 	name := orDefault(st.Codex.Path, "codex")
 	install := fmt.Sprintf("install it (npm install -g %s@%s) or set its path (--codex, or hermes.codex.path)", codex.NpmPackage, codex.TestedVersion)
 	bin, err := exec.LookPath(name)
@@ -339,7 +339,7 @@ func writable(dir string) error {
 
 // checkCodexRuns starts codex as the server would (in the folder, with the settings, its state in
 // a folder of its own) and asks who it is signed in as.
-func (r *doctorReport) checkCodexRuns(ctx context.Context, o doctorOptions, st lsp.Settings, bin string) {
+func (r *doctorReport) checkCodexRuns(ctx context.Context, o doctorOptions, st settings.Settings, bin string) {
 	//hermes:ownfile a temporary state folder of the doctor's own
 	tmp, err := os.MkdirTemp("", "hermes-doctor-")
 	if err != nil {

@@ -1,18 +1,17 @@
-package lsp
+// Package settings are the server's `hermes` settings: their shape and defaults, parsing them with
+// every value bounded, and which of them are trusted (can run a program or lower approvals) and so
+// change only with the user's yes when a workspace brings them.
+package settings
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 	"unicode/utf8"
-
-	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
@@ -33,7 +32,7 @@ type Settings struct {
 	InlineStatus bool `json:"inlineStatus"`
 	// InstructionHints marks `hermes:` lines nobody has run yet with a Hint diagnostic.
 	InstructionHints bool `json:"instructionHints"`
-	// Review says whether reviews show, and when one starts by itself (review.go).
+	// Review says whether reviews show, and when one starts by itself.
 	Review   ReviewSettings `json:"review"`
 	StateDir string         `json:"stateDir"`
 
@@ -59,8 +58,12 @@ type ApprovalSettings struct {
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
 }
 
-// DefaultSettings are the settings before the editor says anything.
-func DefaultSettings() Settings {
+// OpenTranscriptSet reports whether the settings chose openTranscript (else it follows the
+// client's showDocument support).
+func (st Settings) OpenTranscriptSet() bool { return st.openTranscriptSet }
+
+// Default are the settings before the editor says anything.
+func Default() Settings {
 	return Settings{
 		Codex:              CodexSettings{ApprovalPolicy: "untrusted", Sandbox: "workspace-write", StartTimeoutSeconds: agenthost.DefaultStartTimeout.Seconds()},
 		Approvals:          ApprovalSettings{Mode: agenthost.ApprovalsManual, TimeoutSeconds: agenthost.DefaultApprovalTimeout.Seconds()},
@@ -117,18 +120,19 @@ const (
 	MaxModelLength = 200
 )
 
-// ParseSettings applies raw settings over base. raw is the `hermes` object, or an object holding
+// Parse applies raw settings over base. raw is the `hermes` object, or an object holding
 // it under "hermes" (as didChangeConfiguration sends it). A null or empty raw keeps base (Helix
 // answers workspace/configuration with null). Unknown keys, and timeouts brought inside their
 // bounds, come back as warnings; a value of the wrong type, or one that cannot be meant (a
 // negative timeout, a model name too long or holding control characters), is an error that names
 // the key, and base is kept whole.
-func ParseSettings(raw json.RawMessage, base Settings) (Settings, []string, error) {
-	return parseSettings(raw, base, MinTurnTimeoutSeconds)
+func Parse(raw json.RawMessage, base Settings) (Settings, []string, error) {
+	return ParseWithMinTurn(raw, base, MinTurnTimeoutSeconds)
 }
 
-// parseSettings is ParseSettings with the least turn timeout a server takes (Options.MinTurnTimeout).
-func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (Settings, []string, error) {
+// ParseWithMinTurn is [Parse] with the least turn timeout a server takes (lsp.Options.MinTurnTimeout,
+// which tests lower).
+func ParseWithMinTurn(raw json.RawMessage, base Settings, minTurnSeconds float64) (Settings, []string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
 		return base, nil, nil
@@ -138,7 +142,7 @@ func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (
 		return base, nil, fmt.Errorf("settings must be an object: %v", err)
 	}
 	if inner, ok := top["hermes"]; ok {
-		return parseSettings(inner, base, minTurnSeconds)
+		return ParseWithMinTurn(inner, base, minTurnSeconds)
 	}
 	st := base
 	st.Codex.Args = slices.Clone(base.Codex.Args)
@@ -151,7 +155,7 @@ func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (
 			return nil
 		}
 		if err := json.Unmarshal(v, into); err != nil {
-			return fmt.Errorf("hermes.%s: %s", key, typeError(err))
+			return fmt.Errorf("hermes.%s: %s", key, TypeError(err))
 		}
 		return nil
 	}
@@ -163,7 +167,7 @@ func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (
 		warnings = append(warnings, unknownKeys("codex", codex)...)
 		sub := Settings{Codex: st.Codex}
 		if err := json.Unmarshal(v, &sub.Codex); err != nil {
-			return base, nil, fmt.Errorf("hermes.codex: %s", typeError(err))
+			return base, nil, fmt.Errorf("hermes.codex: %s", TypeError(err))
 		}
 		st.Codex = sub.Codex
 	}
@@ -184,7 +188,7 @@ func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (
 		}
 		if t, ok := ap["timeoutSeconds"]; ok && string(t) != "null" {
 			if err := json.Unmarshal(t, &st.Approvals.TimeoutSeconds); err != nil {
-				return base, nil, fmt.Errorf("hermes.approvals.timeoutSeconds: %s", typeError(err))
+				return base, nil, fmt.Errorf("hermes.approvals.timeoutSeconds: %s", TypeError(err))
 			}
 		}
 	}
@@ -225,7 +229,7 @@ func parseSettings(raw json.RawMessage, base Settings, minTurnSeconds float64) (
 	if w := clampSeconds("turnTimeoutSeconds", &st.TurnTimeoutSeconds, minTurnSeconds); w != "" {
 		warnings = append(warnings, w)
 	}
-	if err := checkModelName(st.Codex.Model); err != nil {
+	if err := CheckModelName(st.Codex.Model); err != nil {
 		return base, nil, fmt.Errorf("hermes.codex.model: %w", err)
 	}
 	// Let the host validate what it alone understands (policies, sandbox, fallbacks).
@@ -252,10 +256,10 @@ func clampSeconds(key string, seconds *float64, least float64) string {
 	return fmt.Sprintf("hermes.%s %g is outside %g..%d seconds: %g is used", key, was, least, MaxTimeoutSeconds, *seconds)
 }
 
-// checkModelName refuses what cannot be a model name: more than MaxModelLength characters, or
+// CheckModelName refuses what cannot be a model name: more than MaxModelLength characters, or
 // control or format characters (a terminal escape, a line break, a bidirectional override). The
 // error shows the name as one short line of plain text.
-func checkModelName(model string) error {
+func CheckModelName(model string) error {
 	if n := utf8.RuneCountInString(model); n > MaxModelLength {
 		return fmt.Errorf("%q is %d characters long: a model name has at most %d", safetext.LineCut(model, 40), n, MaxModelLength)
 	}
@@ -280,8 +284,8 @@ func unknownKeys(prefix string, m map[string]json.RawMessage) []string {
 	return out
 }
 
-// typeError turns a json error into words a person can act on.
-func typeError(err error) string {
+// TypeError turns a json error into words a person can act on.
+func TypeError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		where := te.Field
@@ -293,109 +297,19 @@ func typeError(err error) string {
 	return err.Error()
 }
 
-// pullConfiguration asks the editor for the `hermes` section and applies it.
-func (s *Server) pullConfiguration(ctx context.Context) {
-	var res []json.RawMessage
-	err := s.callClient(ctx, protocol.MethodWorkspaceConfiguration, &protocol.ConfigurationParams{
-		Items: []protocol.ConfigurationItem{{Section: "hermes"}},
-	}, &res)
-	if err != nil {
-		s.log.Info("workspace/configuration failed; keeping the settings in force", "err", err)
-		return
-	}
-	if len(res) == 0 || isEmptySettings(res[0]) {
-		return // Helix answers null: keep what is in force
-	}
-	s.applySettings(ctx, res[0])
+// ReviewSettings are the `review` settings.
+type ReviewSettings struct {
+	// Enabled shows reviews at all: the command, the code actions, the findings.
+	Enabled bool `json:"enabled"`
+	// AfterTurn starts a review of the uncommitted changes after a completed turn that changed
+	// files with at least MinToolCalls tool calls (0: never).
+	AfterTurn struct {
+		MinToolCalls int `json:"minToolCalls"`
+	} `json:"afterTurn"`
 }
 
-// didChangeConfiguration applies pushed settings, or pulls them when the push carries none.
-func (s *Server) didChangeConfiguration(params json.RawMessage) {
-	var p struct {
-		Settings json.RawMessage `json:"settings"`
-	}
-	_ = json.Unmarshal(params, &p)
-	s.goAsync("configuration", func(ctx context.Context) {
-		s.mu.Lock()
-		canPull := s.caps.configuration
-		s.mu.Unlock()
-		raw := bytes.TrimSpace(p.Settings)
-		if isEmptySettings(raw) && canPull {
-			s.pullConfiguration(ctx)
-			return
-		}
-		s.applySettings(ctx, raw)
-	})
-}
-
-// applySettings parses settings a workspace source brought (workspace/configuration or
-// didChangeConfiguration) over the ones in force and reconfigures the host. A bad value is shown to
-// the user and changes nothing; a change of a trusted setting waits for the user's yes (trust.go).
-// Changes apply one at a time, in order.
-func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
-	s.configMu.Lock()
-	defer s.configMu.Unlock()
-	s.mu.Lock()
-	current := s.settings
-	s.mu.Unlock()
-	st, warnings, err := parseSettings(raw, current, s.minTurnTimeoutSeconds())
-	for _, w := range warnings {
-		s.log.Warn(w)
-	}
-	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
-		return
-	}
-	st = s.gateTrusted(ctx, current, st)
-	if st.CommandPrefix != current.CommandPrefix {
-		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
-		st.CommandPrefix = current.CommandPrefix
-	}
-	s.mu.Lock()
-	s.settings = st
-	h := s.host
-	s.mu.Unlock()
-	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
-		s.hints.add("") // every document's hints and findings again
-	}
-	if st.InlineStatus != current.InlineStatus {
-		s.refreshInlayHints()
-	}
-	if h != nil {
-		if err := h.Reconfigure(s.hostConfig(st)); err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
-			return
-		}
-	}
-	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
-	s.logMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
-	s.warnAutoApprove(ctx)
-}
-
-// isEmptySettings reports settings that say nothing: absent, null or {}.
-func isEmptySettings(raw json.RawMessage) bool {
+// IsEmpty reports settings that say nothing: absent, null or {}.
+func IsEmpty(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null" || string(raw) == "{}"
-}
-
-// minTurnTimeoutSeconds is the least turnTimeoutSeconds the server takes: MinTurnTimeoutSeconds, or
-// Options.MinTurnTimeout when set.
-func (s *Server) minTurnTimeoutSeconds() float64 {
-	if s.opts.MinTurnTimeout > 0 {
-		return s.opts.MinTurnTimeout.Seconds()
-	}
-	return MinTurnTimeoutSeconds
-}
-
-func (s *Server) currentSettings() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings
-}
-
-func trimPrefix(command, prefix string) (string, bool) {
-	if !strings.HasPrefix(command, prefix) {
-		return "", false
-	}
-	return strings.TrimPrefix(command, prefix), true
 }

@@ -1,0 +1,116 @@
+package lsp
+
+// This file applies the `hermes` settings (lsp/settings) that the editor pulls or pushes.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
+)
+
+// pullConfiguration asks the editor for the `hermes` section and applies it.
+func (s *Server) pullConfiguration(ctx context.Context) {
+	var res []json.RawMessage
+	err := s.callClient(ctx, protocol.MethodWorkspaceConfiguration, &protocol.ConfigurationParams{
+		Items: []protocol.ConfigurationItem{{Section: "hermes"}},
+	}, &res)
+	if err != nil {
+		s.log.Info("workspace/configuration failed; keeping the settings in force", "err", err)
+		return
+	}
+	if len(res) == 0 || settings.IsEmpty(res[0]) {
+		return // Helix answers null: keep what is in force
+	}
+	s.applySettings(ctx, res[0])
+}
+
+// didChangeConfiguration applies pushed settings, or pulls them when the push carries none.
+func (s *Server) didChangeConfiguration(params json.RawMessage) {
+	var p struct {
+		Settings json.RawMessage `json:"settings"`
+	}
+	_ = json.Unmarshal(params, &p)
+	s.goAsync("configuration", func(ctx context.Context) {
+		s.mu.Lock()
+		canPull := s.caps.configuration
+		s.mu.Unlock()
+		raw := bytes.TrimSpace(p.Settings)
+		if settings.IsEmpty(raw) && canPull {
+			s.pullConfiguration(ctx)
+			return
+		}
+		s.applySettings(ctx, raw)
+	})
+}
+
+// applySettings parses settings a workspace source brought (workspace/configuration or
+// didChangeConfiguration) over the ones in force and reconfigures the host. A bad value is shown to
+// the user and changes nothing; a change of a trusted setting waits for the user's yes (gateTrusted).
+// Changes apply one at a time, in order.
+func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	s.mu.Lock()
+	current := s.settings
+	s.mu.Unlock()
+	st, warnings, err := settings.ParseWithMinTurn(raw, current, s.minTurnTimeoutSeconds())
+	for _, w := range warnings {
+		s.log.Warn(w)
+	}
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+		return
+	}
+	st = s.gateTrusted(ctx, current, st)
+	if st.CommandPrefix != current.CommandPrefix {
+		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
+		st.CommandPrefix = current.CommandPrefix
+	}
+	s.mu.Lock()
+	s.settings = st
+	h := s.host
+	s.mu.Unlock()
+	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
+		s.hints.add("") // every document's hints and findings again
+	}
+	if st.InlineStatus != current.InlineStatus {
+		s.refreshInlayHints()
+	}
+	if h != nil {
+		if err := h.Reconfigure(s.hostConfig(st)); err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+			return
+		}
+	}
+	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
+	s.logMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
+	s.warnAutoApprove(ctx)
+}
+
+// minTurnTimeoutSeconds is the least turnTimeoutSeconds the server takes: settings.MinTurnTimeoutSeconds, or
+// Options.MinTurnTimeout when set.
+func (s *Server) minTurnTimeoutSeconds() float64 {
+	if s.opts.MinTurnTimeout > 0 {
+		return s.opts.MinTurnTimeout.Seconds()
+	}
+	return settings.MinTurnTimeoutSeconds
+}
+
+func (s *Server) currentSettings() settings.Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+func trimPrefix(command, prefix string) (string, bool) {
+	if !strings.HasPrefix(command, prefix) {
+		return "", false
+	}
+	return strings.TrimPrefix(command, prefix), true
+}
