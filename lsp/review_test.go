@@ -212,6 +212,46 @@ func TestFindingsFollowEdits(t *testing.T) {
 	}
 }
 
+// TestReviewSeverities: each priority has its severity: P0 and P1 errors, P2 a warning, P3 and an
+// unranked finding information; the code names the priority.
+func TestReviewSeverities(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	ctx := testCtx(t)
+	calc := f.file("calc.go", calcSrc)
+	onReview(f, rendered("Five findings.",
+		"[P0] Zero|"+calc+"|1|1|b", "[P1] One|"+calc+"|2|2|b", "[P2] Two|"+calc+"|3|3|b",
+		"[P3] Three|"+calc+"|4|4|b", "Unranked|"+calc+"|5|5|b"))
+	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	if err := f.ed.Await(ctx, diagnosticsFor(calc, 5)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32]struct {
+		code     any
+		severity protocol.DiagnosticSeverity
+	}{
+		0: {"P0", protocol.DiagnosticSeverityError},
+		1: {"P1", protocol.DiagnosticSeverityError},
+		2: {"P2", protocol.DiagnosticSeverityWarning},
+		3: {"P3", protocol.DiagnosticSeverityInformation},
+		4: {nil, protocol.DiagnosticSeverityInformation},
+	}
+	diags, _ := publishedFor(f.ed.State(), calc)
+	for _, d := range diags {
+		w, ok := want[d.Range.Start.Line]
+		if !ok {
+			t.Errorf("a finding on line %d", d.Range.Start.Line)
+			continue
+		}
+		delete(want, d.Range.Start.Line)
+		if d.Code != w.code || d.Severity != w.severity {
+			t.Errorf("%q: code %v severity %v, want %v %v", d.Message, d.Code, d.Severity, w.code, w.severity)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("findings missing: %v", want)
+	}
+}
+
 // TestAutoReview: review.afterTurn starts a review after a turn that changed files with enough tool
 // calls, not after a lighter one; the next prompt cancels a running automatic review.
 func TestAutoReview(t *testing.T) {
