@@ -1,8 +1,10 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -255,7 +257,9 @@ func TestReviewSeverities(t *testing.T) {
 // TestAutoReview: review.afterTurn starts a review after a turn that changed files with enough tool
 // calls, not after a lighter one; the next prompt cancels a running automatic review.
 func TestAutoReview(t *testing.T) {
-	f := start(t, lsptest.VSCode, map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
+	noReview := make(chan slog.Record, 10)
+	f := startWith(t, lsp.Options{Logger: slog.New(logWatch{"no automatic review", noReview})}, lsptest.VSCode,
+		map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
 	ctx := testCtx(t)
 	f.file("calc.go", calcSrc)
 	type started struct{ review bool }
@@ -284,6 +288,15 @@ func TestAutoReview(t *testing.T) {
 	if s := <-turns; s.review {
 		t.Fatal("the first turn was a review")
 	}
+	// The server decides after the turn's end: wait for the decision, not for the next prompt to
+	// race a review that should not start.
+	select {
+	case <-noReview:
+	case <-turns:
+		t.Fatal("a review after a turn with fewer tool calls than review.afterTurn.minToolCalls")
+	case <-ctx.Done():
+		t.Fatal("no decision about an automatic review after the light turn")
+	}
 	f.ask(ctx, map[string]any{"prompt": "heavy"})
 	<-turns
 	if s := <-turns; !s.review {
@@ -298,6 +311,68 @@ func TestAutoReview(t *testing.T) {
 		t.Errorf("the prompt during the automatic review: review %v, steered %v", s.review, res.Steered)
 	}
 }
+
+// TestAutoReviewOnlyAfterCompletedTurn: a turn with enough tool calls that changed files but did
+// not complete (it failed) starts no automatic review.
+func TestAutoReviewOnlyAfterCompletedTurn(t *testing.T) {
+	noReview := make(chan slog.Record, 10)
+	f := startWith(t, lsp.Options{Logger: slog.New(logWatch{"no automatic review", noReview})}, lsptest.VSCode,
+		map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
+	ctx := testCtx(t)
+	f.file("calc.go", calcSrc)
+	reviews := make(chan struct{}, 10)
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		if ft.ReviewTarget != nil {
+			reviews <- struct{}{}
+			ft.Complete(codex.TurnCompleted, nil)
+			return
+		}
+		ft.Exec("go build ./...", 0, "")
+		ft.Exec("go test ./...", 0, "")
+		ft.Notify(codex.NotifyTurnDiffUpdated, map[string]any{"diff": "--- a/calc.go\n+++ b/calc.go\n"})
+		ft.Complete(codex.TurnFailed, &codex.TurnError{Message: "the stream broke"})
+	})
+	f.ask(ctx, map[string]any{"prompt": "heavy"})
+	select {
+	case r := <-noReview:
+		var completed bool
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "completed" {
+				completed = a.Value.Bool()
+			}
+			return true
+		})
+		if completed {
+			t.Errorf("the failed turn was taken as completed")
+		}
+	case <-reviews:
+		t.Fatal("a review after a turn that did not complete")
+	case <-ctx.Done():
+		t.Fatal("no decision about an automatic review after the failed turn")
+	}
+}
+
+// logWatch is a slog.Handler that passes on the records whose message is msg to c, dropping them
+// when c is full (a log call must never wait for the test).
+type logWatch struct {
+	msg string
+	c   chan slog.Record
+}
+
+func (w logWatch) Enabled(context.Context, slog.Level) bool { return true }
+
+func (w logWatch) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == w.msg {
+		select {
+		case w.c <- r.Clone():
+		default:
+		}
+	}
+	return nil
+}
+
+func (w logWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w logWatch) WithGroup(string) slog.Handler      { return w }
 
 // codeActionsOn asks for the code actions on line of path.
 func codeActionsOn(t *testing.T, f *fixture, path string, line uint32) []protocol.CodeAction {
