@@ -75,6 +75,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 		why = ts.turnErr.Message
 	}
 	cooldown := cooldownOf(ts.turnErr, cfg.FallbackCooldown)
+	ts.live.flush() // events held for rows not on disk go out before the fallback's
 	ts.apiCalls++
 	ts.fallback = fb.Name
 	ts.status, ts.turnErr, ts.failure = "", nil, nil

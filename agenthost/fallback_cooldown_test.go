@@ -124,3 +124,38 @@ func TestChatFallbackCooldown(t *testing.T) {
 		t.Errorf("status fallback %q", st.Fallback)
 	}
 }
+
+// TestChatFallbackCooldownPassed: once its cooldown has passed, a chat fallback gives the session
+// back to the primary: the next turn runs on codex, and the status no longer names the fallback.
+func TestChatFallbackCooldownPassed(t *testing.T) {
+	chat, err := fakemodel.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = chat.Close() })
+	chat.EnqueueChat(fakemodel.MessageChunks("from the ", "fallback"))
+	fh := newFakeHost(t, func(c *agenthost.Config) {
+		c.Fallbacks = []agenthost.FallbackProvider{{Name: "chatty", Kind: agenthost.FallbackChat, BaseURL: chat.BaseURL(), Model: "fake-chat"}}
+		c.FallbackCooldown = time.Nanosecond
+	})
+	fh.fake.OnTurn(quotaOnce("You've hit your usage limit."))
+	s := fh.session(t)
+	first, _ := run(t, s, "one")
+	if first.Fallback != "chatty" || first.FinalText != "from the fallback" {
+		t.Fatalf("first turn: %+v", first)
+	}
+	turnsBefore := len(fh.fake.Threads()[first.ThreadID].Turns)
+	second, _ := run(t, s, "two")
+	if !second.Completed || second.Fallback != "" || second.FinalText != "answered" {
+		t.Fatalf("after the cooldown, the second turn: %+v", second)
+	}
+	if n := len(fh.fake.Threads()[first.ThreadID].Turns); second.ThreadID != first.ThreadID || n != turnsBefore+1 {
+		t.Errorf("after the cooldown: thread %s (was %s), %d more codex turns, want 1", second.ThreadID, first.ThreadID, n-turnsBefore)
+	}
+	if reqs := chat.ChatRequests(); len(reqs) != 1 {
+		t.Errorf("chat requests: %d, want 1", len(reqs))
+	}
+	if st := s.Status(); st.Fallback != "" {
+		t.Errorf("status fallback %q after the cooldown", st.Fallback)
+	}
+}

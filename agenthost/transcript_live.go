@@ -26,10 +26,43 @@ type liveTranscript struct {
 	answered bool      // an answer row was written
 	written  map[string]bool
 	failed   bool // a write failed (logged once)
+	// queue takes the turn's events for the editor; held are those that follow a tool row not on
+	// disk yet, sent on by the flush that writes it (hold).
+	queue *eventQueue
+	held  []Event
 }
 
-func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time) liveTranscript {
-	return liveTranscript{st: st, folder: folder, pending: []string{guardRow(mdHeader(in, compaction, at))}, written: make(map[string]bool)}
+func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time, queue *eventQueue) liveTranscript {
+	return liveTranscript{st: st, folder: folder, pending: []string{guardRow(mdHeader(in, compaction, at))}, written: make(map[string]bool), queue: queue}
+}
+
+// send queues ev for the editor, after the events held for a row not on disk yet (order is kept).
+func (lt *liveTranscript) send(ev Event) {
+	if len(lt.held) > 0 {
+		lt.held = append(lt.held, ev)
+		return
+	}
+	lt.queue.Push(ev)
+}
+
+// hold queues ev, a finished tool's event, once the rows written so far are on disk: whoever is
+// told that a tool finished finds its row in the transcript. Rows are written in bursts (flush), so
+// this costs no write of its own; rows with no file to go to hold nothing.
+func (lt *liveTranscript) hold(ev Event) {
+	if len(lt.unsaved) == 0 {
+		lt.send(ev)
+		return
+	}
+	lt.held = append(lt.held, ev)
+}
+
+// release sends the held events on: their rows are written.
+func (lt *liveTranscript) release() {
+	for _, ev := range lt.held {
+		lt.queue.Push(ev)
+	}
+	clear(lt.held)
+	lt.held = lt.held[:0]
 }
 
 // setThread names the turn's thread: the rows so far go to its transcript, and the next ones as
@@ -106,6 +139,7 @@ func (lt *liveTranscript) flush() {
 		lt.failed = true
 		lt.st.log.Warn("could not write the transcript", "path", lt.files.mdPath, "err", err)
 	}
+	lt.release() // written, or failed for good: either way the events go on
 }
 
 // close closes the transcripts the turn kept open.
@@ -189,8 +223,8 @@ func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
 }
 
 // takeUnsaved returns the rows not written yet, markdown and projected, for the turn's end to write
-// with its last ones (one locked append rather than two); a thread known only at the end is set
-// first.
+// with its last ones (one locked append rather than two), after which it calls release; a thread
+// known only at the end is set first.
 func (lt *liveTranscript) takeUnsaved(threadID string) (md string, msgs []Message) {
 	if lt.files.mdPath == "" {
 		lt.setThread(threadID)

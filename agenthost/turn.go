@@ -162,16 +162,17 @@ type turnShared struct {
 }
 
 func (s *Session) newTurnState(in Input, compaction bool) *turnState {
+	q := newEventQueue()
 	ts := &turnState{
 		s: s, input: in, compaction: compaction, started: time.Now(),
-		queue:       newEventQueue(),
+		queue:       q,
 		done:        make(chan struct{}),
 		startedCh:   make(chan struct{}),
 		interrupted: make(chan struct{}),
 		open:        make(map[string]*openItem),
 		compacted:   make(map[string]bool),
 		apiCalls:    1,
-		live:        newLiveTranscript(s.h.store, s.folder, in, compaction, time.Now()),
+		live:        newLiveTranscript(s.h.store, s.folder, in, compaction, time.Now(), q),
 	}
 	if !compaction {
 		ts.addMessages(Message{Role: "user", Content: in.Prompt})
@@ -221,8 +222,9 @@ func usageOf(u *codex.ThreadTokenUsage) Usage {
 	return UsageFrom(u.Last, u.ModelContextWindow)
 }
 
-// emit queues an event of the runner, stamped with where the turn runs. Runner only.
-func (ts *turnState) emit(ev Event) { ts.queue.Push(ts.cur.stamp(ev)) }
+// emit queues an event of the runner, stamped with where the turn runs, behind any held for the
+// transcript (liveTranscript.hold). Runner only.
+func (ts *turnState) emit(ev Event) { ts.live.send(ts.cur.stamp(ev)) }
 
 // emitShared queues an event from the session's goroutine. Loop only.
 func (ts *turnState) emitShared(ev Event) { ts.queue.Push(ts.shared.attempt.stamp(ev)) }

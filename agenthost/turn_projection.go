@@ -142,11 +142,12 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 		Message{Role: "tool", ToolCallID: call.ID, Content: result},
 	)
 	ts.live.tool(item, took, ts.settledApprovals(), note)
-	ts.emit(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
+	// The event goes out once the row is on disk: a reader of the transcript told of it finds it.
+	ts.live.hold(ts.cur.stamp(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: args,
 		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
 		ExitCode: item.ExitCode,
-	}})
+	}}))
 }
 
 func (ts *turnState) takeReasoning() string {

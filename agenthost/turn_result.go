@@ -14,8 +14,8 @@ func (ts *turnState) finish(retired bool) {
 	s := ts.s
 	// The events applied so far are queued for the editor's follower, which the scheduler runs next
 	// on this thread only once the runner blocks: let it report them before the end's work (the
-	// session's hops, the disk). A mid-turn flush does not yield: a finished tool's rows go to the
-	// disk before the follower sends its event on, as a reader of the live transcript expects.
+	// session's hops, the disk). A finished tool's event still held for its row goes on after the
+	// append below (liveTranscript.hold).
 	runtime.Gosched()
 	ts.takeSteered()
 	reason := ts.interruptReason()
@@ -85,6 +85,7 @@ func (ts *turnState) finish(retired bool) {
 
 	md, msgs := ts.live.takeUnsaved(threadID)
 	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
+	ts.live.release() // the tools' rows are on disk: their events go on
 	var cp Checkpoint
 	_ = s.call(func(st *sessionState) {
 		ts.live.giveBack(&st.transcripts)

@@ -173,7 +173,13 @@ func findingCounts(n int, counts map[string]int) string {
 func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *agenthost.Result) {
 	st := s.currentSettings().Review
 	n := st.AfterTurn.MinToolCalls
-	if !st.Enabled || n <= 0 || res == nil || !res.Completed || res.ToolIterations < n || !tv.rec.changedFiles() {
+	if !st.Enabled || n <= 0 || res == nil {
+		return
+	}
+	if changed := tv.rec.changedFiles(); !res.Completed || res.ToolIterations < n || !changed {
+		// Logged so that the decision can be seen, and waited for, when no review follows.
+		s.log.Debug("no automatic review", "folder", tv.folder.Path, "completed", res.Completed,
+			"toolCalls", res.ToolIterations, "minToolCalls", n, "changedFiles", changed)
 		return
 	}
 	h, err := s.hostOrErr()

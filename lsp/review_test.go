@@ -1,8 +1,10 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -212,10 +214,52 @@ func TestFindingsFollowEdits(t *testing.T) {
 	}
 }
 
+// TestReviewSeverities: each priority has its severity: P0 and P1 errors, P2 a warning, P3 and an
+// unranked finding information; the code names the priority.
+func TestReviewSeverities(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	ctx := testCtx(t)
+	calc := f.file("calc.go", calcSrc)
+	onReview(f, rendered("Five findings.",
+		"[P0] Zero|"+calc+"|1|1|b", "[P1] One|"+calc+"|2|2|b", "[P2] Two|"+calc+"|3|3|b",
+		"[P3] Three|"+calc+"|4|4|b", "Unranked|"+calc+"|5|5|b"))
+	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	if err := f.ed.Await(ctx, diagnosticsFor(calc, 5)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32]struct {
+		code     any
+		severity protocol.DiagnosticSeverity
+	}{
+		0: {"P0", protocol.DiagnosticSeverityError},
+		1: {"P1", protocol.DiagnosticSeverityError},
+		2: {"P2", protocol.DiagnosticSeverityWarning},
+		3: {"P3", protocol.DiagnosticSeverityInformation},
+		4: {nil, protocol.DiagnosticSeverityInformation},
+	}
+	diags, _ := publishedFor(f.ed.State(), calc)
+	for _, d := range diags {
+		w, ok := want[d.Range.Start.Line]
+		if !ok {
+			t.Errorf("a finding on line %d", d.Range.Start.Line)
+			continue
+		}
+		delete(want, d.Range.Start.Line)
+		if d.Code != w.code || d.Severity != w.severity {
+			t.Errorf("%q: code %v severity %v, want %v %v", d.Message, d.Code, d.Severity, w.code, w.severity)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("findings missing: %v", want)
+	}
+}
+
 // TestAutoReview: review.afterTurn starts a review after a turn that changed files with enough tool
 // calls, not after a lighter one; the next prompt cancels a running automatic review.
 func TestAutoReview(t *testing.T) {
-	f := start(t, lsptest.VSCode, map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
+	noReview := make(chan slog.Record, 10)
+	f := startWith(t, lsp.Options{Logger: slog.New(logWatch{"no automatic review", noReview})}, lsptest.VSCode,
+		map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
 	ctx := testCtx(t)
 	f.file("calc.go", calcSrc)
 	type started struct{ review bool }
@@ -244,6 +288,15 @@ func TestAutoReview(t *testing.T) {
 	if s := <-turns; s.review {
 		t.Fatal("the first turn was a review")
 	}
+	// The server decides after the turn's end: wait for the decision, not for the next prompt to
+	// race a review that should not start.
+	select {
+	case <-noReview:
+	case <-turns:
+		t.Fatal("a review after a turn with fewer tool calls than review.afterTurn.minToolCalls")
+	case <-ctx.Done():
+		t.Fatal("no decision about an automatic review after the light turn")
+	}
 	f.ask(ctx, map[string]any{"prompt": "heavy"})
 	<-turns
 	if s := <-turns; !s.review {
@@ -258,6 +311,68 @@ func TestAutoReview(t *testing.T) {
 		t.Errorf("the prompt during the automatic review: review %v, steered %v", s.review, res.Steered)
 	}
 }
+
+// TestAutoReviewOnlyAfterCompletedTurn: a turn with enough tool calls that changed files but did
+// not complete (it failed) starts no automatic review.
+func TestAutoReviewOnlyAfterCompletedTurn(t *testing.T) {
+	noReview := make(chan slog.Record, 10)
+	f := startWith(t, lsp.Options{Logger: slog.New(logWatch{"no automatic review", noReview})}, lsptest.VSCode,
+		map[string]any{"yolo": true, "review": map[string]any{"afterTurn": map[string]any{"minToolCalls": 2}}})
+	ctx := testCtx(t)
+	f.file("calc.go", calcSrc)
+	reviews := make(chan struct{}, 10)
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		if ft.ReviewTarget != nil {
+			reviews <- struct{}{}
+			ft.Complete(codex.TurnCompleted, nil)
+			return
+		}
+		ft.Exec("go build ./...", 0, "")
+		ft.Exec("go test ./...", 0, "")
+		ft.Notify(codex.NotifyTurnDiffUpdated, map[string]any{"diff": "--- a/calc.go\n+++ b/calc.go\n"})
+		ft.Complete(codex.TurnFailed, &codex.TurnError{Message: "the stream broke"})
+	})
+	f.ask(ctx, map[string]any{"prompt": "heavy"})
+	select {
+	case r := <-noReview:
+		var completed bool
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "completed" {
+				completed = a.Value.Bool()
+			}
+			return true
+		})
+		if completed {
+			t.Errorf("the failed turn was taken as completed")
+		}
+	case <-reviews:
+		t.Fatal("a review after a turn that did not complete")
+	case <-ctx.Done():
+		t.Fatal("no decision about an automatic review after the failed turn")
+	}
+}
+
+// logWatch is a slog.Handler that passes on the records whose message is msg to c, dropping them
+// when c is full (a log call must never wait for the test).
+type logWatch struct {
+	msg string
+	c   chan slog.Record
+}
+
+func (w logWatch) Enabled(context.Context, slog.Level) bool { return true }
+
+func (w logWatch) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == w.msg {
+		select {
+		case w.c <- r.Clone():
+		default:
+		}
+	}
+	return nil
+}
+
+func (w logWatch) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w logWatch) WithGroup(string) slog.Handler      { return w }
 
 // codeActionsOn asks for the code actions on line of path.
 func codeActionsOn(t *testing.T, f *fixture, path string, line uint32) []protocol.CodeAction {
