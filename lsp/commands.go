@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -174,7 +175,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		n := s.dismiss(ctx, "", func(f *finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
+		n := s.findings.Dismiss(ctx, "", func(f *review.Finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
 		return hermesproto.DismissResult{Dismissed: n}, nil
 	case CmdDismissReview:
 		var a folderArgs
@@ -185,7 +186,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err != nil {
 			return nil, invalid(err)
 		}
-		return hermesproto.DismissResult{Dismissed: s.dismiss(ctx, folder.Path, func(*finding) bool { return true })}, nil
+		return hermesproto.DismissResult{Dismissed: s.findings.Dismiss(ctx, folder.Path, func(*review.Finding) bool { return true })}, nil
 	case CmdLogin:
 		var a hermesproto.LoginArgs
 		if err := args(p, &a); err != nil {

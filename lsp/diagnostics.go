@@ -1,7 +1,7 @@
 package lsp
 
 // This file publishes the server's own diagnostics. Two features put diagnostics on a document (the
-// instruction hints, instructions.go, and the review findings, findings.go); LSP keeps one list per
+// instruction hints, instructions.go, and the review findings, lsp/review); LSP keeps one list per
 // document and server, so each feature sets its own set and the document gets them merged.
 
 import (

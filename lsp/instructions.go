@@ -17,6 +17,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/internal/textline"
+	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
@@ -96,13 +97,13 @@ func (s *Server) instructionHintLoop(ctx context.Context) {
 			uris = append(uris, s.diagSets.uris(instructionHintsFeature)...)
 		}
 		if all {
-			uris = append(uris, s.diagSets.uris(findingsFeature)...)
-			uris = append(uris, s.findingFiles()...)
+			uris = append(uris, s.diagSets.uris(review.Feature)...)
+			uris = append(uris, s.findings.Files()...)
 		}
 		for _, u := range uris {
 			s.publishDiagnostics(ctx, u, instructionHintsFeature, s.instructionHints(u))
-			if s.hasFindings(u) || all {
-				s.publishFindings(ctx, u) // their lines may have moved, or gone
+			if s.findings.Has(u) || all {
+				s.findings.Publish(ctx, u) // their lines may have moved, or gone
 			}
 		}
 	}

@@ -1,7 +1,7 @@
 package lsp
 
 // This file is hermes.review: codex reviews the folder's changes on a thread of its own, and its
-// findings become diagnostics (findings.go); and the automatic review after a heavy turn.
+// findings become diagnostics (lsp/review); and the automatic review after a heavy turn.
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -114,27 +115,27 @@ func (s *Server) finishReview(ctx context.Context, tv *turnView, res *agenthost.
 		s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Hermes review of %s in %s did not finish (%s): the findings of the last review stay.", run.label, tv.folder.Name, why))
 		return
 	}
-	review, ok := codex.ParseReview(res.FinalText)
+	rv, ok := codex.ParseReview(res.FinalText)
 	if !ok {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes review: codex's answer is not a review; read it in the transcript: "+res.TranscriptPath)
 		return
 	}
-	list := make([]*finding, len(review.Findings))
-	for i, f := range review.Findings {
-		// ParseReview keeps lines in 1..codex.MaxReviewLine; setFindings checks the rest.
-		list[i] = &finding{
+	list := make([]*review.Finding, len(rv.Findings))
+	for i, f := range rv.Findings {
+		// ParseReview keeps lines in 1..codex.MaxReviewLine; Findings.Set checks the rest.
+		list[i] = &review.Finding{
 			ReviewID: run.id, FindingID: strconv.Itoa(i + 1), Title: f.Title, Priority: f.Priority,
 			Path: f.Path, Start: uint32(f.Start - 1), End: uint32(f.End - 1), Body: f.Body,
 		}
 	}
-	list, placed := s.setFindings(ctx, tv.folder.Path, list)
+	list, placed := s.findings.Set(ctx, tv.folder.Path, list)
 	counts := map[string]int{}
 	for _, f := range list {
 		counts[priorityName(f.Priority)]++
 	}
 	msg := fmt.Sprintf("Hermes review of %s in %s: %s.", run.label, tv.folder.Name, findingCounts(len(list), counts))
-	if review.Explanation != "" {
-		msg += " " + agenthost.Truncate(review.Explanation, 300)
+	if rv.Explanation != "" {
+		msg += " " + agenthost.Truncate(rv.Explanation, 300)
 	}
 	msg += placed.String()
 	if res.TranscriptPath != "" {
@@ -193,5 +194,70 @@ func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *agenthost.Res
 	target, label, _ := reviewTarget(nil)
 	if _, err := s.startReview(ctx, tv.folder, sess, target, label, true, nil); err != nil {
 		s.log.Info("no automatic review", "folder", tv.folder.Path, "err", err)
+	}
+}
+
+// findingActions are the code actions on the findings in rng: fix it (a turn whose prompt quotes
+// it), dismiss it, dismiss all of the folder's.
+func (s *Server) findingActions(docURI string, rng protocol.Range, command func(title, name string, arg any) *protocol.Command) []protocol.CodeAction {
+	if !s.reviewEnabled() {
+		return nil
+	}
+	var out []protocol.CodeAction
+	for _, f := range s.findings.At(docURI, rng) {
+		start, end, _ := f.Lines()
+		d := s.findings.Diagnostic(f)
+		rel := f.Path
+		if folder, err := s.resolveFolder(docURI); err == nil {
+			rel, _ = workspace.Rel(folder.Path, f.Path)
+		}
+		prompt := fmt.Sprintf("Fix this review finding in %s (lines %d-%d): %s\n\n%s", rel, start+1, end+1, f.Title, f.Body)
+		fixRange := d.Range
+		out = append(out,
+			protocol.CodeAction{
+				Title: TitleFixFinding, Kind: protocol.QuickFix, IsPreferred: true, Diagnostics: []protocol.Diagnostic{d},
+				Command: command(TitleFixFinding, CmdAsk, askArgs{Prompt: strings.TrimSpace(prompt), URI: docURI, Range: &fixRange}),
+			},
+			protocol.CodeAction{
+				Title: TitleDismiss, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
+				Command: command(TitleDismiss, CmdDismissFinding, hermesproto.FindingRef{ReviewID: f.ReviewID, FindingID: f.FindingID}),
+			},
+		)
+	}
+	if len(out) > 0 {
+		out = append(out, protocol.CodeAction{
+			Title: TitleDismissAll, Kind: protocol.QuickFix,
+			Command: command(TitleDismissAll, CmdDismissReview, folderArgs{URI: docURI}),
+		})
+	}
+	return out
+}
+
+// saveFindings keeps a folder's findings in its state (review.Config.Save).
+func (s *Server) saveFindings(folder string, data []byte) error {
+	h, err := s.hostOrErr()
+	if err != nil {
+		return err
+	}
+	sess, err := h.Session(folder)
+	if err != nil {
+		return err
+	}
+	return sess.SaveReview(data)
+}
+
+// loadFindings publishes the findings saved for each folder (at start).
+func (s *Server) loadFindings(ctx context.Context, h *agenthost.Host) {
+	for _, f := range s.folders.List() {
+		sess, err := h.Session(f.Path)
+		if err != nil {
+			continue
+		}
+		data, err := sess.LoadReview()
+		if err != nil {
+			s.log.Warn("the saved review findings cannot be read", "folder", f.Path, "err", err)
+			continue
+		}
+		s.findings.Load(ctx, f.Path, data)
 	}
 }

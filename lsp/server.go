@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
+	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -97,7 +98,7 @@ type Server struct {
 	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
 	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
 	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
-	findings    reviewFindings                   // review findings, published as diagnostics (findings.go)
+	findings    *review.Findings                 // review findings, published as diagnostics (lsp/review)
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
@@ -155,6 +156,16 @@ func NewServer(opts Options) *Server {
 		warnedAuto:   make(map[string]string),
 	}
 	s.approvals = newApprover(s)
+	s.findings = review.New(review.Config{
+		Docs: s.docs,
+		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
+			s.publishDiagnostics(ctx, uri, review.Feature, diags)
+		},
+		Save:    s.saveFindings,
+		Enabled: s.reviewEnabled,
+		Source:  diagnosticSource,
+		Log:     log,
+	})
 	return s
 }
 

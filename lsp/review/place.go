@@ -1,11 +1,11 @@
-package lsp
+package review
 
 // This file places review findings on their files. A finding's path, lines, title and body are the
 // model's, so each is checked before it is shown: the path must resolve (links followed) inside the
 // folder and name a regular file (or none: a deleted file), which is read once for all its
 // findings, through the workspace boundary, bounded and honouring the context; lines are clamped
 // to the file and to LSP's range; text is cleaned and cut; and a file gets at most
-// maxFindingsPerFile findings. Findings loaded from the state directory pass the same checks.
+// MaxFindingsPerFile findings. Findings loaded from the state directory pass the same checks.
 
 import (
 	"bufio"
@@ -26,8 +26,8 @@ import (
 
 // The bounds of findings.
 const (
-	// maxFindingsPerFile bounds the findings on one file (maxFindings bounds a folder's).
-	maxFindingsPerFile = 50
+	// MaxFindingsPerFile bounds the findings on one file (MaxFindings bounds a folder's).
+	MaxFindingsPerFile = 50
 	// maxLSPLine is the last line LSP can name (a uinteger: 0 to 2^31-1).
 	maxLSPLine = 1<<31 - 1
 	// maxFindingFileBytes bounds what is read of a file to place its findings: past it, lines
@@ -38,23 +38,23 @@ const (
 	maxMarkText = 16 << 10
 )
 
-// placement says what became of the findings that were not placed.
-type placement struct {
+// Placement says what became of the findings that were not placed.
+type Placement struct {
 	outside    []string       // "title (path:line)": no path, or one resolving outside the folder
 	notRegular []string       // "title (path:line)": a FIFO, a device, a directory
-	leftOut    map[string]int // past maxFindingsPerFile, by the file as shown
+	leftOut    map[string]int // past MaxFindingsPerFile, by the file as shown
 	files      []string       // leftOut's keys in the order found
-	overFolder int            // past maxFindings
+	overFolder int            // past MaxFindings
 }
 
-// dropped reports whether findings were not placed.
-func (p *placement) dropped() bool {
+// Dropped reports whether findings were not placed.
+func (p *Placement) Dropped() bool {
 	return len(p.outside)+len(p.notRegular)+len(p.files)+p.overFolder > 0
 }
 
 // String is p for the review's message: a line for each kind of finding left out, each starting
 // with a newline.
-func (p *placement) String() string {
+func (p *Placement) String() string {
 	var b strings.Builder
 	if len(p.outside) > 0 {
 		fmt.Fprintf(&b, "\n%d finding(s) outside the folder: %s", len(p.outside), safetext.Cut(strings.Join(p.outside, "; "), 400))
@@ -67,10 +67,10 @@ func (p *placement) String() string {
 		for i, file := range p.files {
 			parts[i] = fmt.Sprintf("%d more %s on %s left out", p.leftOut[file], plural(p.leftOut[file], "finding", "findings"), file)
 		}
-		fmt.Fprintf(&b, "\n%s (at most %d on a file)", safetext.Cut(strings.Join(parts, "; "), 600), maxFindingsPerFile)
+		fmt.Fprintf(&b, "\n%s (at most %d on a file)", safetext.Cut(strings.Join(parts, "; "), 600), MaxFindingsPerFile)
 	}
 	if p.overFolder > 0 {
-		fmt.Fprintf(&b, "\n%d more %s left out (at most %d in a folder)", p.overFolder, plural(p.overFolder, "finding", "findings"), maxFindings)
+		fmt.Fprintf(&b, "\n%d more %s left out (at most %d in a folder)", p.overFolder, plural(p.overFolder, "finding", "findings"), MaxFindings)
 	}
 	return b.String()
 }
@@ -82,13 +82,13 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// placeFindings checks the findings of folder, cleans and clamps them, and marks the lines of
+// place checks the findings of folder, cleans and clamps them, and marks the lines of
 // those it keeps; it returns them, in their order, with what became of the others.
-func (s *Server) placeFindings(ctx context.Context, folder string, list []*finding) ([]*finding, placement) {
-	p := placement{leftOut: map[string]int{}}
+func (fs *Findings) place(ctx context.Context, folder string, list []*Finding) ([]*Finding, Placement) {
+	p := Placement{leftOut: map[string]int{}}
 	var files []string
-	byFile := map[string][]*finding{}
-	var admitted []*finding
+	byFile := map[string][]*Finding{}
+	var admitted []*Finding
 	for _, f := range list {
 		if f == nil {
 			continue
@@ -99,7 +99,7 @@ func (s *Server) placeFindings(ctx context.Context, folder string, list []*findi
 			continue
 		}
 		key := textdoc.Key(f.Path)
-		if len(byFile[key]) >= maxFindingsPerFile {
+		if len(byFile[key]) >= MaxFindingsPerFile {
 			shown := shownPath(folder, f.Path)
 			if p.leftOut[shown] == 0 {
 				p.files = append(p.files, shown)
@@ -107,7 +107,7 @@ func (s *Server) placeFindings(ctx context.Context, folder string, list []*findi
 			p.leftOut[shown]++
 			continue
 		}
-		if len(admitted) >= maxFindings {
+		if len(admitted) >= MaxFindings {
 			p.overFolder++
 			continue
 		}
@@ -117,10 +117,10 @@ func (s *Server) placeFindings(ctx context.Context, folder string, list []*findi
 		byFile[key] = append(byFile[key], f)
 		admitted = append(admitted, f)
 	}
-	gone := map[*finding]bool{}
+	gone := map[*Finding]bool{}
 	for _, key := range files {
 		group := byFile[key]
-		err := s.placeOnFile(ctx, folder, group)
+		err := fs.placeOnFile(ctx, folder, group)
 		if err == nil {
 			continue
 		}
@@ -145,7 +145,7 @@ func (s *Server) placeFindings(ctx context.Context, folder string, list []*findi
 // cleanFinding bounds f's text and lines as the model's: the title one line of at most
 // codex.MaxReviewTitle characters, the body at most codex.MaxReviewBody bytes, both without
 // control characters (but the body's newlines and tabs); lines within LSP's range, in order.
-func cleanFinding(f *finding) {
+func cleanFinding(f *Finding) {
 	f.Title = safetext.Cut(strings.TrimSpace(safetext.Line(f.Title)), codex.MaxReviewTitle)
 	f.Body = safetext.CutBytes(safetext.Clean(f.Body), codex.MaxReviewBody)
 	f.Start, f.End = min(f.Start, maxLSPLine), min(f.End, maxLSPLine)
@@ -172,7 +172,7 @@ func findingInside(folder, path string) (reason string, ok bool) {
 }
 
 // shownFinding is f for the review's message: "title (path:line)", with reason when there is one.
-func shownFinding(f *finding, reason string) string {
+func shownFinding(f *Finding, reason string) string {
 	where := fmt.Sprintf("%s:%d", safetext.Cut(safetext.Line(f.Path), 200), uint64(f.Start)+1)
 	if reason != "" {
 		where += ", " + safetext.Line(reason)
@@ -192,14 +192,14 @@ func shownPath(folder, path string) string {
 // opened through the workspace boundary (inside the folder, regular, never blocking) and read
 // only when the editor does not have it open; a file that does not exist (deleted by the changes
 // reviewed) or cannot be read keeps the lines the model gave. The error is the boundary's refusal.
-func (s *Server) placeOnFile(ctx context.Context, folder string, group []*finding) error {
+func (fs *Findings) placeOnFile(ctx context.Context, folder string, group []*Finding) error {
 	path := group[0].Path
 	fh, err := workspace.OpenRegular(folder, path)
 	if errors.Is(err, workspace.ErrNotRegular) || errors.Is(err, workspace.ErrOutside) {
 		return err
 	}
 	u := string(uri.File(path))
-	last, clamp := s.docs.LastLine(u) // an open document is the file as the user sees it
+	last, clamp := fs.cfg.Docs.LastLine(u) // an open document is the file as the user sees it
 	var texts map[uint32]string
 	if fh != nil {
 		if !clamp {
@@ -213,7 +213,7 @@ func (s *Server) placeOnFile(ctx context.Context, folder string, group []*findin
 			var whole bool
 			texts, n, whole, err = readLines(ctx, fh, want, upTo)
 			if err != nil {
-				s.log.Info("a review finding's file could not be read", "path", path, "err", err)
+				fs.cfg.Log.Info("a review finding's file could not be read", "path", path, "err", err)
 			}
 			if whole {
 				last, clamp = max(n, 1)-1, true
@@ -225,8 +225,8 @@ func (s *Server) placeOnFile(ctx context.Context, folder string, group []*findin
 		if clamp {
 			f.Start, f.End = min(f.Start, last), min(f.End, last)
 		}
-		f.start = s.docs.Mark(u, f.Start, texts[f.Start])
-		f.end = s.docs.Mark(u, f.End, texts[f.End])
+		f.start = fs.cfg.Docs.Mark(u, f.Start, texts[f.Start])
+		f.end = fs.cfg.Docs.Mark(u, f.End, texts[f.End])
 	}
 	return nil
 }
