@@ -296,7 +296,7 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	}
 	if tv != nil && a.URI != "" && a.Range != nil {
 		// The turn shows where it was asked: hover and an inlay hint on that line.
-		s.origins.add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
+		s.origins.Add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
 		s.refreshInlayHints()
 		s.hints.add(a.URI) // the line has been run: its hint goes
 	}

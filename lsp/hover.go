@@ -12,7 +12,7 @@ import (
 // hover answers a hover request: the turn asked from the line, or null.
 func (s *Server) hover(p *protocol.HoverParams) (any, error) {
 	uri := string(p.TextDocument.URI)
-	rec := s.origins.at(uri, p.Position.Line)
+	rec := s.origins.At(uri, p.Position.Line)
 	if rec == nil {
 		return nil, nil
 	}
@@ -22,7 +22,7 @@ func (s *Server) hover(p *protocol.HoverParams) (any, error) {
 		end.Character = textdoc.UTF16Len(text)
 	}
 	return map[string]any{
-		"contents": map[string]any{"kind": protocol.Markdown, "value": rec.hover()},
+		"contents": map[string]any{"kind": protocol.Markdown, "value": rec.Hover()},
 		"range":    protocol.Range{Start: protocol.Position{Line: line}, End: end},
 	}, nil
 }

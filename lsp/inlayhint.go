@@ -44,17 +44,17 @@ func (s *Server) inlayHints(p *inlayHintParams) ([]inlayHint, error) {
 		return hints, nil
 	}
 	uri := string(p.TextDocument.URI)
-	for _, o := range s.origins.in(uri) {
-		if o.line < p.Range.Start.Line || o.line > p.Range.End.Line {
+	for _, o := range s.origins.In(uri) {
+		if o.Line < p.Range.Start.Line || o.Line > p.Range.End.Line {
 			continue
 		}
-		text, ok := s.docs.Line(uri, o.line)
+		text, ok := s.docs.Line(uri, o.Line)
 		if !ok {
 			continue
 		}
 		hints = append(hints, inlayHint{
-			Position:    protocol.Position{Line: o.line, Character: textdoc.UTF16Len(text)},
-			Label:       o.rec.label(),
+			Position:    protocol.Position{Line: o.Line, Character: textdoc.UTF16Len(text)},
+			Label:       o.Rec.Label(),
 			Tooltip:     "Hermes: hover the line for the whole turn",
 			PaddingLeft: true,
 		})

@@ -132,7 +132,7 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 		if len(out) == instructionHintsMax {
 			break
 		}
-		if s.origins.at(uri, uint32(in.Line)) != nil {
+		if s.origins.At(uri, uint32(in.Line)) != nil {
 			continue
 		}
 		line := uint32(in.Line)

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -26,7 +27,7 @@ type turnView struct {
 	turn   *agenthost.Turn
 	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
 	early  *earlyToken             // the token being asked for: follow waits for it
-	rec    *turnRecord
+	rec    *annotate.Record
 	review *reviewRun // set when the turn is a review
 }
 
@@ -40,14 +41,14 @@ func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *a
 
 // watchTurnWith is watchTurn with the progress token made while the turn started (see earlyToken).
 func (s *Server) watchTurnWith(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
-	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
+	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
 	return s.watch(ctx, tv, prompt, clientToken, early)
 }
 
 // watchReview is watchTurn for a review.
 func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *reviewRun, clientToken *protocol.ProgressToken) *turnView {
 	prompt := "review " + run.label
-	tv := &turnView{folder: folder, turn: turn, rec: newTurnRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
+	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
 	return s.watch(ctx, tv, prompt, clientToken, nil)
 }
 
@@ -109,7 +110,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 				events = nil
 				continue
 			}
-			if tv.rec.apply(ev) && s.origins.has(tv.rec) {
+			if tv.rec.Apply(ev) && s.origins.Has(tv.rec) {
 				s.refreshInlayHints()
 			}
 			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
@@ -233,11 +234,11 @@ func (s *Server) announce(ctx context.Context, tv *turnView, res *agenthost.Resu
 	if !res.Completed {
 		typ = protocol.MessageTypeWarning
 		if res.Error != "" && !strings.Contains(text, res.Error) {
-			text = strings.TrimSpace(text + " (" + firstLineOf(res.Error) + ")")
+			text = strings.TrimSpace(text + " (" + annotate.FirstLine(res.Error) + ")")
 		}
 	}
 	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
-	if key, line, ok := s.origins.where(tv.rec); ok {
+	if key, line, ok := s.origins.Where(tv.rec); ok {
 		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
 		if res.TranscriptPath != "" {
 			msg += ", or read the transcript"
@@ -330,7 +331,7 @@ func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
 		tp.usage = *ev.Usage
 		tokens := ""
 		if tp.usage.Total > 0 {
-			tokens = " · " + compactCount(tp.usage.Total) + " tokens"
+			tokens = " · " + annotate.CompactCount(tp.usage.Total) + " tokens"
 			if pct := tp.usage.ContextPercent(); pct > 0 {
 				tokens += " · " + strconv.Itoa(pct) + "% context"
 			}
@@ -361,7 +362,7 @@ func logLine(ev agenthost.Event) string {
 	case agenthost.EventToolStarted:
 		return ev.Tool.Name + ": " + ev.Tool.Preview
 	case agenthost.EventToolCompleted:
-		return ev.Tool.Name + " finished: " + agenthost.Truncate(firstLineOf(ev.Tool.Result), 120)
+		return ev.Tool.Name + " finished: " + agenthost.Truncate(annotate.FirstLine(ev.Tool.Result), 120)
 	case agenthost.EventApprovalWaiting:
 		return "waiting for approval " + ev.Approval.ID + ": " + ev.Approval.Summary
 	case agenthost.EventApprovalResolved:
@@ -374,23 +375,11 @@ func logLine(ev agenthost.Event) string {
 
 // endLine is the one-line summary that ends a turn's progress.
 func endLine(res *agenthost.Result) string {
-	line := fmt.Sprintf("%s · %d tool call(s) · %s tokens", res.Status, res.ToolIterations, compactCount(res.Usage.Total))
+	line := fmt.Sprintf("%s · %d tool call(s) · %s tokens", res.Status, res.ToolIterations, annotate.CompactCount(res.Usage.Total))
 	if res.Fallback != "" {
 		line += " · fallback " + res.Fallback
 	}
 	return line
-}
-
-func compactCount(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	case n >= 10_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n >= 1000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	}
-	return fmt.Sprint(n)
 }
 
 func firstWords(s string, n int) string {
@@ -399,14 +388,6 @@ func firstWords(s string, n int) string {
 		return strings.Join(words[:n], " ") + "…"
 	}
 	return strings.Join(words, " ")
-}
-
-func firstLineOf(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // cancelProgress interrupts the turn whose progress the user cancelled.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -107,7 +108,7 @@ func (s *Server) finishReview(ctx context.Context, tv *turnView, res *agenthost.
 	if res == nil || !res.Completed {
 		why := "it ended early"
 		if res != nil && res.Error != "" {
-			why = firstLineOf(res.Error)
+			why = annotate.FirstLine(res.Error)
 		}
 		if run.auto && res != nil && res.Status == agenthost.StatusInterrupted {
 			return // cancelled by the next prompt: nothing to say
@@ -177,7 +178,7 @@ func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *agenthost.Res
 	if !st.Enabled || n <= 0 || res == nil {
 		return
 	}
-	if changed := tv.rec.changedFiles(); !res.Completed || res.ToolIterations < n || !changed {
+	if changed := tv.rec.ChangedFiles(); !res.Completed || res.ToolIterations < n || !changed {
 		// Logged so that the decision can be seen, and waited for, when no review follows.
 		s.log.Debug("no automatic review", "folder", tv.folder.Path, "completed", res.Completed,
 			"toolCalls", res.ToolIterations, "minToolCalls", n, "changedFiles", changed)

@@ -23,6 +23,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -93,7 +94,7 @@ type Server struct {
 	docs        *textdoc.Documents
 	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
 	turns       map[string]*turnView             // running turns by folder
-	origins     originSet                        // the lines turns were asked from (origins.go)
+	origins     annotate.Origins                 // the lines turns were asked from (origins.go)
 	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
 	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
 	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)

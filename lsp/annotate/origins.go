@@ -1,7 +1,7 @@
-package lsp
+package annotate
 
 // This file is where turns were asked: each turn started (or steered) from a line of a document —
-// a `hermes:` instruction, a selection, a diagnostic — keeps that line as a mark (marks.go), so
+// a `hermes:` instruction, a selection, a diagnostic — keeps that line as a mark (lsp/textdoc), so
 // that hover and inlay hints can show the turn there.
 
 import (
@@ -15,19 +15,19 @@ const maxOrigins = 500
 
 // origin is a line a turn was asked from.
 type origin struct {
-	key  string // the document's key (documentKey)
+	key  string // the document's key (textdoc.Key)
 	mark *textdoc.Mark
-	rec  *turnRecord
+	rec  *Record
 }
 
-// originSet holds the origins of the connection's turns.
-type originSet struct {
+// Origins holds the origins of the connection's turns.
+type Origins struct {
 	mu   sync.Mutex
 	list []origin // oldest first
 }
 
-// add records that rec was asked from mark's line of the document at uri.
-func (o *originSet) add(uri string, mark *textdoc.Mark, rec *turnRecord) {
+// Add records that rec was asked from mark's line of the document at uri.
+func (o *Origins) Add(uri string, mark *textdoc.Mark, rec *Record) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	live := o.list[:0]
@@ -43,8 +43,8 @@ func (o *originSet) add(uri string, mark *textdoc.Mark, rec *turnRecord) {
 	o.list = append(live, origin{key: textdoc.Key(uri), mark: mark, rec: rec})
 }
 
-// at returns the newest turn asked from line of the document at uri, or nil.
-func (o *originSet) at(uri string, line uint32) *turnRecord {
+// At returns the newest turn asked from line of the document at uri, or nil.
+func (o *Origins) At(uri string, line uint32) *Record {
 	key := textdoc.Key(uri)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -58,19 +58,19 @@ func (o *originSet) at(uri string, line uint32) *turnRecord {
 	return nil
 }
 
-// originLine is a line of a document with the newest turn asked from it.
-type originLine struct {
-	line uint32
-	rec  *turnRecord
+// OriginLine is a line of a document with the newest turn asked from it.
+type OriginLine struct {
+	Line uint32
+	Rec  *Record
 }
 
-// in returns the lines of the document at uri that turns were asked from, each once (its newest
+// In returns the lines of the document at uri that turns were asked from, each once (its newest
 // turn).
-func (o *originSet) in(uri string) []originLine {
+func (o *Origins) In(uri string) []OriginLine {
 	key := textdoc.Key(uri)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []originLine
+	var out []OriginLine
 	seen := make(map[uint32]bool)
 	for i := len(o.list) - 1; i >= 0; i-- {
 		or := o.list[i]
@@ -79,14 +79,14 @@ func (o *originSet) in(uri string) []originLine {
 		}
 		if l, ok := or.mark.Line(); ok && !seen[l] {
 			seen[l] = true
-			out = append(out, originLine{line: l, rec: or.rec})
+			out = append(out, OriginLine{Line: l, Rec: or.rec})
 		}
 	}
 	return out
 }
 
-// has reports whether any origin shows rec.
-func (o *originSet) has(rec *turnRecord) bool {
+// Has reports whether any origin shows rec.
+func (o *Origins) Has(rec *Record) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, or := range o.list {
@@ -98,8 +98,8 @@ func (o *originSet) has(rec *turnRecord) bool {
 	return false
 }
 
-// where returns the document key and line of rec's newest live origin.
-func (o *originSet) where(rec *turnRecord) (key string, line uint32, ok bool) {
+// Where returns the document key and line of rec's newest live origin.
+func (o *Origins) Where(rec *Record) (key string, line uint32, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for i := len(o.list) - 1; i >= 0; i-- {

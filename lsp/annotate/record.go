@@ -1,4 +1,7 @@
-package lsp
+// Package annotate is what the editor shows of a turn on the line it was asked from: the turn's
+// record, kept up to date from its events and rendered as a hover (markdown) and an inlay hint (one
+// short line), and the origins: the lines turns were asked from, as document marks.
+package annotate
 
 // This file is what the editor shows of a turn where it was asked: a turn's record, kept up to date
 // from its events, rendered as a hover (markdown) and as an inlay hint (one short line).
@@ -41,9 +44,9 @@ type toolRow struct {
 	took          time.Duration
 }
 
-// turnRecord is a turn as its origin line shows it. The turn's follower writes it; hover and inlay
+// Record is a turn as its origin line shows it. The turn's follower writes it; hover and inlay
 // hint requests read it.
-type turnRecord struct {
+type Record struct {
 	mu         sync.Mutex
 	prompt     string
 	folder     string
@@ -63,12 +66,13 @@ type turnRecord struct {
 	sawDiff    bool // codex reported a diff of the turn: files changed, patches or commands
 }
 
-func newTurnRecord(folder, prompt, threadID, turnID string) *turnRecord {
-	return &turnRecord{folder: folder, prompt: prompt, threadID: threadID, turnID: turnID, state: stateRunning}
+// NewRecord is the record of a turn of folder, asked with prompt, before its first event.
+func NewRecord(folder, prompt, threadID, turnID string) *Record {
+	return &Record{folder: folder, prompt: prompt, threadID: threadID, turnID: turnID, state: stateRunning}
 }
 
-// apply takes a turn event into the record. It reports whether the inlay hint's label changed.
-func (r *turnRecord) apply(ev agenthost.Event) bool {
+// Apply takes a turn event into the record. It reports whether the inlay hint's label changed.
+func (r *Record) Apply(ev agenthost.Event) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Kind {
@@ -127,7 +131,7 @@ func (r *turnRecord) apply(ev agenthost.Event) bool {
 
 // toolDoneLocked marks the newest unfinished row of the tool as done and notes the files a patch
 // changed.
-func (r *turnRecord) toolDoneLocked(t *agenthost.ToolEvent) {
+func (r *Record) toolDoneLocked(t *agenthost.ToolEvent) {
 	r.step = t.Preview
 	for i := len(r.tools) - 1; i >= 0; i-- {
 		if row := &r.tools[i]; !row.done && row.name == t.Name {
@@ -160,7 +164,7 @@ func (r *turnRecord) toolDoneLocked(t *agenthost.ToolEvent) {
 }
 
 // relative shortens the folder's paths in s (a patch's preview names them absolute).
-func (r *turnRecord) relative(s string) string {
+func (r *Record) relative(s string) string {
 	if r.folder == "" {
 		return s
 	}
@@ -168,7 +172,7 @@ func (r *turnRecord) relative(s string) string {
 }
 
 // endLocked records the turn's result.
-func (r *turnRecord) endLocked(res *agenthost.Result) {
+func (r *Record) endLocked(res *agenthost.Result) {
 	r.step = ""
 	r.waiting = nil
 	if res == nil {
@@ -190,7 +194,7 @@ func (r *turnRecord) endLocked(res *agenthost.Result) {
 		r.answer.WriteString(text[:min(len(text), recordAnswerMax)])
 	}
 	if res.Error != "" && !res.Completed {
-		r.step = firstLineOf(res.Error)
+		r.step = FirstLine(res.Error)
 	}
 	r.usage = res.Usage
 	r.transcript = res.TranscriptPath
@@ -199,21 +203,21 @@ func (r *turnRecord) endLocked(res *agenthost.Result) {
 	}
 }
 
-// changedFiles reports whether the turn changed files (a patch, or a diff codex reported).
-func (r *turnRecord) changedFiles() bool {
+// ChangedFiles reports whether the turn changed files (a patch, or a diff codex reported).
+func (r *Record) ChangedFiles() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.files) > 0 || r.sawDiff
 }
 
-// label is the inlay hint: the turn's state in a few characters.
-func (r *turnRecord) label() string {
+// Label is the inlay hint: the turn's state in a few characters.
+func (r *Record) Label() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.labelLocked()
 }
 
-func (r *turnRecord) labelLocked() string {
+func (r *Record) labelLocked() string {
 	switch r.state {
 	case stateRunning:
 		if len(r.waiting) > 0 {
@@ -245,12 +249,12 @@ func compactTokens(n int64) string {
 	if n >= 1000 && n < 10_000 {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
-	return compactCount(n)
+	return CompactCount(n)
 }
 
-// hover is the turn in markdown: the prompt, the state, the answer so far, the tools, the files,
+// Hover is the turn in markdown: the prompt, the state, the answer so far, the tools, the files,
 // the approvals, the tokens and the transcript.
-func (r *turnRecord) hover() string {
+func (r *Record) Hover() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
@@ -312,7 +316,7 @@ func inertImages(s string) string {
 	return strings.ReplaceAll(s, "![", "!\u200b[")
 }
 
-func (r *turnRecord) stateLineLocked() string {
+func (r *Record) stateLineLocked() string {
 	switch r.state {
 	case stateRunning:
 		for _, what := range r.waiting {
