@@ -69,7 +69,7 @@ func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
 // thread resumed under that provider (same input, tools and approvals); a chat provider answers the
 // prompt with the transcript so far as context, text only. It reports whether a responses attempt
 // left codex retired (it could not start, or its outcome retired it).
-func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) (retired bool) {
+func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turnDeadline) (retired bool) {
 	why := "the usage limit is reached"
 	if ts.turnErr != nil {
 		why = ts.turnErr.Message
@@ -90,7 +90,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline <-cha
 	})
 
 	if fb.Kind == FallbackChat {
-		ts.runChatFallback(cfg, fb, deadline)
+		ts.runChatFallback(cfg, fb, deadline.timer.C)
 		return false
 	}
 

@@ -31,7 +31,7 @@ type Host struct {
 	log   *slog.Logger
 	store *store
 
-	cfg atomic.Pointer[Config] // replaced whole by Reconfigure
+	cfg atomic.Pointer[hostConfig] // replaced whole by Reconfigure
 
 	mu       sync.Mutex
 	sessions map[string]*Session // by folder
@@ -76,7 +76,7 @@ func New(cfg Config) (*Host, error) {
 		closing:  make(chan struct{}),
 	}
 	h.closed, h.markClose = context.WithCancel(context.Background())
-	h.cfg.Store(&cfg)
+	h.cfg.Store(&hostConfig{Config: cfg, replaced: make(chan struct{})})
 	h.wg.Go(func() { st.saveLoop(h.closing) })
 	return h, nil
 }
@@ -85,11 +85,24 @@ func New(cfg Config) (*Host, error) {
 // change applies after a restart).
 func (h *Host) StateDir() string { return h.config().StateDir }
 
-func (h *Host) config() Config { return *h.cfg.Load() }
+func (h *Host) config() Config { return h.cfg.Load().Config }
 
-// Reconfigure applies a new configuration. Approval settings apply from the next request on; settings
-// of the codex process or its threads apply from the next turn, once no turn is running (codex is
-// restarted and threads are resumed with the new settings).
+// hostConfig is a configuration in force, with a channel closed when Reconfigure replaces it.
+type hostConfig struct {
+	Config
+	replaced chan struct{}
+}
+
+// configNow returns the configuration in force and a channel closed when it is replaced.
+func (h *Host) configNow() (Config, <-chan struct{}) {
+	c := h.cfg.Load()
+	return c.Config, c.replaced
+}
+
+// Reconfigure applies a new configuration. Approval settings apply from the next request on; the turn
+// timeout applies to the running turns too (counted from their start); settings of the codex process
+// or its threads apply from the next turn, once no turn is running (codex is restarted and threads are
+// resumed with the new settings).
 func (h *Host) Reconfigure(cfg Config) error {
 	old := h.config()
 	if cfg.Approver == nil {
@@ -112,7 +125,7 @@ func (h *Host) Reconfigure(cfg Config) error {
 		h.log.Warn("stateDir changes apply after a restart", "stateDir", cfg.StateDir)
 		cfg.StateDir = old.StateDir
 	}
-	h.cfg.Store(&cfg)
+	close(h.cfg.Swap(&hostConfig{Config: cfg, replaced: make(chan struct{})}).replaced)
 	if processChanged(old, cfg) {
 		h.codexMu.Lock()
 		h.stale = true

@@ -29,18 +29,39 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 
 	t.Run("mid-turn", func(t *testing.T) {
 		t.Parallel()
-		fh := newFakeHost(t, withTimeout)
+		// The turn starts under the default timeout, and the short one is set once codex has gone
+		// silent: the deadline that fires is the fault's, never a slow start's.
+		fh := newFakeHost(t, nil)
+		stalled := make(chan struct{})
 		fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
 			ft.AgentMessage("so far")
 			fh.fake.Stall()
+			close(stalled)
 			<-ft.Done()
 		})
 		s := fh.session(t)
-		res, _ := run(t, s, "work")
+		turn, err := s.Run(t.Context(), agenthost.Input{Prompt: "work"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The runner, whose deadline follows the timeout, has begun once it passes an answer on.
+		for evs := turn.Events(); ; {
+			ev, ok := recvOrClosed(t, evs)
+			if !ok {
+				t.Fatal("the turn ended before its answer")
+			}
+			if ev.Kind == agenthost.EventAnswerDelta {
+				break
+			}
+		}
+		recv(t, stalled, "codex to stop answering")
+		reconfigure(t, fh, timeout)
+		res, _ := finish(t, turn)
 		if res.Completed || !res.Partial || !res.Retired || res.FinalText != "so far" ||
 			!strings.Contains(res.Error, "turn timed out") || !strings.Contains(res.Error, "did not confirm the interrupt") {
 			t.Errorf("result: %+v", res)
 		}
+		reconfigure(t, fh, 0) // the next turn starts a new codex under the default timeout
 		fh.fake.OnTurn(nil)
 		if next, _ := run(t, s, "again"); !next.Completed || len(fh.fake.Starts()) != 2 {
 			t.Errorf("next turn: %+v, starts %d", next, len(fh.fake.Starts()))
@@ -94,6 +115,15 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 				t.Errorf("next turn: %+v, starts %d", next, len(fh.fake.Starts()))
 			}
 		})
+	}
+}
+
+// reconfigure sets the turn timeout of fh's host (0: the default), its other settings as
+// newFakeHost made them.
+func reconfigure(t *testing.T, fh *fakeHost, turnTimeout time.Duration) {
+	t.Helper()
+	if err := fh.Reconfigure(agenthost.Config{CodexPath: "/opt/codex/bin/codex", TurnTimeout: turnTimeout}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -19,14 +19,14 @@ func (ts *turnState) run() {
 	stackhint.Grow() // decoding, the transcript's JSON, the session's calls: deep calls ahead
 	h := ts.s.h
 	cfg := h.config()
-	deadline := time.NewTimer(cfg.TurnTimeout)
-	defer deadline.Stop()
+	deadline := newTurnDeadline(h)
+	defer deadline.stop()
 	ts.live.setThread(ts.cur.threadID)
 	ts.live.turnID = ts.cur.turnID
 	// The transcript shows the turn from its start: drive writes its first rows once it has applied
 	// what codex sent already (the first update goes out before the disk is touched).
 
-	ts.drive(deadline.C)
+	ts.drive(deadline)
 	retire, why := ts.assess()
 	if client := ts.cur.client; retire && client != nil {
 		h.retire(client, why) // a no-op when the watcher already retired a dead codex
@@ -35,7 +35,7 @@ func (ts *turnState) run() {
 	if fb, ok := ts.fallbackFor(cfg); ok && !ts.review {
 		// A responses fallback runs on a codex of its own: whether codex is retired at the end is
 		// that attempt's to say. A chat fallback leaves the retired codex as it was.
-		if fellBack := ts.runFallback(cfg, fb, deadline.C); fb.Kind == FallbackResponses {
+		if fellBack := ts.runFallback(cfg, fb, deadline); fb.Kind == FallbackResponses {
 			retired = fellBack
 		}
 	}
@@ -50,9 +50,33 @@ func (ts *turnState) run() {
 	}
 }
 
+// turnDeadline is when a running turn times out: the turn timeout after its runner began, with the
+// timeout in force now, so that a timeout changed while the turn runs applies to it. Runner only.
+type turnDeadline struct {
+	h        *Host
+	from     time.Time
+	timer    *time.Timer
+	replaced <-chan struct{} // closed when the configuration the timer follows is replaced
+}
+
+func newTurnDeadline(h *Host) *turnDeadline {
+	cfg, replaced := h.configNow()
+	return &turnDeadline{h: h, from: time.Now(), timer: time.NewTimer(cfg.TurnTimeout), replaced: replaced}
+}
+
+// follow sets the timer by the configuration in force now; called once replaced is closed.
+func (d *turnDeadline) follow() {
+	var cfg Config
+	cfg, d.replaced = d.h.configNow()
+	d.timer.Reset(time.Until(d.from.Add(cfg.TurnTimeout)))
+}
+
+func (d *turnDeadline) stop() { d.timer.Stop() }
+
 // drive applies notifications until the turn completes, codex goes away, the deadline passes, or
 // the host closes.
-func (ts *turnState) drive(deadline <-chan time.Time) {
+func (ts *turnState) drive(d *turnDeadline) {
+	deadline := d.timer.C
 	sub := ts.cur.sub
 	defer sub.Close()
 	closing := ts.s.h.closing
@@ -89,6 +113,8 @@ func (ts *turnState) drive(deadline <-chan time.Time) {
 			if ts.apply(ev) {
 				return
 			}
+		case <-d.replaced:
+			d.follow()
 		case <-deadline:
 			deadline = nil
 			ts.stopAndWait(sub, fmt.Sprintf("turn timed out after %v", ts.s.h.config().TurnTimeout))

@@ -136,15 +136,29 @@ func TestFaultCodexBinaryUnusable(t *testing.T) {
 func TestFaultCodexStopsAnswering(t *testing.T) {
 	t.Run("mid-turn", func(t *testing.T) {
 		t.Parallel()
-		f := startWith(t, lsp.Options{MinTurnTimeout: 300 * time.Millisecond}, lsptest.VSCode, map[string]any{"turnTimeoutSeconds": 0.3})
+		// The turn starts under the default timeout, and turnTimeoutSeconds is lowered once codex has
+		// gone silent: the deadline that fires is the fault's, never a slow start's.
+		f := startWith(t, lsp.Options{MinTurnTimeout: 300 * time.Millisecond}, lsptest.VSCode, nil)
+		stalled := make(chan struct{})
 		f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 			ft.AgentMessage("the first half")
 			f.fake.Stall()
+			close(stalled)
 			<-ft.Done()
 		})
 		ctx := testCtx(t)
-		began := time.Now()
 		f.ask(ctx, map[string]any{"prompt": "work"})
+		// The turn's runner, whose deadline follows the setting, has begun once an answer is out.
+		if err := f.ed.Await(ctx, turnEventOf("answerDelta")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-stalled:
+		case <-ctx.Done():
+			t.Fatal("codex did not stop answering")
+		}
+		began := time.Now()
+		deliver(t, f, "push", map[string]any{"turnTimeoutSeconds": 0.3})
 		f.awaitEnd(ctx)
 		took := time.Since(began)
 		if took > 10*time.Second {
@@ -159,6 +173,8 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 		if len(events) == 0 || events[len(events)-1].Kind != protocol.WorkDoneProgressKindEnd {
 			t.Errorf("progress did not end: %+v", events)
 		}
+		deliver(t, f, "push", map[string]any{"turnTimeoutSeconds": 0}) // the default again, for the next start
+		waitSettings(t, f, 2)
 		f.fake.OnTurn(nil)
 		f.ask(ctx, map[string]any{"prompt": "again"})
 		if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes ("+filepath.Base(f.folder)+"): ok")); err != nil {
