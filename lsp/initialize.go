@@ -182,7 +182,7 @@ func (s *Server) initialized() {
 	if refresh {
 		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
 	}
-	s.goAsync("instruction hints", s.instructionHintLoop)
+	s.goAsync("edited documents", s.editedDocsLoop)
 	s.goAsync("memory", s.memoryLoop)
 	s.mu.Lock()
 	h := s.host

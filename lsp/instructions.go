@@ -17,7 +17,6 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/internal/textline"
-	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 )
 
@@ -36,7 +35,7 @@ const (
 	instructionHintsMax = 100
 )
 
-// hintQueue holds the documents whose instruction hints are due, for instructionHintLoop.
+// hintQueue holds the documents edited since editedDocsLoop last told the edited features.
 type hintQueue struct {
 	mu    sync.Mutex
 	dirty map[string]bool // by URI
@@ -75,9 +74,13 @@ func (q *hintQueue) take() (uris []string, all bool) {
 	return uris, all
 }
 
-// instructionHintLoop publishes the hints of the documents queued, a short while after their last
-// change.
-func (s *Server) instructionHintLoop(ctx context.Context) {
+// editedFeature is a set of diagnostics that follows the editor's edits: it is told which
+// documents changed (all: every document, a setting changed) and publishes what it has on them.
+type editedFeature func(ctx context.Context, uris []string, all bool)
+
+// editedDocsLoop tells the server's edited features (s.edited) which documents changed, a short
+// while after their last change.
+func (s *Server) editedDocsLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -94,18 +97,20 @@ func (s *Server) instructionHintLoop(ctx context.Context) {
 		uris, all := s.hints.take()
 		if all {
 			uris = append(uris, s.docs.URIs()...)
-			uris = append(uris, s.diagSets.uris(instructionHintsFeature)...)
 		}
-		if all {
-			uris = append(uris, s.diagSets.uris(review.Feature)...)
-			uris = append(uris, s.findings.Files()...)
+		for _, feature := range s.edited {
+			feature(ctx, uris, all)
 		}
-		for _, u := range uris {
-			s.publishDiagnostics(ctx, u, instructionHintsFeature, s.instructionHints(u))
-			if s.findings.Has(u) || all {
-				s.findings.Publish(ctx, u) // their lines may have moved, or gone
-			}
-		}
+	}
+}
+
+// publishInstructionHints is the instruction hints' editedFeature.
+func (s *Server) publishInstructionHints(ctx context.Context, uris []string, all bool) {
+	if all {
+		uris = append(slices.Clone(uris), s.diagSets.uris(instructionHintsFeature)...)
+	}
+	for _, u := range uris {
+		s.publishDiagnostics(ctx, u, instructionHintsFeature, s.instructionHints(u))
 	}
 }
 

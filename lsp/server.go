@@ -97,7 +97,8 @@ type Server struct {
 	origins     annotate.Origins                 // the lines turns were asked from (origins.go)
 	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
 	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
-	hints       *hintQueue                       // documents whose instruction hints are due (instructions.go)
+	hints       *hintQueue                       // documents edited since editedDocsLoop last told s.edited
+	edited      []editedFeature                  // the diagnostics that follow edits: hints, findings
 	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
 	findings    *review.Findings                 // review findings, published as diagnostics (lsp/review)
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
@@ -167,6 +168,7 @@ func NewServer(opts Options) *Server {
 		Source:  diagnosticSource,
 		Log:     log,
 	})
+	s.edited = []editedFeature{s.publishInstructionHints, s.findings.Refresh}
 	return s
 }
 

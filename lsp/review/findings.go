@@ -204,6 +204,19 @@ func (fs *Findings) Publish(ctx context.Context, docURI string) {
 	}
 }
 
+// Refresh publishes the findings of the documents at uris again, after the editor's edits (their
+// lines may have moved, or gone); all publishes every file's (the review.enabled setting changed).
+func (fs *Findings) Refresh(ctx context.Context, uris []string, all bool) {
+	if all {
+		uris = append(slices.Clone(uris), fs.Files()...)
+	}
+	for _, u := range uris {
+		if all || fs.Has(u) {
+			fs.Publish(ctx, u)
+		}
+	}
+}
+
 // save writes a folder's findings into its state; failing is logged.
 func (fs *Findings) save(folder string) {
 	fs.mu.Lock()
