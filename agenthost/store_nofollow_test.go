@@ -5,6 +5,7 @@ package agenthost
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -43,5 +44,38 @@ func TestTranscriptNotWrittenThroughSymlink(t *testing.T) {
 	st.setFolder("/folder", folderState{ThreadID: "thread-1"})
 	if m := mode(t, st.statePath()); m != 0o600 {
 		t.Errorf("state.json: mode %#o, want 0600", m)
+	}
+}
+
+// TestTranscriptFolderReadsOnlyRegularFiles: the folder a transcript names is read from a regular
+// file only: a link planted at the transcript's path is not followed, and a FIFO there is not
+// waited on.
+func TestTranscriptFolderReadsOnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	if err := os.WriteFile(good, []byte(`{"folder":"/work/project"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if folder, ok := TranscriptFolder(good); !ok || folder != "/work/project" {
+		t.Fatalf("TranscriptFolder(good) = %q, %v", folder, ok)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	if folder, ok := TranscriptFolder(link); ok {
+		t.Errorf("a link was followed: %q", folder)
+	}
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // release a blocked open, so that a failure ends
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	if _, ok := TranscriptFolder(fifo); ok {
+		t.Error("a FIFO was read as a transcript")
 	}
 }

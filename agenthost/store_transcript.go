@@ -1,7 +1,9 @@
 package agenthost
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -230,4 +232,34 @@ func (st *store) recordedTurns(threadID string) int {
 	defer f.Close()
 	data, _ := io.ReadAll(io.LimitReader(f, recordedTurnsMax))
 	return bytes.Count(data, []byte(`"kind":"result"`))
+}
+
+// transcriptHeadMax bounds the first line of a JSONL transcript read to find its folder.
+const transcriptHeadMax = 1 << 20
+
+// TranscriptFolder reads the workspace folder a JSONL transcript's first entry names (the
+// transcript of a thread, from [TranscriptPaths]). The file is read only if regular, never through a
+// link, without waiting on a FIFO, and only its first line (at most 1 MiB).
+//
+//hermes:ownfile a transcript of the state folder
+func TranscriptFolder(jsonl string) (string, bool) {
+	f, err := os.OpenFile(jsonl, os.O_RDONLY|openNoFollow|openNonBlock, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil && len(line) == 0 || len(line) > transcriptHeadMax {
+		return "", false
+	}
+	var e struct {
+		Folder string `json:"folder"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Folder == "" {
+		return "", false
+	}
+	return e.Folder, true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -61,8 +60,7 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 	var diffs []string // written for "Show diff", removed once the person decided
 	defer func() {
 		for _, path := range diffs {
-			//hermes:ownfile a diff the approval wrote in the state folder
-			_ = os.Remove(path)
+			_ = agenthost.RemoveDiff(path)
 		}
 	}()
 	if s.fallbackApprovals() {
@@ -206,16 +204,11 @@ func patchList(a agenthost.Approval) string {
 }
 
 // showDiff writes the patch to a new file under a random name in the state dir's private diffs
-// folder and opens it when the editor can. It returns the file's path ("" when none was written).
+// folder (agenthost.WriteDiff) and opens it when the editor can. It returns the file's path (""
+// when none was written).
 func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) string {
 	s := ap.s
-	dir := filepath.Join(s.stateDir(), "diffs")
-	if err := agenthost.EnsurePrivateDir(dir); err != nil {
-		s.log.Warn("could not write the diff", "err", err)
-		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
-		return ""
-	}
-	path, err := writePrivateFile(dir, ".diff", []byte(wireApproval(a).Diff()))
+	path, err := agenthost.WriteDiff(s.stateDir(), []byte(wireApproval(a).Diff()))
 	if err != nil {
 		s.log.Warn("could not write the diff", "err", err)
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())

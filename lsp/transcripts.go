@@ -4,18 +4,12 @@ package lsp
 // markdown transcript and run continues that thread, in the folder it belongs to.
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
-
-// transcriptHeadMax bounds the first line of a JSONL transcript read to find its folder.
-const transcriptHeadMax = 1 << 20
 
 // transcriptThread reports whether uri is the markdown transcript of a thread (in the state
 // directory's transcripts folder), and its folder (a workspace folder of this editor) and thread.
@@ -33,7 +27,7 @@ func (s *Server) transcriptThread(uri string) (workspace.Folder, string, bool) {
 	if err != nil {
 		return workspace.Folder{}, "", false
 	}
-	folder, ok := transcriptFolder(jsonl)
+	folder, ok := agenthost.TranscriptFolder(jsonl)
 	if !ok {
 		return workspace.Folder{}, "", false
 	}
@@ -69,26 +63,4 @@ func (s *Server) transcriptPath(uri string) (string, bool) {
 		return "", false
 	}
 	return path, true
-}
-
-// transcriptFolder reads the folder a JSONL transcript's first entry names.
-//
-//hermes:ownfile a transcript of the state folder
-func transcriptFolder(jsonl string) (string, bool) {
-	f, err := os.Open(jsonl)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	if err != nil && len(line) == 0 || len(line) > transcriptHeadMax {
-		return "", false
-	}
-	var e struct {
-		Folder string `json:"folder"`
-	}
-	if json.Unmarshal(line, &e) != nil || e.Folder == "" {
-		return "", false
-	}
-	return e.Folder, true
 }
