@@ -59,10 +59,7 @@ func writeCheckpoints(t *testing.T, stateDir, folder, path string, n, size int) 
 // and hermes.undoTurn answer without decoding every checkpoint, and the server stays under 100 MiB
 // (it read all 240 MiB on each answer before: 5 s and 753 MiB).
 func TestProcessManyLargeCheckpoints(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the built server and the real codex")
-	}
-	env := codextest.NewReal(t)
+	env := codextest.NewReal(t) // the real codex: skipped with -short
 	stateDir := filepath.Join(t.TempDir(), "state")
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		t.Fatal(err)

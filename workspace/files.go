@@ -116,37 +116,38 @@ func outsideReason(folder, resolvedFolder, path string) string {
 	return filepath.ToSlash(rel) + " leads outside the folder"
 }
 
-// openRoot opens folder as an [os.Root].
-func openRoot(folder string) (*os.Root, error) {
-	r, err := os.OpenRoot(folder)
+// inRoot resolves path inside folder with resolve ([Inside], or insideParent for an operation on
+// the last element itself), opens folder as an [os.Root] and runs op on the resolved path relative
+// to it.
+func inRoot[T any](folder, path string, resolve func(folder, path string) (string, error), op func(root *os.Root, rel string) (T, error)) (T, error) {
+	var zero T
+	rel, err := resolve(folder, path)
 	if err != nil {
-		return nil, fmt.Errorf("open the folder %s: %w", folder, err)
+		return zero, err
 	}
-	return r, nil
+	root, err := os.OpenRoot(folder)
+	if err != nil {
+		return zero, fmt.Errorf("open the folder %s: %w", folder, err)
+	}
+	defer root.Close()
+	return op(root, rel)
 }
 
 // OpenRegular opens path for reading if it lies inside folder (see [Inside]) and is a regular
 // file. It never blocks on a FIFO: the file is opened non-blocking, then checked with fstat on the
 // open file, so nothing can swap it after the check.
 func OpenRegular(folder, path string) (*os.File, error) {
-	rel, err := Inside(folder, path)
-	if err != nil {
-		return nil, err
-	}
-	root, err := openRoot(folder)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(rel, os.O_RDONLY|oNonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(f, path); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return inRoot(folder, path, Inside, func(root *os.Root, rel string) (*os.File, error) {
+		f, err := root.OpenFile(rel, os.O_RDONLY|oNonBlock, 0)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkRegular(f, path); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	})
 }
 
 // checkRegular fails with [ErrNotRegular] unless the open f is a regular file.
@@ -237,15 +238,14 @@ func readBounded(ctx context.Context, r io.Reader, limit, sizeHint int64) ([]byt
 // (then it is created with perm, and its missing parents with 0755); a link is never written
 // through ([ErrLink]), whether it was one before or became one while the file was opened.
 func WriteFile(folder, path string, data []byte, perm fs.FileMode) error {
-	rel, err := insideParent(folder, path)
-	if err != nil {
-		return err
-	}
-	root, err := openRoot(folder)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
+	_, err := inRoot(folder, path, insideParent, func(root *os.Root, rel string) (struct{}, error) {
+		return struct{}{}, writeIn(root, rel, data, perm)
+	})
+	return err
+}
+
+// writeIn is [WriteFile] on rel in root.
+func writeIn(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
 	before, err := root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -293,34 +293,21 @@ func writeClose(f *os.File, data []byte) error {
 // Remove deletes the file at path inside folder (a link there is removed itself, never what it
 // points to). A file that does not exist is not an error.
 func Remove(folder, path string) error {
-	rel, err := insideParent(folder, path)
-	if err != nil {
-		return err
-	}
-	root, err := openRoot(folder)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	err = root.Remove(rel)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	_, err := inRoot(folder, path, insideParent, func(root *os.Root, rel string) (struct{}, error) {
+		err := root.Remove(rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return struct{}{}, nil
+		}
+		return struct{}{}, err
+	})
 	return err
 }
 
 // Lstat describes the file at path inside folder without following a link in its last element.
 func Lstat(folder, path string) (fs.FileInfo, error) {
-	rel, err := insideParent(folder, path)
-	if err != nil {
-		return nil, err
-	}
-	root, err := openRoot(folder)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	return root.Lstat(rel)
+	return inRoot(folder, path, insideParent, func(root *os.Root, rel string) (fs.FileInfo, error) {
+		return root.Lstat(rel)
+	})
 }
 
 // insideParent is [Inside] for an operation on path's last element itself (write, remove,

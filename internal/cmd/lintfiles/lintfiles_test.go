@@ -96,9 +96,6 @@ func joinFindings(fs []finding) string {
 // TestServerDirs: the packages checked are this module's that hermes-lsp is built from, without
 // the boundary itself; test helpers and tools are not among them.
 func TestServerDirs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go list three times")
-	}
 	dirs, err := serverDirs([]string{"github.com/hermes-lsp/hermes-lsp/cmd/hermes-lsp"})
 	if err != nil {
 		t.Fatal(err)
