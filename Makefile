@@ -251,16 +251,16 @@ bench: build $(CODEX_BIN)
 # --- generate: the protocols' types -------------------------------------------------------------------
 ## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
-## editors/vscode/src/hermesproto_{commands,events}.ts from the Go package lsp/hermesproto with tygo (configured by
-## lsp/hermesproto/tygo.yaml and tygo-events.yaml). Both generators are pinned by tool directives in go.mod. Run it after
-## moving codex's pin or changing lsp/hermesproto: TestSchemaMatchesPinnedCodex,
+## editors/vscode/src/hermesproto_{commands,events}.ts from the Go package hermesproto with tygo (configured by
+## hermesproto/tygo.yaml and tygo-events.yaml). Both generators are pinned by tool directives in go.mod. Run it after
+## moving codex's pin or changing hermesproto: TestSchemaMatchesPinnedCodex,
 ## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
 generate: $(CODEX_BIN)
 	@tmp=$$(mktemp -d) && $(CODEX_BIN) app-server generate-json-schema --out $$tmp >/dev/null && \
 	  cp $$tmp/codex_app_server_protocol.schemas.json codex/schema/ && rm -rf $$tmp
 	$(GO) run ./codex/internal/protogen
-	$(GO) tool tygo generate --config lsp/hermesproto/tygo.yaml
-	$(GO) tool tygo generate --config lsp/hermesproto/tygo-events.yaml
+	$(GO) tool tygo generate --config hermesproto/tygo.yaml
+	$(GO) tool tygo generate --config hermesproto/tygo-events.yaml
 	$(GO) run ./editors/helix/genlanguages
 # --- end of generate ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // nodeSummary is the JSON line tools/nodeclient/client.mjs prints.

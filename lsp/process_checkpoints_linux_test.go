@@ -15,7 +15,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // writeCheckpoints lays n checkpoints of folder into stateDir as the server keeps them

@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 

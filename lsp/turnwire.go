@@ -4,7 +4,7 @@ package lsp
 
 import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // wireEvent is ev as hermes/turnEvent sends it.

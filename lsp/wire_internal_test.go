@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestWireEventMirrorsHost: hermes/turnEvent's event, converted from the host's, has the JSON the

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"go.lsp.dev/protocol"
 )

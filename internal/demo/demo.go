@@ -26,7 +26,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // ExampleRel is the example workspace, relative to the repository root.

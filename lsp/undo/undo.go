@@ -17,7 +17,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )

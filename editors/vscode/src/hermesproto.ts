@@ -1,4 +1,4 @@
-// The hermes-lsp extension protocol's TypeScript types, generated from the Go package lsp/hermesproto
+// The hermes-lsp extension protocol's TypeScript types, generated from the Go package hermesproto
 // by `make generate` into two files (tygo.yaml, tygo-events.yaml): the commands, and the rest.
 // This file only puts them under one name; edit the Go types, not these files.
 

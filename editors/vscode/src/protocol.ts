@@ -1,5 +1,5 @@
 // The parts of hermes-lsp's protocol (docs/protocol.md) the extension uses. The shapes are the
-// server's: hermesproto.ts is generated from the Go package lsp/hermesproto (`make generate`), so
+// server's: hermesproto.ts is generated from the Go package hermesproto (`make generate`), so
 // they cannot drift from what the server sends. This module only gives them the names the
 // extension uses; LSP's own shapes (MessageActionItem, ...) come from vscode-languageclient.
 

@@ -109,7 +109,7 @@ func TestServerDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for rel, in := range map[string]bool{
-		"cmd/hermes-lsp": true, "lsp": true, "agenthost": true, "codex": true, "lsp/hermesproto": true,
+		"cmd/hermes-lsp": true, "lsp": true, "agenthost": true, "codex": true, "hermesproto": true,
 		"workspace": false, "lsp/lsptest": false, "internal/demo": false, "codex/codextest": false,
 	} {
 		if has[filepath.ToSlash(filepath.Join(root, rel))] != in {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestDocsDescribeTheProtocol: docs/protocol.md, the reference editor integrations are written
@@ -17,7 +17,7 @@ import (
 // command's row of the Commands table, the event's table. A field added here and not documented
 // fails.
 func TestDocsDescribeTheProtocol(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "protocol.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.json from the values in golden_test.go")
@@ -184,7 +184,7 @@ var goldenCases = []struct {
 }
 
 // TestGoldenJSON: every value marshals to its golden file byte for byte, and the file decodes back
-// into the same value (no field is lost on the way in). go test ./lsp/hermesproto -update rewrites
+// into the same value (no field is lost on the way in). go test ./hermesproto -update rewrites
 // the files; review their diff, since it is a change of the wire protocol.
 func TestGoldenJSON(t *testing.T) {
 	for _, c := range goldenCases {

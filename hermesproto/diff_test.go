@@ -3,7 +3,7 @@ package hermesproto_test
 import (
 	"testing"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 func TestApprovalDiff(t *testing.T) {
