@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestTokenAccounting: a turn's usage is its last model call's (codex's `last`: context %), while
@@ -28,12 +29,12 @@ func TestTokenAccounting(t *testing.T) {
 	})
 	s := fh.session(t)
 	res, events := run(t, s, "hello")
-	want := agenthost.Usage{Prompt: 80, Input: 60, CacheRead: 20, CacheWrite: 0, Output: 25, Completion: 25, Reasoning: 5, Total: 130, ContextWindow: 1000, LastPrompt: 80}
+	want := hermesproto.Usage{Prompt: 80, Input: 60, CacheRead: 20, CacheWrite: 0, Output: 25, Completion: 25, Reasoning: 5, Total: 130, ContextWindow: 1000, LastPrompt: 80}
 	if res.Usage != want {
 		t.Fatalf("usage %+v, want %+v", res.Usage, want)
 	}
-	if len(ofKind(events, agenthost.EventUsage)) != 2 {
-		t.Errorf("usage events: %d", len(ofKind(events, agenthost.EventUsage)))
+	if len(ofKind(events, hermesproto.EventKindUsage)) != 2 {
+		t.Errorf("usage events: %d", len(ofKind(events, hermesproto.EventKindUsage)))
 	}
 	if st := s.Status(); st.Usage.Total != 142 || st.Usage.Prompt != 90 || st.Usage.CacheRead != 24 || st.Usage.Reasoning != 6 {
 		t.Errorf("totals after one turn of two calls: %+v, want total 142", st.Usage)
@@ -72,11 +73,11 @@ func TestCompaction(t *testing.T) {
 	if !res.Completed || !res.Compacted || res.Usage.LastPrompt != 300000 {
 		t.Fatalf("result: %+v", res)
 	}
-	comp := ofKind(events, agenthost.EventCompaction)
+	comp := ofKind(events, hermesproto.EventKindCompaction)
 	if len(comp) != 1 {
 		t.Fatalf("compaction events: %d", len(comp))
 	}
-	want := agenthost.Compaction{SessionID: s.ID(), Count: 1, Runtime: "codex_app_server", ThreadID: res.ThreadID, TurnID: res.TurnID}
+	want := hermesproto.Compaction{SessionID: s.ID(), Count: 1, Runtime: "codex_app_server", ThreadID: res.ThreadID, TurnID: res.TurnID}
 	if *comp[0].Compaction != want {
 		t.Errorf("compaction %+v, want %+v", *comp[0].Compaction, want)
 	}
@@ -90,7 +91,7 @@ func TestCompaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	cres, cevents := finish(t, turn)
-	if !cres.Completed || !cres.Compacted || len(ofKind(cevents, agenthost.EventCompaction)) != 1 {
+	if !cres.Completed || !cres.Compacted || len(ofKind(cevents, hermesproto.EventKindCompaction)) != 1 {
 		t.Fatalf("compact: %+v", cres)
 	}
 	if _, err := fh.fake.WaitRequest(t.Context(), codex.MethodThreadCompact, 1); err != nil {
@@ -129,9 +130,9 @@ func TestCompactionBookkeeping(t *testing.T) {
 		t.Fatalf("context %d%% before compaction, want 80", pct)
 	}
 	res, events := run(t, s, "compact")
-	if !res.Compacted || len(ofKind(events, agenthost.EventCompaction)) != 1 || s.Status().Compactions != 1 {
+	if !res.Compacted || len(ofKind(events, hermesproto.EventKindCompaction)) != 1 || s.Status().Compactions != 1 {
 		t.Fatalf("compacted %v, %d compaction events, session count %d: want one", res.Compacted,
-			len(ofKind(events, agenthost.EventCompaction)), s.Status().Compactions)
+			len(ofKind(events, hermesproto.EventKindCompaction)), s.Status().Compactions)
 	}
 	if pct := s.Status().ContextPercent; pct != 0 {
 		t.Errorf("context %d%% after a compaction with no usage since: want 0 (unknown)", pct)

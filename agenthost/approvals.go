@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -15,32 +16,34 @@ import (
 // the question. It must return when ctx ends (the approval timed out, was answered another way, or
 // codex withdrew it). Any error declines the request: the host fails closed.
 type Approver interface {
-	Approve(ctx context.Context, a Approval) (Decision, error)
+	Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error)
 }
 
 // ApproverFunc adapts a function to the Approver interface.
-type ApproverFunc func(ctx context.Context, a Approval) (Decision, error)
+type ApproverFunc func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error)
 
 // Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, a Approval) (Decision, error) { return f(ctx, a) }
+func (f ApproverFunc) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+	return f(ctx, a)
+}
 
 // ErrNoApproval is returned by Resolve for an approval that is not pending.
 var ErrNoApproval = errors.New("no such pending approval")
 
 // pendingApproval is an approval waiting for its answer.
 type pendingApproval struct {
-	approval Approval
-	answer   chan Decision // Resolve's answer; buffered
+	approval hermesproto.Approval
+	answer   chan hermesproto.Decision // Resolve's answer; buffered
 }
 
 // codexDecision maps a person's decision to codex's.
-func codexDecision(d Decision) string {
+func codexDecision(d hermesproto.Decision) string {
 	switch d {
-	case DecisionOnce:
+	case hermesproto.DecisionOnce:
 		return codex.DecisionAccept
-	case DecisionSession:
+	case hermesproto.DecisionSession:
 		return codex.DecisionAcceptForSession
-	case DecisionStop:
+	case hermesproto.DecisionStop:
 		return codex.DecisionCancel
 	}
 	return codex.DecisionDecline
@@ -57,15 +60,15 @@ func (h *Host) handleRequest(ctx context.Context, req *codex.Request) (any, erro
 	}
 	switch p := params.(type) {
 	case *codex.CommandApprovalParams:
-		a := Approval{
-			Kind: ApprovalExec, ThreadID: p.ThreadID, TurnID: p.TurnID, ItemID: p.ItemID,
+		a := hermesproto.Approval{
+			Kind: hermesproto.ApprovalKindExec, ThreadID: p.ThreadID, TurnID: p.TurnID, ItemID: p.ItemID,
 			Command: p.Command, Cwd: p.Cwd, Reason: p.Reason,
 			Summary: Truncate(oneLine(p.Command), previewMax),
 		}
 		return codex.ApprovalResponse{Decision: h.decide(ctx, a)}, nil
 	case *codex.FileChangeApprovalParams:
-		a := Approval{
-			Kind: ApprovalPatch, ThreadID: p.ThreadID, TurnID: p.TurnID, ItemID: p.ItemID,
+		a := hermesproto.Approval{
+			Kind: hermesproto.ApprovalKindPatch, ThreadID: p.ThreadID, TurnID: p.TurnID, ItemID: p.ItemID,
 			Reason: p.Reason, GrantRoot: p.GrantRoot,
 		}
 		return codex.ApprovalResponse{Decision: h.decide(ctx, a)}, nil
@@ -89,13 +92,14 @@ func declineFor(method string) any {
 	return codex.ApprovalResponse{Decision: codex.DecisionDecline}
 }
 
-// patchSummary says what a patch does in one line: "add a.go, update b.go, +2 more".
-// Paths inside folder are shown relative to it.
-func patchSummary(changes []FileChange, grantRoot, folder string) string {
+// PatchSummary names the files a patch changes, each with its kind: "add a.go, update b.go". Paths
+// inside folder are shown relative to it. With limit > 0 it names the first limit files and counts
+// the rest ("+2 more"); "apply a patch" when there are none.
+func PatchSummary(changes []hermesproto.FileChange, folder string, limit int) string {
 	var parts []string
 	for i, c := range changes {
-		if i == 3 {
-			parts = append(parts, fmt.Sprintf("+%d more", len(changes)-3))
+		if limit > 0 && i == limit {
+			parts = append(parts, fmt.Sprintf("+%d more", len(changes)-limit))
 			break
 		}
 		kind := c.Kind.Type
@@ -105,10 +109,16 @@ func patchSummary(changes []FileChange, grantRoot, folder string) string {
 		path, _ := workspace.Rel(folder, c.Path)
 		parts = append(parts, kind+" "+path)
 	}
-	s := strings.Join(parts, ", ")
-	if s == "" {
-		s = "apply a patch"
+	if len(parts) == 0 {
+		return "apply a patch"
 	}
+	return strings.Join(parts, ", ")
+}
+
+// patchSummary is a patch approval's Summary: at most three files, the write access it asks for,
+// in one line of at most previewMax characters.
+func patchSummary(changes []hermesproto.FileChange, grantRoot, folder string) string {
+	s := PatchSummary(changes, folder, 3)
 	if grantRoot != "" {
 		s += " (write access under " + grantRoot + ")"
 	}
@@ -118,7 +128,7 @@ func patchSummary(changes []FileChange, grantRoot, folder string) string {
 // decide settles one approval and returns codex's decision. It records the approval on its session
 // and turn, whatever the outcome. It runs on the codex client's handler goroutine: the session's
 // goroutine only registers and records the approval, the waiting happens here.
-func (h *Host) decide(ctx context.Context, a Approval) string {
+func (h *Host) decide(ctx context.Context, a hermesproto.Approval) string {
 	s := h.sessionByThread(a.ThreadID)
 	if s == nil {
 		h.log.Warn("approval for an unknown thread; declining", "thread", a.ThreadID)
@@ -138,27 +148,27 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 	a.Folder = s.folder
 	a.Asked = time.Now()
 	cfg := h.config()
-	p := &pendingApproval{answer: make(chan Decision, 1)}
+	p := &pendingApproval{answer: make(chan hermesproto.Decision, 1)}
 	if err := s.call(func(st *sessionState) {
-		if a.Kind == ApprovalPatch {
+		if a.Kind == hermesproto.ApprovalKindPatch {
 			a.Changes = st.fileChanges[a.ItemID]
 			a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
 		}
 		switch auto := autoApprove(cfg, st.yolo); {
 		case auto.Effective:
 			// Auto-approval is never silent: the editor shows each one as it happens.
-			a.Decision, a.DecidedBy, a.AutoSource = DecisionOnce, "policy", auto.Source
+			a.Decision, a.DecidedBy, a.AutoSource = hermesproto.DecisionOnce, "policy", auto.Source
 			st.settle(a)
 		case cfg.Approver == nil:
 			// Nobody can be asked: fail closed at once rather than after the approval timeout.
-			a.Decision, a.DecidedBy = DecisionDeny, "no approver"
+			a.Decision, a.DecidedBy = hermesproto.DecisionDeny, "no approver"
 			st.settle(a)
 		default:
 			p.approval = a
 			st.pending[a.ID] = p
 			if ts := st.turnFor(a.TurnID); ts != nil {
 				waiting := a // a is decided below, after the event has gone out
-				ts.emitShared(Event{Kind: EventApprovalWaiting, Approval: &waiting})
+				ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindApprovalWaiting, Approval: &waiting})
 			}
 		}
 	}); err != nil {
@@ -178,22 +188,22 @@ func (h *Host) decide(ctx context.Context, a Approval) string {
 }
 
 // settle records a decided approval on its turn and tells the editor. Loop only.
-func (st *sessionState) settle(a Approval) {
+func (st *sessionState) settle(a hermesproto.Approval) {
 	if ts := st.turnFor(a.TurnID); ts != nil {
 		ts.shared.approvals = append(ts.shared.approvals, a)
 		ts.approvals.Store(int64(len(ts.shared.approvals)))
-		ts.emitShared(Event{Kind: EventApprovalResolved, Approval: &a})
+		ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindApprovalResolved, Approval: &a})
 	}
 }
 
 // ask asks the Approver about a, whichever comes first of its answer, a Resolve (p.answer), the
 // approval timeout, codex withdrawing the request (ctx) or shutdown; it returns the decision and who
 // made it.
-func (h *Host) ask(ctx context.Context, cfg Config, a Approval, p *pendingApproval) (Decision, string) {
+func (h *Host) ask(ctx context.Context, cfg Config, a hermesproto.Approval, p *pendingApproval) (hermesproto.Decision, string) {
 	actx, cancel := context.WithTimeout(ctx, cfg.ApprovalTimeout)
 	defer cancel()
 	type answer struct {
-		d   Decision
+		d   hermesproto.Decision
 		err error
 	}
 	asked := make(chan answer, 1)
@@ -209,21 +219,21 @@ func (h *Host) ask(ctx context.Context, cfg Config, a Approval, p *pendingApprov
 		switch {
 		case got.err != nil:
 			h.log.Warn("approver failed; declining", "approval", a.ID, "err", got.err)
-			return DecisionDeny, "error"
+			return hermesproto.DecisionDeny, "error"
 		case got.d == "":
-			return DecisionDeny, "dismissed"
+			return hermesproto.DecisionDeny, "dismissed"
 		default:
 			return got.d, "user"
 		}
 	case d := <-p.answer:
 		return d, "user"
 	case <-h.closing:
-		return DecisionStop, "shutdown"
+		return hermesproto.DecisionStop, "shutdown"
 	case <-actx.Done():
 		if ctx.Err() != nil {
-			return DecisionDeny, "withdrawn"
+			return hermesproto.DecisionDeny, "withdrawn"
 		}
-		return DecisionDeny, "timeout"
+		return hermesproto.DecisionDeny, "timeout"
 	}
 }
 

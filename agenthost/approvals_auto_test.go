@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 func TestApprovalsAutoAccepted(t *testing.T) {
@@ -37,7 +38,7 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("HERMES_YOLO_MODE", tc.env)
 			}
-			approver := newApprover(agenthost.DecisionDeny) // would decline, if it were asked
+			approver := newApprover(hermesproto.DecisionDeny) // would decline, if it were asked
 			fh := newFakeHost(t, func(c *agenthost.Config) {
 				c.Approver = approver
 				if tc.mutate != nil {
@@ -75,7 +76,7 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 			if !res.Completed || res.ToolIterations != 2 {
 				t.Errorf("result: %+v", res)
 			}
-			if n := len(ofKind(events, agenthost.EventApprovalWaiting)); n != 0 {
+			if n := len(ofKind(events, hermesproto.EventKindApprovalWaiting)); n != 0 {
 				t.Errorf("%d approvalWaiting events for auto-accepted requests", n)
 			}
 			approvals := transcriptApprovals(readTranscript(t, fh.state, res.ThreadID))
@@ -83,7 +84,7 @@ func TestApprovalsAutoAccepted(t *testing.T) {
 				t.Fatalf("transcript approvals: %+v", approvals)
 			}
 			for i, a := range approvals {
-				if a.Decision != agenthost.DecisionOnce || a.DecidedBy != "policy" || a.Kind != []string{agenthost.ApprovalExec, agenthost.ApprovalPatch}[i] {
+				if a.Decision != hermesproto.DecisionOnce || a.DecidedBy != "policy" || a.Kind != []hermesproto.ApprovalKind{hermesproto.ApprovalKindExec, hermesproto.ApprovalKindPatch}[i] {
 					t.Errorf("transcript approval %d: %+v", i, a)
 				}
 			}
@@ -155,7 +156,7 @@ func TestAutoApproveSource(t *testing.T) {
 				ft.AgentMessage("done")
 			})
 			res, events := run(t, s, "build")
-			resolved := ofKind(events, agenthost.EventApprovalResolved)
+			resolved := ofKind(events, hermesproto.EventKindApprovalResolved)
 			if len(resolved) != 1 || resolved[0].Approval.AutoSource != tc.want.Source {
 				t.Errorf("an auto-approval must show as an approvalResolved event with its source: %+v", resolved)
 			}
@@ -172,12 +173,12 @@ func TestAutoApproveSource(t *testing.T) {
 // asked again.
 func TestSessionYoloAppliesFromNextRequest(t *testing.T) {
 	var s *agenthost.Session
-	asked := make(chan agenthost.Approval, 8)
+	asked := make(chan hermesproto.Approval, 8)
 	fh := newFakeHost(t, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 			asked <- a
 			s.SetYolo(true)
-			return agenthost.DecisionDeny, nil
+			return hermesproto.DecisionDeny, nil
 		})
 	})
 	s = fh.session(t)

@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestOtherServerRequests checks the answers to requests the host never asks a person about, in
@@ -29,7 +30,7 @@ func TestOtherServerRequests(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			approver := newApprover(agenthost.DecisionOnce)
+			approver := newApprover(hermesproto.DecisionOnce)
 			fh := newFakeHost(t, func(c *agenthost.Config) {
 				c.Approver = approver
 				c.Yolo = yolo
@@ -83,7 +84,7 @@ func TestOtherServerRequests(t *testing.T) {
 				}
 			}
 			noneAsked(t, approver)
-			if n := len(ofKind(events, agenthost.EventApprovalWaiting)); n != 0 {
+			if n := len(ofKind(events, hermesproto.EventKindApprovalWaiting)); n != 0 {
 				t.Errorf("%d approvalWaiting events", n)
 			}
 		})
@@ -104,7 +105,7 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			approver := newApprover(agenthost.DecisionOnce)
+			approver := newApprover(hermesproto.DecisionOnce)
 			fh := newFakeHost(t, func(c *agenthost.Config) { c.Approver = approver })
 			got := make(chan string, 1)
 			fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
@@ -120,12 +121,12 @@ func TestPatchApprovalCarriesChanges(t *testing.T) {
 				t.Fatalf("codex got %q", d)
 			}
 			a := recv(t, approver.asked, "the patch approval")
-			if a.Kind != agenthost.ApprovalPatch || a.Summary != tc.summary || a.GrantRoot != tc.grantRoot || a.Reason != "write the files" {
+			if a.Kind != hermesproto.ApprovalKindPatch || a.Summary != tc.summary || a.GrantRoot != tc.grantRoot || a.Reason != "write the files" {
 				t.Errorf("patch approval: kind %q summary %q grantRoot %q reason %q", a.Kind, a.Summary, a.GrantRoot, a.Reason)
 			}
-			var want []agenthost.FileChange
+			var want []hermesproto.FileChange
 			for _, c := range tc.changes {
-				want = append(want, agenthost.FileChange{Path: c.Path, Kind: agenthost.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff})
+				want = append(want, hermesproto.FileChange{Path: c.Path, Kind: hermesproto.FileChangeKind{Type: c.Kind.Type, MovePath: c.Kind.MovePath}, Diff: c.Diff})
 			}
 			if !reflect.DeepEqual(a.Changes, want) {
 				t.Errorf("changes %+v, want %+v", a.Changes, want)

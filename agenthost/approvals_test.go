@@ -12,6 +12,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // hostAnswer is the host's answer to one server request of codex, as it went on the wire.
@@ -46,9 +47,9 @@ func recordAnswers(c *agenthost.Config, fake *codextest.Fake) *answerRecorder {
 }
 
 // nextEvent reads events until one of kind arrives and returns it with the events before it.
-func nextEvent(t *testing.T, events <-chan agenthost.Event, kind string) (agenthost.Event, []agenthost.Event) {
+func nextEvent(t *testing.T, events <-chan hermesproto.Event, kind hermesproto.EventKind) (hermesproto.Event, []hermesproto.Event) {
 	t.Helper()
-	var seen []agenthost.Event
+	var seen []hermesproto.Event
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
@@ -66,10 +67,10 @@ func nextEvent(t *testing.T, events <-chan agenthost.Event, kind string) (agenth
 	}
 }
 
-func kinds(events []agenthost.Event) []string {
+func kinds(events []hermesproto.Event) []string {
 	out := make([]string, len(events))
 	for i, ev := range events {
-		out[i] = ev.Kind
+		out[i] = string(ev.Kind)
 	}
 	return out
 }
@@ -86,14 +87,14 @@ func noneAsked(t *testing.T, a *recordingApprover) {
 
 func TestApprovalDecisionsManual(t *testing.T) {
 	cases := []struct {
-		decision agenthost.Decision
+		decision hermesproto.Decision
 		codex    string
 		status   string
 	}{
-		{agenthost.DecisionOnce, codex.DecisionAccept, agenthost.StatusCompleted},
-		{agenthost.DecisionSession, codex.DecisionAcceptForSession, agenthost.StatusCompleted},
-		{agenthost.DecisionDeny, codex.DecisionDecline, agenthost.StatusCompleted},
-		{agenthost.DecisionStop, codex.DecisionCancel, agenthost.StatusInterrupted},
+		{hermesproto.DecisionOnce, codex.DecisionAccept, agenthost.StatusCompleted},
+		{hermesproto.DecisionSession, codex.DecisionAcceptForSession, agenthost.StatusCompleted},
+		{hermesproto.DecisionDeny, codex.DecisionDecline, agenthost.StatusCompleted},
+		{hermesproto.DecisionStop, codex.DecisionCancel, agenthost.StatusInterrupted},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.decision), func(t *testing.T) {
@@ -123,18 +124,18 @@ func TestApprovalDecisionsManual(t *testing.T) {
 			if res.Status != tc.status {
 				t.Errorf("status %q, want %q (%+v)", res.Status, tc.status, res)
 			}
-			if tc.decision == agenthost.DecisionStop && (!res.Partial || res.Completed) {
+			if tc.decision == hermesproto.DecisionStop && (!res.Partial || res.Completed) {
 				t.Errorf("a stopped turn is not partial: %+v", res)
 			}
 
 			asked := recv(t, approver.asked, "the exec approval")
-			if asked.Kind != agenthost.ApprovalExec || asked.Command != "make deploy" || asked.Summary != "make deploy" ||
+			if asked.Kind != hermesproto.ApprovalKindExec || asked.Command != "make deploy" || asked.Summary != "make deploy" ||
 				asked.Cwd != fh.folder || asked.Folder != fh.folder || asked.ID == "" || asked.ThreadID != res.ThreadID || asked.TurnID != res.TurnID {
 				t.Errorf("approval asked: %+v", asked)
 			}
 			noneAsked(t, approver)
 
-			waiting, resolved := ofKind(events, agenthost.EventApprovalWaiting), ofKind(events, agenthost.EventApprovalResolved)
+			waiting, resolved := ofKind(events, hermesproto.EventKindApprovalWaiting), ofKind(events, hermesproto.EventKindApprovalResolved)
 			if len(waiting) != 1 || len(resolved) != 1 {
 				t.Fatalf("approval events: %v", kinds(events))
 			}
@@ -152,9 +153,9 @@ func TestApprovalDecisionsManual(t *testing.T) {
 				t.Errorf("transcript approvals: %+v", approvals)
 			}
 			md := readFile(t, res.TranscriptPath)
-			words := map[agenthost.Decision]string{
-				agenthost.DecisionOnce: "✅ allowed once by you", agenthost.DecisionSession: "✅ allowed for the session by you",
-				agenthost.DecisionDeny: "⛔ denied by you", agenthost.DecisionStop: "⛔ denied by you, and the turn stopped",
+			words := map[hermesproto.Decision]string{
+				hermesproto.DecisionOnce: "✅ allowed once by you", hermesproto.DecisionSession: "✅ allowed for the session by you",
+				hermesproto.DecisionDeny: "⛔ denied by you", hermesproto.DecisionStop: "⛔ denied by you, and the turn stopped",
 			}
 			if want := "> " + words[tc.decision] + ": `make deploy`"; !strings.Contains(md, want) {
 				t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -172,7 +173,7 @@ func TestApprovalsFailClosed(t *testing.T) {
 		// No one to ask: declined at once (the approval timeout below is an hour for this case).
 		{"no approver", func() (agenthost.Approver, *recordingApprover) { return nil, nil }, "no approver"},
 		{"approver error", func() (agenthost.Approver, *recordingApprover) {
-			a := newApprover(agenthost.DecisionOnce)
+			a := newApprover(hermesproto.DecisionOnce)
 			a.err = errors.New("the editor went away")
 			return a, a
 		}, "error"},
@@ -232,7 +233,7 @@ func TestApprovalsFailClosed(t *testing.T) {
 					}
 				}
 			}
-			resolved := ofKind(events, agenthost.EventApprovalResolved)
+			resolved := ofKind(events, hermesproto.EventKindApprovalResolved)
 			if len(resolved) != 2 {
 				t.Fatalf("approvalResolved events: %d", len(resolved))
 			}
@@ -241,10 +242,10 @@ func TestApprovalsFailClosed(t *testing.T) {
 				t.Fatalf("transcript approvals: %+v", approvals)
 			}
 			for i, a := range approvals {
-				if a.Decision != agenthost.DecisionDeny || a.DecidedBy != tc.decidedBy {
+				if a.Decision != hermesproto.DecisionDeny || a.DecidedBy != tc.decidedBy {
 					t.Errorf("approval %d: decision %q by %q, want deny by %q", i, a.Decision, a.DecidedBy, tc.decidedBy)
 				}
-				if r := resolved[i].Approval; r.Decision != agenthost.DecisionDeny || r.DecidedBy != tc.decidedBy {
+				if r := resolved[i].Approval; r.Decision != hermesproto.DecisionDeny || r.DecidedBy != tc.decidedBy {
 					t.Errorf("approvalResolved %d: %+v", i, r)
 				}
 			}
@@ -256,16 +257,16 @@ func TestResolvePendingApproval(t *testing.T) {
 	cases := []struct {
 		name     string
 		approver bool // an Approver is asked too (and blocks)
-		resolve  func(fh *fakeHost, s *agenthost.Session) func(string, agenthost.Decision) error
-		decision agenthost.Decision
+		resolve  func(fh *fakeHost, s *agenthost.Session) func(string, hermesproto.Decision) error
+		decision hermesproto.Decision
 		codex    string
 	}{
-		{"session, approver asked", true, func(_ *fakeHost, s *agenthost.Session) func(string, agenthost.Decision) error { return s.Resolve },
-			agenthost.DecisionOnce, codex.DecisionAccept},
-		{"host, approver asked", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Decision) error { return fh.Resolve },
-			agenthost.DecisionSession, codex.DecisionAcceptForSession},
-		{"host, deny", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Decision) error { return fh.Resolve },
-			agenthost.DecisionDeny, codex.DecisionDecline},
+		{"session, approver asked", true, func(_ *fakeHost, s *agenthost.Session) func(string, hermesproto.Decision) error { return s.Resolve },
+			hermesproto.DecisionOnce, codex.DecisionAccept},
+		{"host, approver asked", true, func(fh *fakeHost, _ *agenthost.Session) func(string, hermesproto.Decision) error { return fh.Resolve },
+			hermesproto.DecisionSession, codex.DecisionAcceptForSession},
+		{"host, deny", true, func(fh *fakeHost, _ *agenthost.Session) func(string, hermesproto.Decision) error { return fh.Resolve },
+			hermesproto.DecisionDeny, codex.DecisionDecline},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,9 +293,9 @@ func TestResolvePendingApproval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waiting, _ := nextEvent(t, turn.Events(), agenthost.EventApprovalWaiting)
+			waiting, _ := nextEvent(t, turn.Events(), hermesproto.EventKindApprovalWaiting)
 			a := waiting.Approval
-			if a == nil || a.ID == "" || a.Kind != agenthost.ApprovalExec || a.Summary != "rm -rf build" {
+			if a == nil || a.ID == "" || a.Kind != hermesproto.ApprovalKindExec || a.Summary != "rm -rf build" {
 				t.Fatalf("approvalWaiting: %+v", a)
 			}
 			if rec != nil {
@@ -303,7 +304,7 @@ func TestResolvePendingApproval(t *testing.T) {
 				}
 			}
 			pending := s.Status().PendingApprovals
-			if len(pending) != 1 || pending[0].ID != a.ID || pending[0].Kind != agenthost.ApprovalExec ||
+			if len(pending) != 1 || pending[0].ID != a.ID || pending[0].Kind != hermesproto.ApprovalKindExec ||
 				pending[0].Summary != "rm -rf build" || pending[0].Folder != fh.folder {
 				t.Fatalf("pending approvals: %+v", pending)
 			}
@@ -319,7 +320,7 @@ func TestResolvePendingApproval(t *testing.T) {
 			if err := tc.resolve(fh, s)(a.ID, tc.decision); err != nil {
 				t.Fatalf("resolve: %v", err)
 			}
-			resolved, _ := nextEvent(t, turn.Events(), agenthost.EventApprovalResolved)
+			resolved, _ := nextEvent(t, turn.Events(), hermesproto.EventKindApprovalResolved)
 			if r := resolved.Approval; r.ID != a.ID || r.Decision != tc.decision || r.DecidedBy != "user" {
 				t.Errorf("approvalResolved: %+v", r)
 			}
@@ -338,10 +339,10 @@ func TestResolvePendingApproval(t *testing.T) {
 			if p := s.Status().PendingApprovals; len(p) != 0 {
 				t.Errorf("still pending after the answer: %+v", p)
 			}
-			if err := s.Resolve(a.ID, agenthost.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
+			if err := s.Resolve(a.ID, hermesproto.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
 				t.Errorf("resolving an answered approval: %v", err)
 			}
-			if err := fh.Resolve("a999", agenthost.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
+			if err := fh.Resolve("a999", hermesproto.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
 				t.Errorf("resolving an unknown approval: %v", err)
 			}
 		})
@@ -398,7 +399,7 @@ func TestCloseCancelsPendingApproval(t *testing.T) {
 		t.Errorf("result: %+v", res)
 	}
 	approvals := transcriptApprovals(readTranscript(t, fh.state, res.ThreadID))
-	if len(approvals) != 1 || approvals[0].ID != a.ID || approvals[0].Decision != agenthost.DecisionStop || approvals[0].DecidedBy != "shutdown" {
+	if len(approvals) != 1 || approvals[0].ID != a.ID || approvals[0].Decision != hermesproto.DecisionStop || approvals[0].DecidedBy != "shutdown" {
 		t.Errorf("transcript approvals: %+v", approvals)
 	}
 }

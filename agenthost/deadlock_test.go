@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestRefusedSteerThenApprovalDoesNotDeadlock is the deadlock the core review reproduced: codex
@@ -16,11 +17,11 @@ import (
 // not be taken for "the turn is over" and wait for the turn's end while approvals wait for it: Run
 // answers, the approval is asked and answered, the turn ends, and the host closes.
 func TestRefusedSteerThenApprovalDoesNotDeadlock(t *testing.T) {
-	asked := make(chan agenthost.Approval, 1)
+	asked := make(chan hermesproto.Approval, 1)
 	fh := newFakeHost(t, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 			asked <- a
-			return agenthost.DecisionOnce, nil
+			return hermesproto.DecisionOnce, nil
 		})
 	})
 	fh.fake.RefuseSteers(codex.CodeInternalError, "internal error")

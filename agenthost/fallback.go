@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
 	"github.com/sourcegraph/conc"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
@@ -79,7 +81,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turn
 	ts.apiCalls++
 	ts.fallback = fb.Name
 	ts.status, ts.turnErr, ts.failure = "", nil, nil
-	ts.emit(Event{Kind: EventFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s) for %v",
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s) for %v",
 		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
 	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
 	s := ts.s
@@ -101,7 +103,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turn
 		return true
 	}
 	ts.moved(ts.cur)
-	ts.emit(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
 	ts.drive(deadline)
 	retire, why := ts.assess()
 	if retire {
@@ -143,7 +145,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 	resp, err := chatfallback.Stream(ctx, chatfallback.Request{
 		BaseURL: fb.BaseURL, Model: fb.Model, APIKey: apiKey, History: history, Prompt: ts.input.Prompt,
 		System: "You are a coding assistant answering inside the user's editor. Tools are unavailable right now; answer in text.",
-	}, func(delta string) { ts.emit(Event{Kind: EventAnswerDelta, Text: delta}) })
+	}, func(delta string) { ts.emit(hermesproto.Event{Kind: hermesproto.EventKindAnswerDelta, Text: delta}) })
 	if err != nil {
 		ts.status = codex.TurnFailed
 		msg := fmt.Sprintf("fallback provider %s failed: %v", fb.Name, err)
@@ -151,12 +153,12 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 			msg += fmt.Sprintf(" ($%s is not set)", fb.APIKeyEnv)
 		}
 		ts.turnErr = &codex.TurnError{Message: msg}
-		ts.emit(Event{Kind: EventError, Text: msg})
+		ts.emit(hermesproto.Event{Kind: hermesproto.EventKindError, Text: msg})
 		return
 	}
 	ts.status = codex.TurnCompleted
 	ts.finalText = resp.Text
-	ts.addMessages(Message{Role: "assistant", Content: resp.Text})
+	ts.addMessages(hermesproto.Message{Role: "assistant", Content: resp.Text})
 	u := codex.ThreadTokenUsage{Last: codex.TokenUsage{
 		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens, TotalTokens: resp.Usage.TotalTokens,
 	}}
@@ -165,7 +167,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 
 // chatHistory turns projected rows into chat messages: text rows as they are, tool calls and their
 // results as short assistant notes.
-func chatHistory(rows []Message) []chatfallback.Message {
+func chatHistory(rows []hermesproto.Message) []chatfallback.Message {
 	var out []chatfallback.Message
 	for _, m := range rows {
 		switch {
@@ -214,7 +216,7 @@ func (st *sessionState) moveToFallback(fb FallbackProvider, cooldown time.Durati
 func (s *Session) beginChat(st *sessionState, ts *turnState, fb FallbackProvider) {
 	ts.cur = attempt{threadID: st.threadID, turnID: "fallback-" + newID()}
 	ts.shared.attempt = ts.cur
-	ts.emitShared(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+	ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
 	close(ts.startedCh)
 	s.wg.Go(func() { ts.runChatOnly(fb) })
 }

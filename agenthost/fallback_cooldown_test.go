@@ -9,6 +9,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
@@ -84,7 +85,7 @@ func TestResponsesFallbackCooldown(t *testing.T) {
 		fh := newFakeHost(t, func(c *agenthost.Config) { c.Fallbacks = []agenthost.FallbackProvider{backUp} })
 		fh.fake.OnTurn(quotaOnce(`usage limit reached {"resets_in_seconds": 42}`))
 		_, events := run(t, fh.session(t), "one")
-		if fb := ofKind(events, agenthost.EventFallback); len(fb) != 1 || !strings.Contains(fb[0].Text, "for 42s") {
+		if fb := ofKind(events, hermesproto.EventKindFallback); len(fb) != 1 || !strings.Contains(fb[0].Text, "for 42s") {
 			t.Errorf("fallback event: %+v", fb)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 func TestMain(m *testing.M) {
@@ -58,7 +59,7 @@ func (fh *fakeHost) session(t *testing.T) *agenthost.Session {
 }
 
 // run runs one turn to its end and returns its result and events.
-func run(t *testing.T, s *agenthost.Session, prompt string) (*agenthost.Result, []agenthost.Event) {
+func run(t *testing.T, s *agenthost.Session, prompt string) (*hermesproto.Result, []hermesproto.Event) {
 	t.Helper()
 	turn, err := s.Run(t.Context(), agenthost.Input{Prompt: prompt})
 	if err != nil {
@@ -67,9 +68,9 @@ func run(t *testing.T, s *agenthost.Session, prompt string) (*agenthost.Result, 
 	return finish(t, turn)
 }
 
-func finish(t *testing.T, turn *agenthost.Turn) (*agenthost.Result, []agenthost.Event) {
+func finish(t *testing.T, turn *agenthost.Turn) (*hermesproto.Result, []hermesproto.Event) {
 	t.Helper()
-	var events []agenthost.Event
+	var events []hermesproto.Event
 	timeout := time.After(20 * time.Second)
 	evs := turn.Events()
 	for ended := false; !ended; {
@@ -116,8 +117,8 @@ func recvOrClosed[T any](t *testing.T, ch <-chan T) (v T, ok bool) {
 	}
 }
 
-func ofKind(events []agenthost.Event, kind string) []agenthost.Event {
-	var out []agenthost.Event
+func ofKind(events []hermesproto.Event, kind hermesproto.EventKind) []hermesproto.Event {
+	var out []hermesproto.Event
 	for _, ev := range events {
 		if ev.Kind == kind {
 			out = append(out, ev)
@@ -128,18 +129,18 @@ func ofKind(events []agenthost.Event, kind string) []agenthost.Event {
 
 // approverOf answers every approval with d (recording what it was asked).
 type recordingApprover struct {
-	d      agenthost.Decision
+	d      hermesproto.Decision
 	err    error
 	block  bool // wait for ctx instead (timeouts, withdrawal, shutdown)
-	asked  chan agenthost.Approval
+	asked  chan hermesproto.Approval
 	ctxErr chan error
 }
 
-func newApprover(d agenthost.Decision) *recordingApprover {
-	return &recordingApprover{d: d, asked: make(chan agenthost.Approval, 16), ctxErr: make(chan error, 16)}
+func newApprover(d hermesproto.Decision) *recordingApprover {
+	return &recordingApprover{d: d, asked: make(chan hermesproto.Approval, 16), ctxErr: make(chan error, 16)}
 }
 
-func (a *recordingApprover) Approve(ctx context.Context, ap agenthost.Approval) (agenthost.Decision, error) {
+func (a *recordingApprover) Approve(ctx context.Context, ap hermesproto.Approval) (hermesproto.Decision, error) {
 	a.asked <- ap
 	if a.block {
 		<-ctx.Done()

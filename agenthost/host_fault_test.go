@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/leak"
 )
 
@@ -50,7 +51,7 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 			if !ok {
 				t.Fatal("the turn ended before its answer")
 			}
-			if ev.Kind == agenthost.EventAnswerDelta {
+			if ev.Kind == hermesproto.EventKindAnswerDelta {
 				break
 			}
 		}
@@ -285,13 +286,13 @@ func TestFaultGarbageFromCodex(t *testing.T) {
 		t.Errorf("result: %+v", res)
 	}
 	var deltas []string
-	for _, ev := range ofKind(events, agenthost.EventAnswerDelta) {
+	for _, ev := range ofKind(events, hermesproto.EventKindAnswerDelta) {
 		deltas = append(deltas, ev.Text)
 	}
 	if strings.Join(deltas, "|") != "Hello|, world" {
 		t.Errorf("answer deltas: %q", deltas)
 	}
-	if n := len(ofKind(events, agenthost.EventToolCompleted)); n != 1 {
+	if n := len(ofKind(events, hermesproto.EventKindToolCompleted)); n != 1 {
 		t.Errorf("tool events: %d", n)
 	}
 	answers, _ := p.waitAnswers("7", "8", "9")

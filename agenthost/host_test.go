@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 func TestStartIsLazyAndReused(t *testing.T) {
@@ -120,7 +121,7 @@ func TestResultProjection(t *testing.T) {
 		t.Fatalf("the user message must come first, exactly once: %+v", res.Messages)
 	}
 	wantIDs := []string{"codex_exec_" + execID, "codex_mcp__fs__read_", "codex_dyn_lsp_diagnostics_", "codex_web_search_"}
-	var calls []agenthost.Message
+	var calls []hermesproto.Message
 	for i, m := range res.Messages {
 		if len(m.ToolCalls) == 1 {
 			calls = append(calls, m)
@@ -147,7 +148,7 @@ func TestResultProjection(t *testing.T) {
 	}
 
 	// Tool events: names, previews, results.
-	done := ofKind(events, agenthost.EventToolCompleted)
+	done := ofKind(events, hermesproto.EventKindToolCompleted)
 	if len(done) != 4 {
 		t.Fatalf("toolCompleted events: %d", len(done))
 	}
@@ -163,7 +164,7 @@ func TestResultProjection(t *testing.T) {
 	if done[1].Tool.Result != "file body" || done[2].Tool.Result != "no problems" || done[3].Tool.Preview != "golang conc" {
 		t.Errorf("results: %q %q %q", done[1].Tool.Result, done[2].Tool.Result, done[3].Tool.Preview)
 	}
-	started := ofKind(events, agenthost.EventToolStarted)
+	started := ofKind(events, hermesproto.EventKindToolStarted)
 	if len(started) != 4 {
 		t.Errorf("toolStarted events: %d", len(started))
 	}
@@ -177,11 +178,11 @@ func TestResultProjection(t *testing.T) {
 	if done[0].Tool.DurationMs != 1 {
 		t.Errorf("exec duration %d ms, want codex's 1", done[0].Tool.DurationMs)
 	}
-	if evs := ofKind(events, agenthost.EventTurnCompleted); len(evs) != 1 || evs[0].Result.FinalText != "the final answer" {
+	if evs := ofKind(events, hermesproto.EventKindTurnCompleted); len(evs) != 1 || evs[0].Result.FinalText != "the final answer" {
 		t.Errorf("turnCompleted events: %+v", evs)
 	}
 	var answer strings.Builder
-	for _, ev := range ofKind(events, agenthost.EventAnswerDelta) {
+	for _, ev := range ofKind(events, hermesproto.EventKindAnswerDelta) {
 		answer.WriteString(ev.Text)
 	}
 	if answer.String() != "firstthe final answer" {
@@ -263,8 +264,8 @@ func TestEventsIgnoreNonToolsMalformedAndOtherTurns(t *testing.T) {
 		ft.Complete(codex.TurnCompleted, nil)
 	})
 	res, events := run(t, fh.session(t), "go")
-	started := ofKind(events, agenthost.EventToolStarted)
-	completed := ofKind(events, agenthost.EventToolCompleted)
+	started := ofKind(events, hermesproto.EventKindToolStarted)
+	completed := ofKind(events, hermesproto.EventKindToolCompleted)
 	if len(started) != 1 || started[0].Tool.Preview != "sleep 100" {
 		t.Fatalf("toolStarted: %+v", started)
 	}
@@ -305,7 +306,7 @@ func TestSteerWhileRunning(t *testing.T) {
 		t.Fatalf("steered input %q", got)
 	}
 	res, events := finish(t, first)
-	if !res.Completed || len(ofKind(events, agenthost.EventSteered)) != 1 {
+	if !res.Completed || len(ofKind(events, hermesproto.EventKindSteered)) != 1 {
 		t.Fatalf("result %+v", res)
 	}
 	// The steered input is the user's, in the messages (before the answer it led to), the

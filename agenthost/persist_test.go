@@ -12,17 +12,18 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // transcriptLine is one line of a thread's JSONL transcript.
 type transcriptLine struct {
-	Kind     string              `json:"kind"`
-	Folder   string              `json:"folder"`
-	ThreadID string              `json:"threadId"`
-	TurnID   string              `json:"turnId"`
-	Message  *agenthost.Message  `json:"message"`
-	Approval *agenthost.Approval `json:"approval"`
-	Result   *agenthost.Result   `json:"result"`
+	Kind     string                `json:"kind"`
+	Folder   string                `json:"folder"`
+	ThreadID string                `json:"threadId"`
+	TurnID   string                `json:"turnId"`
+	Message  *hermesproto.Message  `json:"message"`
+	Approval *hermesproto.Approval `json:"approval"`
+	Result   *hermesproto.Result   `json:"result"`
 
 	raw json.RawMessage // the line as written
 }
@@ -52,8 +53,8 @@ func readTranscript(t *testing.T, stateDir, threadID string) []transcriptLine {
 	return out
 }
 
-func transcriptApprovals(lines []transcriptLine) []agenthost.Approval {
-	var out []agenthost.Approval
+func transcriptApprovals(lines []transcriptLine) []hermesproto.Approval {
+	var out []hermesproto.Approval
 	for _, l := range lines {
 		if l.Kind == "approval" && l.Approval != nil {
 			out = append(out, *l.Approval)
@@ -75,9 +76,9 @@ func readFile(t *testing.T, path string) string {
 type savedState struct {
 	Version int `json:"version"`
 	Folders map[string]struct {
-		ThreadID string          `json:"threadId"`
-		Usage    agenthost.Usage `json:"usage"`
-		Turns    int             `json:"turns"`
+		ThreadID string            `json:"threadId"`
+		Usage    hermesproto.Usage `json:"usage"`
+		Turns    int               `json:"turns"`
 	} `json:"folders"`
 }
 
@@ -176,7 +177,7 @@ func TestCorruptStateFile(t *testing.T) {
 // TestTranscriptFiles runs two turns on one thread and reads both transcripts: every row is there,
 // and the second turn appended to the first.
 func TestTranscriptFiles(t *testing.T) {
-	fh := newFakeHost(t, func(c *agenthost.Config) { c.Approver = newApprover(agenthost.DecisionOnce) })
+	fh := newFakeHost(t, func(c *agenthost.Config) { c.Approver = newApprover(hermesproto.DecisionOnce) })
 	fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
 		ft.Reasoning("run the tests first")
 		if _, err := ft.ExecWithApproval("go test ./...", 1, "--- FAIL: TestX\n"); err != nil {
@@ -200,7 +201,7 @@ func TestTranscriptFiles(t *testing.T) {
 
 	lines := readTranscript(t, fh.state, res1.ThreadID)
 	var roles []string
-	var result *agenthost.Result
+	var result *hermesproto.Result
 	for _, l := range lines {
 		if l.ThreadID != res1.ThreadID || l.TurnID != res1.TurnID || l.Folder != fh.folder {
 			t.Errorf("line ids: %s", l.raw)
@@ -223,7 +224,7 @@ func TestTranscriptFiles(t *testing.T) {
 		msgs[3].Content != "TestX fails: why does CI fail?" || msgs[1].Reasoning != "run the tests first" {
 		t.Errorf("projected rows: %+v", msgs)
 	}
-	if a := transcriptApprovals(lines); len(a) != 1 || a[0].Decision != agenthost.DecisionOnce || a[0].Command != "go test ./..." {
+	if a := transcriptApprovals(lines); len(a) != 1 || a[0].Decision != hermesproto.DecisionOnce || a[0].Command != "go test ./..." {
 		t.Errorf("approvals: %+v", a)
 	}
 	if result == nil || result.Status != agenthost.StatusCompleted || result.Usage.Total != 540 || result.Usage.CacheRead != 200 ||

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 )
@@ -39,13 +40,13 @@ func realHost(t *testing.T, env *codextest.Real, mutate func(*agenthost.Config))
 	return h
 }
 
-func runToEnd(t *testing.T, s *agenthost.Session, prompt string) (*agenthost.Result, []agenthost.Event) {
+func runToEnd(t *testing.T, s *agenthost.Session, prompt string) (*hermesproto.Result, []hermesproto.Event) {
 	t.Helper()
 	turn, err := s.Run(t.Context(), agenthost.Input{Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var events []agenthost.Event
+	var events []hermesproto.Event
 	for ev := range turn.Events() {
 		events = append(events, ev)
 	}
@@ -66,11 +67,11 @@ func TestRealApprovalGatedTurn(t *testing.T) {
 		fakemodel.Patch(fakemodel.AddFilePatch("patched.txt", "patched by codex\n")),
 		fakemodel.Message("All done."),
 	)
-	var asked []agenthost.Approval
+	var asked []hermesproto.Approval
 	h := realHost(t, env, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 			asked = append(asked, a)
-			return agenthost.DecisionOnce, nil
+			return hermesproto.DecisionOnce, nil
 		})
 	})
 	s, err := h.Session(env.Work)
@@ -82,7 +83,7 @@ func TestRealApprovalGatedTurn(t *testing.T) {
 	if !res.Completed || res.FinalText != "All done." || res.ToolIterations != 2 {
 		t.Fatalf("result: completed %v text %q iterations %d error %q", res.Completed, res.FinalText, res.ToolIterations, res.Error)
 	}
-	if len(asked) != 2 || asked[0].Kind != agenthost.ApprovalExec || asked[1].Kind != agenthost.ApprovalPatch {
+	if len(asked) != 2 || asked[0].Kind != hermesproto.ApprovalKindExec || asked[1].Kind != hermesproto.ApprovalKindPatch {
 		t.Fatalf("approvals asked: %+v", asked)
 	}
 	if asked[0].Cwd != env.Work || !strings.Contains(asked[0].Command, "from-the-test") {
@@ -96,12 +97,12 @@ func TestRealApprovalGatedTurn(t *testing.T) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	kinds := map[string]int{}
+	kinds := map[hermesproto.EventKind]int{}
 	for _, ev := range events {
 		kinds[ev.Kind]++
 	}
-	if kinds[agenthost.EventToolStarted] != 2 || kinds[agenthost.EventToolCompleted] != 2 ||
-		kinds[agenthost.EventApprovalWaiting] != 2 || kinds[agenthost.EventTurnCompleted] != 1 {
+	if kinds[hermesproto.EventKindToolStarted] != 2 || kinds[hermesproto.EventKindToolCompleted] != 2 ||
+		kinds[hermesproto.EventKindApprovalWaiting] != 2 || kinds[hermesproto.EventKindTurnCompleted] != 1 {
 		t.Errorf("event kinds: %v", kinds)
 	}
 	// The thread runs in the folder, and nothing was written into codex's configuration.
@@ -138,7 +139,7 @@ func TestRealUsageLimitResponsesFallback(t *testing.T) {
 	}
 	var fellBack bool
 	for _, ev := range events {
-		fellBack = fellBack || ev.Kind == agenthost.EventFallback
+		fellBack = fellBack || ev.Kind == hermesproto.EventKindFallback
 	}
 	if !fellBack {
 		t.Error("no fallback event")

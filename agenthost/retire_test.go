@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
@@ -55,7 +56,7 @@ func TestFailedTurnResult(t *testing.T) {
 			if !strings.Contains(res.FinalText, tc.wantText) {
 				t.Errorf("FinalText %q lacks %q", res.FinalText, tc.wantText)
 			}
-			if tc.err != nil && len(ofKind(events, agenthost.EventError)) != 1 {
+			if tc.err != nil && len(ofKind(events, hermesproto.EventKindError)) != 1 {
 				t.Errorf("error events: %v", kinds(events))
 			}
 			if !strings.Contains(readFile(t, res.TranscriptPath), "**Error:** "+tc.wantError) {
@@ -88,7 +89,7 @@ func TestInterruptedTurnIsPartial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nextEvent(t, turn.Events(), agenthost.EventAnswerDelta)
+			nextEvent(t, turn.Events(), hermesproto.EventKindAnswerDelta)
 			if err := tc.interrupt(t, s, turn); err != nil {
 				t.Fatal(err)
 			}
@@ -310,7 +311,7 @@ func TestResponsesFallback(t *testing.T) {
 	if len(th.Turns) != 2 || th.Turns[1] != res.TurnID {
 		t.Errorf("thread turns %v, result turn %s", th.Turns, res.TurnID)
 	}
-	if fb := ofKind(events, agenthost.EventFallback); len(fb) != 1 || !strings.Contains(fb[0].Text, "back up") || !strings.Contains(fb[0].Text, "usage limit") {
+	if fb := ofKind(events, hermesproto.EventKindFallback); len(fb) != 1 || !strings.Contains(fb[0].Text, "back up") || !strings.Contains(fb[0].Text, "usage limit") {
 		t.Errorf("fallback events: %+v", fb)
 	}
 	if st := s.Status(); st.Fallback != "back up" {
@@ -338,13 +339,13 @@ func TestChatFallback(t *testing.T) {
 		t.Errorf("after a chat fallback: Retired %v, Running %v", res.Retired, fh.Running())
 	}
 	var deltas []string
-	for _, ev := range ofKind(events, agenthost.EventAnswerDelta) {
+	for _, ev := range ofKind(events, hermesproto.EventKindAnswerDelta) {
 		deltas = append(deltas, ev.Text)
 	}
 	if len(deltas) < 2 || strings.Join(deltas, "") != "fallback answered" {
 		t.Errorf("answer deltas %q", deltas)
 	}
-	if len(ofKind(events, agenthost.EventFallback)) != 1 {
+	if len(ofKind(events, hermesproto.EventKindFallback)) != 1 {
 		t.Errorf("events: %v", kinds(events))
 	}
 	reqs := chat.ChatRequests()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
 	"github.com/sourcegraph/conc"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -43,15 +45,15 @@ type sessionState struct {
 	yolo        bool
 	fallback    *FallbackProvider // the provider the session moved to after a quota failure
 	fallbackEnd time.Time         // when the primary is tried again
-	totals      Usage
+	totals      hermesproto.Usage
 	threadTotal *codex.TokenUsage // codex's running total of the thread as last seen; nil: unknown
 	turns       int
 	toolIters   int
 	compactions int
-	history     []Message // projected transcript of this process's turns, for chat fallbacks
+	history     []hermesproto.Message // projected transcript of this process's turns, for chat fallbacks
 	pending     map[string]*pendingApproval
-	fileChanges map[string][]FileChange // fileChange item id -> its changes, for its approval
-	last        *Result
+	fileChanges map[string][]hermesproto.FileChange // fileChange item id -> its changes, for its approval
+	last        *hermesproto.Result
 	pumps       map[*eventQueue]struct{} // event queues being delivered, abandoned when the loop ends
 	ending      bool                     // the host closes or the session was removed: no new turns
 	unnamed     string                   // a thread codex started for the session, to be named by its first turn
@@ -80,7 +82,7 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			turns:       saved.Turns,
 			compactions: saved.Compactions,
 			pending:     make(map[string]*pendingApproval),
-			fileChanges: make(map[string][]FileChange),
+			fileChanges: make(map[string][]hermesproto.FileChange),
 			pumps:       make(map[*eventQueue]struct{}),
 		},
 	}

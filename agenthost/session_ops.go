@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Interrupt stops the running turn. Its result is partial.
@@ -47,7 +48,7 @@ func (s *Session) NewThread() error {
 
 // Resolve answers a pending approval (from a code action or a command, for example), whichever way
 // it is also being asked.
-func (s *Session) Resolve(approvalID string, d Decision) error {
+func (s *Session) Resolve(approvalID string, d hermesproto.Decision) error {
 	err := fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
 	_ = s.call(func(st *sessionState) {
 		p, ok := st.pending[approvalID]
@@ -65,7 +66,7 @@ func (s *Session) Resolve(approvalID string, d Decision) error {
 }
 
 // Resolve answers a pending approval of any session.
-func (h *Host) Resolve(approvalID string, d Decision) error {
+func (h *Host) Resolve(approvalID string, d hermesproto.Decision) error {
 	for _, s := range h.Sessions() {
 		if err := s.Resolve(approvalID, d); !errors.Is(err, ErrNoApproval) {
 			return err
@@ -87,8 +88,8 @@ func (st *sessionState) turnFor(turnID string) *turnState {
 
 // turnEnd is what a finished turn adds to its session.
 type turnEnd struct {
-	res        *Result
-	usage      Usage
+	res        *hermesproto.Result
+	usage      hermesproto.Usage
 	total      *codex.TokenUsage // codex's running total of the thread at the turn's end; nil: none
 	iterations int
 	// awaitingUsage says the turn compacted the context and no usage came after: the last prompt is
@@ -102,7 +103,7 @@ type turnEnd struct {
 // conversation so far (it keeps up to twice that between cuts).
 const historyKept = 400
 
-func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) Usage {
+func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) hermesproto.Usage {
 	if st.current == ts {
 		st.current = nil
 	}

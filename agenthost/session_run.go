@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // ErrNoTurn is returned when an operation needs a running turn and there is none.
@@ -240,7 +241,7 @@ func (s *Session) begin(ts *turnState) {
 		ts.nameIfFirst(st)
 		ts.live.borrow(&st.transcripts)
 		ts.shared.attempt = ts.cur
-		ts.emitShared(Event{Kind: EventTurnStarted, Text: ts.input.Prompt})
+		ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
 		close(ts.startedCh)
 		s.wg.Go(ts.run)
 	})

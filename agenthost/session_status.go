@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Where auto-approval comes from, as AutoApprove reports it.
@@ -52,21 +53,21 @@ type Status struct {
 	SessionID string `json:"sessionId"`
 	ThreadID  string `json:"threadId"`
 	// Turn is the running turn, or the last one (State completed, interrupted, failed), or nil.
-	Turn           *TurnStatus `json:"turn"`
-	Usage          Usage       `json:"usage"`
-	ContextPercent int         `json:"contextPercent"`
-	Turns          int         `json:"turns"`
-	ToolIterations int         `json:"toolIterations"`
-	Compactions    int         `json:"compactions"`
-	Yolo           bool        `json:"yolo"`
+	Turn           *TurnStatus       `json:"turn"`
+	Usage          hermesproto.Usage `json:"usage"`
+	ContextPercent int               `json:"contextPercent"`
+	Turns          int               `json:"turns"`
+	ToolIterations int               `json:"toolIterations"`
+	Compactions    int               `json:"compactions"`
+	Yolo           bool              `json:"yolo"`
 	// AutoApprove is whether approvals are answered without asking, and why.
 	AutoApprove AutoApprove `json:"autoApprove"`
 	// Model and Effort are the folder's choice for its turns (empty: the defaults).
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
 	// Fallback names the fallback provider the session moved to, if any.
-	Fallback         string     `json:"fallback,omitempty"`
-	PendingApprovals []Approval `json:"pendingApprovals"`
+	Fallback         string                 `json:"fallback,omitempty"`
+	PendingApprovals []hermesproto.Approval `json:"pendingApprovals"`
 }
 
 // TurnStatus is the state of one turn.
@@ -78,10 +79,10 @@ type TurnStatus struct {
 // Status returns a snapshot of the session.
 func (s *Session) Status() Status {
 	cfg := s.h.config()
-	st := Status{Folder: s.folder, SessionID: s.id, PendingApprovals: []Approval{}}
+	st := Status{Folder: s.folder, SessionID: s.id, PendingApprovals: []hermesproto.Approval{}}
 	_ = s.call(func(ss *sessionState) { s.status(ss, cfg, &st) })
 	st.ContextPercent = st.Usage.ContextPercent()
-	slices.SortFunc(st.PendingApprovals, func(a, b Approval) int { return a.Asked.Compare(b.Asked) })
+	slices.SortFunc(st.PendingApprovals, func(a, b hermesproto.Approval) int { return a.Asked.Compare(b.Asked) })
 	return st
 }
 
@@ -109,4 +110,4 @@ func (s *Session) status(ss *sessionState, cfg Config, st *Status) {
 }
 
 // Pending returns the approvals waiting for an answer, oldest first.
-func (s *Session) Pending() []Approval { return s.Status().PendingApprovals }
+func (s *Session) Pending() []hermesproto.Approval { return s.Status().PendingApprovals }

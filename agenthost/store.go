@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -12,6 +11,9 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // The state dir holds:
@@ -33,7 +35,7 @@ type folderState struct {
 	// ThreadTotal is codex's running token total of the thread as last seen: the baseline the next
 	// turn's total is counted from.
 	ThreadTotal *codex.TokenUsage `json:"threadTotal,omitempty"`
-	Usage       Usage             `json:"usage"`
+	Usage       hermesproto.Usage `json:"usage"`
 	Turns       int               `json:"turns"`
 	Compactions int               `json:"compactions"`
 	// Model and Effort are the folder's choice for its turns (hermes.setModel); empty: defaults.

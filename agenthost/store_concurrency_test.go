@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestConcurrentTranscriptAppends appends turns to one thread from two stores on one state dir (two
@@ -28,9 +30,9 @@ func TestConcurrentTranscriptAppends(t *testing.T) {
 		st := stores[w%len(stores)]
 		wg.Go(func() {
 			for i := range perWriter {
-				res := &Result{
+				res := &hermesproto.Result{
 					ThreadID: "thread-shared", TurnID: fmt.Sprintf("w%d-t%d", w, i), Status: StatusCompleted,
-					Messages: []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: big}},
+					Messages: []hermesproto.Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: big}},
 				}
 				md := mdHeader(Input{Prompt: "q"}, false, time.Now()) + mdAnswer(big) + mdEnd(res)
 				if path := st.appendTurn(nil, "/folder", res, res.Messages, nil, md); path == "" {
@@ -149,7 +151,7 @@ func TestTranscriptRejectsUnsafeThreadID(t *testing.T) {
 		if j, m, err := TranscriptPaths(dir, id); err == nil {
 			t.Errorf("TranscriptPaths(%q) = %q, %q; want an error", id, j, m)
 		}
-		res := &Result{ThreadID: id, TurnID: "turn-1", Status: StatusCompleted}
+		res := &hermesproto.Result{ThreadID: id, TurnID: "turn-1", Status: StatusCompleted}
 		if path := st.appendTurn(nil, "/folder", res, nil, nil, "q"); path != "" {
 			t.Errorf("appendTurn on thread %q wrote %s", id, path)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestTranscriptNotWrittenThroughSymlink: a symbolic link planted at a transcript's path is not
@@ -25,7 +27,7 @@ func TestTranscriptNotWrittenThroughSymlink(t *testing.T) {
 	if err := os.Symlink(target, jsonl); err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{ThreadID: "thread-1", TurnID: "turn-1", Status: StatusCompleted, Messages: []Message{{Role: "user", Content: "secret"}}}
+	res := &hermesproto.Result{ThreadID: "thread-1", TurnID: "turn-1", Status: StatusCompleted, Messages: []hermesproto.Message{{Role: "user", Content: "secret"}}}
 	if got := st.appendTurn(nil, "/folder", res, res.Messages, nil, mdAnswer("secret")); got != md {
 		t.Errorf("appendTurn = %q, want %q", got, md)
 	}

@@ -10,20 +10,22 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
 	fastjson "github.com/segmentio/encoding/json"
 	"go.uber.org/multierr"
 )
 
 // transcriptEntry is one line of a thread's JSONL transcript.
 type transcriptEntry struct {
-	Time     time.Time `json:"time"`
-	Kind     string    `json:"kind"` // message, approval, result
-	Folder   string    `json:"folder"`
-	ThreadID string    `json:"threadId"`
-	TurnID   string    `json:"turnId"`
-	Message  *Message  `json:"message,omitempty"`
-	Approval *Approval `json:"approval,omitempty"`
-	Result   *Result   `json:"result,omitempty"`
+	Time     time.Time             `json:"time"`
+	Kind     string                `json:"kind"` // message, approval, result
+	Folder   string                `json:"folder"`
+	ThreadID string                `json:"threadId"`
+	TurnID   string                `json:"turnId"`
+	Message  *hermesproto.Message  `json:"message,omitempty"`
+	Approval *hermesproto.Approval `json:"approval,omitempty"`
+	Result   *hermesproto.Result   `json:"result,omitempty"`
 }
 
 // TranscriptPaths returns the JSONL and markdown transcript files of a thread in stateDir. A thread
@@ -56,7 +58,7 @@ func isFileID(id string) bool {
 // its approvals and its result) and appends mdTail (its last rows) to the markdown one, whose
 // earlier rows the live transcript wrote through tf, the turn's open files (used when they are that
 // thread's); it returns the markdown path, or "" when the thread id cannot name a file.
-func (st *store) appendTurn(tf *transcriptFiles, folder string, res *Result, msgs []Message, approvals []Approval, mdTail string) string {
+func (st *store) appendTurn(tf *transcriptFiles, folder string, res *hermesproto.Result, msgs []hermesproto.Message, approvals []hermesproto.Approval, mdTail string) string {
 	jsonlPath, mdPath, err := TranscriptPaths(st.dir, res.ThreadID)
 	if err != nil {
 		st.log.Warn("no transcript written for this turn", "folder", folder, "turn", res.TurnID, "err", err)
@@ -88,7 +90,7 @@ func (st *store) appendTurn(tf *transcriptFiles, folder string, res *Result, msg
 }
 
 // encodeMessages appends the JSONL rows of a turn's projected messages to buf.
-func encodeMessages(buf []byte, folder, threadID, turnID string, now time.Time, msgs []Message) []byte {
+func encodeMessages(buf []byte, folder, threadID, turnID string, now time.Time, msgs []hermesproto.Message) []byte {
 	for i := range msgs {
 		e := transcriptEntry{Time: now, Kind: "message", Folder: folder, ThreadID: threadID, TurnID: turnID, Message: &msgs[i]}
 		// Appended in place (a long turn writes thousands of rows), as json.Marshal would write it.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // found is an instruction without its Text.
@@ -50,18 +51,18 @@ var hostile = []string{
 func hostileRows(payload string) []string {
 	exit := 1
 	out := payload + "\n"
-	res := &Result{Status: StatusFailed, TurnID: "t" + payload, Error: payload, Fallback: payload}
+	res := &hermesproto.Result{Status: StatusFailed, TurnID: "t" + payload, Error: payload, Fallback: payload}
 	rows := []string{
 		mdHeader(Input{Prompt: payload}, false, time.Unix(0, 0)),
 		mdTool(&codex.Item{Type: codex.ItemCommandExecution, ID: "c", Command: payload, AggregatedOutput: &out, ExitCode: &exit, Status: codex.ItemCompleted}, time.Second,
-			[]Approval{{ID: "a", ItemID: "c", Summary: payload, Decision: DecisionOnce, DecidedBy: payload}}, payload),
+			[]hermesproto.Approval{{ID: "a", ItemID: "c", Summary: payload, Decision: hermesproto.DecisionOnce, DecidedBy: payload}}, payload),
 		mdTool(&codex.Item{Type: codex.ItemFileChange, ID: "p", Status: codex.ItemCompleted, Changes: []codex.FileChange{
 			{Path: payload, Kind: codex.PatchChangeKind{Type: payload}, Diff: "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+" + payload + "\n"},
 		}}, 0, nil, ""),
 		mdTool(&codex.Item{Type: codex.ItemMcpToolCall, ID: "m", Server: payload, Tool: payload, Arguments: json.RawMessage(mustJSON(map[string]string{"q": payload})),
 			Result: json.RawMessage(mustJSON([]map[string]string{{"type": "text", "text": payload}})), Status: codex.ItemCompleted}, 0, nil, ""),
 		mdTool(&codex.Item{Type: codex.ItemDynamicToolCall, ID: "d", Tool: payload, Arguments: json.RawMessage(`{}`), ContentItems: json.RawMessage(mustJSON([]map[string]string{{"type": "text", "text": payload}}))}, 0, nil, ""),
-		mdApproval(Approval{Summary: payload, Decision: DecisionSession, DecidedBy: "policy", AutoSource: payload}),
+		mdApproval(hermesproto.Approval{Summary: payload, Decision: hermesproto.DecisionSession, DecidedBy: "policy", AutoSource: payload}),
 		mdAnswer(payload),
 		"### You (while it ran)\n\n" + quote(payload) + "\n\n",
 		mdEnd(res),

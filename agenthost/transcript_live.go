@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // liveTranscript is a turn's part of its thread's markdown transcript. The runner's only.
@@ -18,18 +19,18 @@ type liveTranscript struct {
 	files    transcriptFiles // the thread's transcripts; their paths are "" until the thread is known, or when its id names no file
 	lent     transcriptFiles // the session's open transcripts, taken up by setThread when they are the thread's
 	threadID string
-	turnID   string    // the turn the rows belong to, once codex has said
-	msgs     []Message // the turn's projected rows not written to the JSONL transcript yet
-	jsonl    []byte    // reused to encode them
-	pending  []string  // rows written before the thread was known, the header first
-	unsaved  []byte    // rows for path not written yet: written together (flush)
-	answered bool      // an answer row was written
+	turnID   string                // the turn the rows belong to, once codex has said
+	msgs     []hermesproto.Message // the turn's projected rows not written to the JSONL transcript yet
+	jsonl    []byte                // reused to encode them
+	pending  []string              // rows written before the thread was known, the header first
+	unsaved  []byte                // rows for path not written yet: written together (flush)
+	answered bool                  // an answer row was written
 	written  map[string]bool
 	failed   bool // a write failed (logged once)
 	// queue takes the turn's events for the editor; held are those that follow a tool row not on
 	// disk yet, sent on by the flush that writes it (hold).
 	queue *eventQueue
-	held  []Event
+	held  []hermesproto.Event
 }
 
 func newLiveTranscript(st *store, folder string, in Input, compaction bool, at time.Time, queue *eventQueue) liveTranscript {
@@ -37,7 +38,7 @@ func newLiveTranscript(st *store, folder string, in Input, compaction bool, at t
 }
 
 // send queues ev for the editor, after the events held for a row not on disk yet (order is kept).
-func (lt *liveTranscript) send(ev Event) {
+func (lt *liveTranscript) send(ev hermesproto.Event) {
 	if len(lt.held) > 0 {
 		lt.held = append(lt.held, ev)
 		return
@@ -48,7 +49,7 @@ func (lt *liveTranscript) send(ev Event) {
 // hold queues ev, a finished tool's event, once the rows written so far are on disk: whoever is
 // told that a tool finished finds its row in the transcript. Rows are written in bursts (flush), so
 // this costs no write of its own; rows with no file to go to hold nothing.
-func (lt *liveTranscript) hold(ev Event) {
+func (lt *liveTranscript) hold(ev hermesproto.Event) {
 	if len(lt.unsaved) == 0 {
 		lt.send(ev)
 		return
@@ -116,7 +117,7 @@ const (
 )
 
 // messages adds the turn's projected rows, for the JSONL transcript.
-func (lt *liveTranscript) messages(rows []Message) {
+func (lt *liveTranscript) messages(rows []hermesproto.Message) {
 	lt.msgs = append(lt.msgs, rows...)
 	if lt.files.mdPath != "" && len(lt.msgs) >= liveFlushRows {
 		lt.flush()
@@ -181,8 +182,8 @@ func (lt *liveTranscript) giveBack(kept *transcriptFiles) {
 
 // tool writes a finished tool item with the approvals it needed.
 // note, when set, says why the item never completed.
-func (lt *liveTranscript) tool(item *codex.Item, took time.Duration, approvals []Approval, note string) {
-	var mine []Approval
+func (lt *liveTranscript) tool(item *codex.Item, took time.Duration, approvals []hermesproto.Approval, note string) {
+	var mine []hermesproto.Approval
 	for _, a := range approvals {
 		if a.ItemID == item.ID && !lt.written[a.ID] {
 			lt.written[a.ID] = true
@@ -208,7 +209,7 @@ func (lt *liveTranscript) steered(text string) {
 
 // tail is what the turn's end adds: the answer when no message wrote one (a chat fallback, a
 // failure's advice), approvals no tool row showed, and the outcome line.
-func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
+func (lt *liveTranscript) tail(res *hermesproto.Result, approvals []hermesproto.Approval) string {
 	var s string
 	if !lt.answered && res.FinalText != "" {
 		s += mdAnswer(res.FinalText)
@@ -225,7 +226,7 @@ func (lt *liveTranscript) tail(res *Result, approvals []Approval) string {
 // takeUnsaved returns the rows not written yet, markdown and projected, for the turn's end to write
 // with its last ones (one locked append rather than two), after which it calls release; a thread
 // known only at the end is set first.
-func (lt *liveTranscript) takeUnsaved(threadID string) (md string, msgs []Message) {
+func (lt *liveTranscript) takeUnsaved(threadID string) (md string, msgs []hermesproto.Message) {
 	if lt.files.mdPath == "" {
 		lt.setThread(threadID)
 	}

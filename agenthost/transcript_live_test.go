@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestToolRowBeforeItsEvent: when a tool's toolCompleted event is read, the tool's row is in the
@@ -40,7 +41,7 @@ func TestToolRowBeforeItsEvent(t *testing.T) {
 				evs = nil
 				continue
 			}
-			if ev.Kind != agenthost.EventToolCompleted {
+			if ev.Kind != hermesproto.EventKindToolCompleted {
 				continue
 			}
 			text, _ := os.ReadFile(md)

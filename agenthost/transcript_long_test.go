@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // TestLongTurnKeepsItsNewestRows: a turn of many tool calls holds the user message and its newest
@@ -52,14 +53,14 @@ func TestLongTurnKeepsItsNewestRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var messages []agenthost.Message
+	var messages []hermesproto.Message
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var e struct {
-			Kind    string             `json:"kind"`
-			TurnID  string             `json:"turnId"`
-			Message *agenthost.Message `json:"message"`
+			Kind    string               `json:"kind"`
+			TurnID  string               `json:"turnId"`
+			Message *hermesproto.Message `json:"message"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("transcript line %q: %v", sc.Text(), err)

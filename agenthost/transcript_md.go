@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/textline"
 )
 
@@ -44,7 +45,7 @@ func mdAnswer(text string) string {
 
 // mdTool is a finished tool item: one line with what it did and how it went, the approvals it
 // needed, then its output (folded) or a patch's diffs. note, when set, says why it never completed.
-func mdTool(item *codex.Item, took time.Duration, approvals []Approval, note string) string {
+func mdTool(item *codex.Item, took time.Duration, approvals []hermesproto.Approval, note string) string {
 	var b strings.Builder
 	result, isErr := ToolResult(item)
 	outcome := toolOutcome(item.Status, isErr, item.ExitCode, took)
@@ -104,16 +105,16 @@ func toolOutcome(status string, isErr bool, exitCode *int, took time.Duration) s
 }
 
 // mdApproval is one approval on one line.
-func mdApproval(a Approval) string {
+func mdApproval(a hermesproto.Approval) string {
 	mark, what, then := "✅", "", ""
 	switch a.Decision {
-	case DecisionOnce:
+	case hermesproto.DecisionOnce:
 		what = "allowed once"
-	case DecisionSession:
+	case hermesproto.DecisionSession:
 		what = "allowed for the session"
-	case DecisionDeny:
+	case hermesproto.DecisionDeny:
 		mark, what = "⛔", "denied"
-	case DecisionStop:
+	case hermesproto.DecisionStop:
 		mark, what, then = "⛔", "denied", ", and the turn stopped"
 	default:
 		mark, what = "…", "not answered"
@@ -146,7 +147,7 @@ func mdOutput(out string) string {
 
 // mdEnd is a turn's last line: its outcome, its id, tools, tokens, context and duration, after the
 // error if it failed.
-func mdEnd(res *Result) string {
+func mdEnd(res *hermesproto.Result) string {
 	var b strings.Builder
 	if res.Error != "" {
 		b.WriteString("**Error:** " + mdField(res.Error) + "\n\n")
@@ -159,7 +160,7 @@ func mdEnd(res *Result) string {
 	if res.Fallback != "" {
 		fmt.Fprintf(&b, " · answered by fallback **%s**", mdField(res.Fallback))
 	}
-	fmt.Fprintf(&b, " · %s_\n", res.Duration.Round(100*time.Millisecond).String())
+	fmt.Fprintf(&b, " · %s_\n", (time.Duration(res.DurationMs) * time.Millisecond).Round(100*time.Millisecond).String())
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Turn is a caller's handle on a running turn.
@@ -41,10 +42,10 @@ func (t *Turn) Folder() string { return t.state.s.folder }
 
 // Events streams the turn's events, ending with EventTurnCompleted; the channel closes after it.
 // Events are kept until read: a caller that asks for them must drain them.
-func (t *Turn) Events() <-chan Event {
+func (t *Turn) Events() <-chan hermesproto.Event {
 	ts := t.state
 	if err := ts.s.call(func(st *sessionState) { ts.s.startPump(st, ts.queue) }); err != nil {
-		ch := make(chan Event)
+		ch := make(chan hermesproto.Event)
 		close(ch) // the host has shut down: nothing will be delivered
 		return ch
 	}
@@ -55,7 +56,7 @@ func (t *Turn) Events() <-chan Event {
 func (t *Turn) Done() <-chan struct{} { return t.state.done }
 
 // Wait returns the turn's result once it has ended, or ctx's error.
-func (t *Turn) Wait(ctx context.Context) (*Result, error) {
+func (t *Turn) Wait(ctx context.Context) (*hermesproto.Result, error) {
 	select {
 	case <-t.state.done:
 		return t.state.result, nil
@@ -88,7 +89,7 @@ type attempt struct {
 }
 
 // stamp sets ev's thread and turn ids and time.
-func (a attempt) stamp(ev Event) Event {
+func (a attempt) stamp(ev hermesproto.Event) hermesproto.Event {
 	ev.ThreadID, ev.TurnID = a.threadID, a.turnID
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
@@ -110,29 +111,29 @@ type turnState struct {
 	mayName     bool   // a prompt's turn: it names its thread when it is the thread's first (begin)
 	started     time.Time
 	queue       *eventQueue
-	done        chan struct{} // closed when the result is ready
-	startedCh   chan struct{} // closed once the turn has started in codex, or failed to
-	interrupted chan struct{} // closed when an interrupt was asked
-	result      *Result       // written before done is closed
+	done        chan struct{}       // closed when the result is ready
+	startedCh   chan struct{}       // closed once the turn has started in codex, or failed to
+	interrupted chan struct{}       // closed when an interrupt was asked
+	result      *hermesproto.Result // written before done is closed
 
 	shared turnShared
 
 	// Counters the session's goroutine bumps and the runner reads without asking the session, so
 	// that the turn's hot path (every notification) does not wait on the session's goroutine.
-	steers    atomic.Uint64         // steers begun (steerOnce)
-	approvals atomic.Int64          // approvals settled: the length of shared.approvals
-	lastUsage atomic.Pointer[Usage] // the latest usage, for Status
+	steers    atomic.Uint64                     // steers begun (steerOnce)
+	approvals atomic.Int64                      // approvals settled: the length of shared.approvals
+	lastUsage atomic.Pointer[hermesproto.Usage] // the latest usage, for Status
 
 	// The runner's.
-	steersTaken   uint64     // steers counted when takeSteered last found none outstanding
-	approvalsSeen []Approval // shared.approvals as the runner last copied it
-	cur           attempt    // where the turn runs now
-	stopReason    string     // the runner stopped the turn (deadline, shutdown): the result's reason
+	steersTaken   uint64                 // steers counted when takeSteered last found none outstanding
+	approvalsSeen []hermesproto.Approval // shared.approvals as the runner last copied it
+	cur           attempt                // where the turn runs now
+	stopReason    string                 // the runner stopped the turn (deadline, shutdown): the result's reason
 	usage         *codex.ThreadTokenUsage
-	chatUsage     bool            // usage is a chat fallback's, not codex's thread
-	messages      []Message       // the user message, then the newest rows (see addMessages)
-	omitted       int             // rows dropped from messages
-	reasoning     strings.Builder // reasoning to attach to the next assistant row
+	chatUsage     bool                  // usage is a chat fallback's, not codex's thread
+	messages      []hermesproto.Message // the user message, then the newest rows (see addMessages)
+	omitted       int                   // rows dropped from messages
+	reasoning     strings.Builder       // reasoning to attach to the next assistant row
 	finalText     string
 	iterations    int
 	open          map[string]*openItem
@@ -154,7 +155,7 @@ type turnShared struct {
 	attempt         attempt // where the turn runs, as the runner last said
 	interruptReason string
 	newThread       bool
-	approvals       []Approval
+	approvals       []hermesproto.Approval
 	steeredIn       []string               // input codex took into the turn, not yet in messages
 	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
 	pumping         bool                   // Events was asked for: the queue is being delivered
@@ -175,7 +176,7 @@ func (s *Session) newTurnState(in Input, compaction bool) *turnState {
 		live:        newLiveTranscript(s.h.store, s.folder, in, compaction, time.Now(), q),
 	}
 	if !compaction {
-		ts.addMessages(Message{Role: "user", Content: in.Prompt})
+		ts.addMessages(hermesproto.Message{Role: "user", Content: in.Prompt})
 	}
 	return ts
 }
@@ -187,7 +188,7 @@ const MaxResultMessages = 400
 
 // addMessages adds rows to the turn's projected transcript and to its JSONL transcript. Runner
 // only (and newTurnState before the turn runs).
-func (ts *turnState) addMessages(rows ...Message) {
+func (ts *turnState) addMessages(rows ...hermesproto.Message) {
 	ts.messages = append(ts.messages, rows...)
 	ts.live.messages(rows)
 	if len(ts.messages) > 2*MaxResultMessages {
@@ -202,7 +203,7 @@ func (ts *turnState) trimMessages() {
 		return
 	}
 	drop := n - MaxResultMessages
-	kept := make([]Message, 0, 2*MaxResultMessages)
+	kept := make([]hermesproto.Message, 0, 2*MaxResultMessages)
 	ts.messages = append(append(kept, ts.messages[0]), ts.messages[drop+1:]...)
 	ts.omitted += drop
 }
@@ -218,16 +219,16 @@ func (ts *turnState) moved(a attempt) {
 	})
 }
 
-func usageOf(u *codex.ThreadTokenUsage) Usage {
+func usageOf(u *codex.ThreadTokenUsage) hermesproto.Usage {
 	return UsageFrom(u.Last, u.ModelContextWindow)
 }
 
 // emit queues an event of the runner, stamped with where the turn runs, behind any held for the
 // transcript (liveTranscript.hold). Runner only.
-func (ts *turnState) emit(ev Event) { ts.live.send(ts.cur.stamp(ev)) }
+func (ts *turnState) emit(ev hermesproto.Event) { ts.live.send(ts.cur.stamp(ev)) }
 
 // emitShared queues an event from the session's goroutine. Loop only.
-func (ts *turnState) emitShared(ev Event) { ts.queue.Push(ts.shared.attempt.stamp(ev)) }
+func (ts *turnState) emitShared(ev hermesproto.Event) { ts.queue.Push(ts.shared.attempt.stamp(ev)) }
 
 // steer adds input to the turn running at a. It returns errTurnOver when the turn had ended before
 // codex took the input; a refusal of a turn that still runs is an error for the caller.
@@ -286,7 +287,7 @@ func (ts *turnState) steerOnce(ctx context.Context, a attempt, in Input) error {
 		delete(ts.shared.steering, answered)
 		if err == nil {
 			ts.shared.steeredIn = append(ts.shared.steeredIn, in.Prompt)
-			ts.emitShared(Event{Kind: EventSteered, Text: in.Prompt})
+			ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindSteered, Text: in.Prompt})
 		}
 	})
 	return err
@@ -333,7 +334,7 @@ func (ts *turnState) takeSteered() {
 	var in []string
 	_ = ts.s.call(func(*sessionState) { in, ts.shared.steeredIn = ts.shared.steeredIn, nil })
 	for _, text := range in {
-		ts.addMessages(Message{Role: "user", Content: text})
+		ts.addMessages(hermesproto.Message{Role: "user", Content: text})
 		ts.live.steered(text)
 	}
 	if answered {
@@ -344,9 +345,9 @@ func (ts *turnState) takeSteered() {
 
 // settledApprovals returns the turn's settled approvals, asking the session only when one was
 // settled since the runner last asked. Runner only.
-func (ts *turnState) settledApprovals() []Approval {
+func (ts *turnState) settledApprovals() []hermesproto.Approval {
 	if int(ts.approvals.Load()) != len(ts.approvalsSeen) {
-		_ = ts.s.call(func(*sessionState) { ts.approvalsSeen = append([]Approval(nil), ts.shared.approvals...) })
+		_ = ts.s.call(func(*sessionState) { ts.approvalsSeen = append([]hermesproto.Approval(nil), ts.shared.approvals...) })
 	}
 	return ts.approvalsSeen
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // apply takes one notification into the turn; it reports whether the turn completed.
@@ -44,16 +45,16 @@ func (ts *turnState) apply(ev codex.Event) bool {
 	case *codex.DeltaParams:
 		switch ev.Method {
 		case codex.NotifyAgentMessageDelta:
-			ts.emit(Event{Kind: EventAnswerDelta, Text: v.Delta})
+			ts.emit(hermesproto.Event{Kind: hermesproto.EventKindAnswerDelta, Text: v.Delta})
 		case codex.NotifyReasoningSummaryDelta, codex.NotifyReasoningTextDelta:
-			ts.emit(Event{Kind: EventReasoningDelta, Text: v.Delta})
+			ts.emit(hermesproto.Event{Kind: hermesproto.EventKindReasoningDelta, Text: v.Delta})
 		case codex.NotifyCommandOutputDelta:
-			ts.emit(Event{Kind: EventToolOutput, Text: v.Delta, Tool: &ToolEvent{ItemID: v.ItemID, Name: "exec_command"}})
+			ts.emit(hermesproto.Event{Kind: hermesproto.EventKindToolOutput, Text: v.Delta, Tool: &hermesproto.ToolEvent{ItemID: v.ItemID, Name: "exec_command"}})
 		}
 	case *codex.TurnPlanParams:
-		ts.emit(Event{Kind: EventPlan, Plan: planOf(v.Plan), Text: v.Explanation})
+		ts.emit(hermesproto.Event{Kind: hermesproto.EventKindPlan, Plan: planOf(v.Plan), Text: v.Explanation})
 	case *codex.TurnDiffParams:
-		ts.emit(Event{Kind: EventDiff, Diff: v.Diff})
+		ts.emit(hermesproto.Event{Kind: hermesproto.EventKindDiff, Diff: v.Diff})
 	case *codex.TokenUsageParams:
 		u := v.TokenUsage
 		ts.setUsage(&u, false)
@@ -63,7 +64,7 @@ func (ts *turnState) apply(ev codex.Event) bool {
 			e := v.Error
 			ts.turnErr = &e
 		}
-		ts.emit(Event{Kind: EventError, Text: v.Error.Error()})
+		ts.emit(hermesproto.Event{Kind: hermesproto.EventKindError, Text: v.Error.Error()})
 	case *codex.TurnCompletedParams:
 		ts.status = v.Turn.Status
 		if e := v.Turn.Error; e.Message != "" || e.CodexErrorInfo.Kind() != "" {
@@ -80,9 +81,9 @@ func (ts *turnState) itemStarted(item *codex.Item) {
 		return
 	}
 	ts.open[item.ID] = &openItem{item: *item, started: time.Now()}
-	ts.emit(Event{Kind: EventToolStarted, Tool: &ToolEvent{
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindToolStarted, Tool: &hermesproto.ToolEvent{
 		ItemID: item.ID, CallID: ToolCallID(item), Name: ToolName(item),
-		Args: ToolArgs(item), Preview: ToolPreview(item), Status: item.Status,
+		Args: ToolArgs(item), Preview: ToolPreview(item), Status: item.Status, Changes: toolChanges(item),
 	}})
 }
 
@@ -92,7 +93,7 @@ func (ts *turnState) itemCompleted(item *codex.Item) {
 		return
 	case item.Type == codex.ItemAgentMessage:
 		ts.finalText = item.Text
-		ts.addMessages(Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
+		ts.addMessages(hermesproto.Message{Role: "assistant", Content: item.Text, Reasoning: ts.takeReasoning()})
 		ts.live.answer(item.Text)
 	case item.Type == codex.ItemReasoning:
 		text := strings.Join(item.Summary, "\n")
@@ -136,17 +137,17 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 		ts.iterations++
 	}
 	args := ToolArgs(item)
-	call := ToolCall{ID: ToolCallID(item), Type: "function", Function: ToolFunction{Name: ToolName(item), Arguments: string(args)}}
+	call := hermesproto.ToolCall{ID: ToolCallID(item), Type: "function", Function: hermesproto.ToolFunction{Name: ToolName(item), Arguments: string(args)}}
 	ts.addMessages(
-		Message{Role: "assistant", ToolCalls: []ToolCall{call}, Reasoning: ts.takeReasoning()},
-		Message{Role: "tool", ToolCallID: call.ID, Content: result},
+		hermesproto.Message{Role: "assistant", ToolCalls: []hermesproto.ToolCall{call}, Reasoning: ts.takeReasoning()},
+		hermesproto.Message{Role: "tool", ToolCallID: call.ID, Content: result},
 	)
 	ts.live.tool(item, took, ts.settledApprovals(), note)
 	// The event goes out once the row is on disk: a reader of the transcript told of it finds it.
-	ts.live.hold(ts.cur.stamp(Event{Kind: EventToolCompleted, Tool: &ToolEvent{
+	ts.live.hold(ts.cur.stamp(hermesproto.Event{Kind: hermesproto.EventKindToolCompleted, Tool: &hermesproto.ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: args,
-		Preview: ToolPreview(item), Duration: took, DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
-		ExitCode: item.ExitCode,
+		Preview: ToolPreview(item), DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
+		ExitCode: item.ExitCode, Changes: toolChanges(item),
 	}}))
 }
 
@@ -173,7 +174,7 @@ func (ts *turnState) compactedItem(itemID string) {
 		st.compactions++
 		count = st.compactions
 	})
-	ts.emit(Event{Kind: EventCompaction, Compaction: &Compaction{
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindCompaction, Compaction: &hermesproto.Compaction{
 		SessionID: ts.s.id, Count: count, Runtime: "codex_app_server", ThreadID: ts.cur.threadID, TurnID: ts.cur.turnID,
 	}})
 }
@@ -192,5 +193,5 @@ func (ts *turnState) setUsage(u *codex.ThreadTokenUsage, chat bool) {
 	ts.usage, ts.chatUsage = u, chat
 	usage := usageOf(u)
 	ts.lastUsage.Store(&usage)
-	ts.emit(Event{Kind: EventUsage, Usage: &usage})
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindUsage, Usage: &usage})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
@@ -20,15 +21,15 @@ func (ts *turnState) finish(retired bool) {
 	ts.takeSteered()
 	reason := ts.interruptReason()
 	var (
-		approvals []Approval
+		approvals []hermesproto.Approval
 		newThread bool
 	)
 	_ = s.call(func(*sessionState) {
-		approvals = append([]Approval(nil), ts.shared.approvals...)
+		approvals = append([]hermesproto.Approval(nil), ts.shared.approvals...)
 		newThread = ts.shared.newThread
 	})
 	threadID, turnID := ts.cur.threadID, ts.cur.turnID
-	var usage Usage
+	var usage hermesproto.Usage
 	var total *codex.TokenUsage
 	if ts.usage != nil {
 		usage = usageOf(ts.usage)
@@ -39,13 +40,12 @@ func (ts *turnState) finish(retired bool) {
 	}
 
 	ts.trimMessages()
-	res := &Result{
+	res := &hermesproto.Result{
 		FinalText: ts.finalText, Messages: ts.messages, OmittedMessages: ts.omitted, ToolIterations: ts.iterations,
 		ThreadID: threadID, TurnID: turnID, APICalls: ts.apiCalls, Usage: usage,
 		Compacted: len(ts.compacted) > 0, Fallback: ts.fallback, NewThread: newThread,
-		Retired: retired, Duration: time.Since(ts.started),
+		Retired: retired, DurationMs: time.Since(ts.started).Milliseconds(),
 	}
-	res.DurationMs = res.Duration.Milliseconds()
 	switch {
 	case ts.failure != nil:
 		res.Status = StatusFailed
@@ -98,7 +98,7 @@ func (ts *turnState) finish(retired bool) {
 	cp.StartedAt = ts.started
 	s.saveCheckpoint(cp, threadID, turnID) // before the report: an undo may follow it at once
 	ts.result = res
-	ts.emit(Event{Kind: EventTurnCompleted, Result: res})
+	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnCompleted, Result: res})
 	ts.queue.Close()
 	s.h.store.saveSoon() // after the report, and shared with the turns that end next (see saveSoon)
 	close(ts.done)
@@ -110,10 +110,10 @@ func (ts *turnState) finish(retired bool) {
 // from before it was kept) the turn's last usage counts; a total that went down means codex's counter
 // started again (a new process for the thread), so all of it counts. The context window and last
 // prompt are the turn's.
-func (st *sessionState) turnTotal(total codex.TokenUsage, last Usage) Usage {
+func (st *sessionState) turnTotal(total codex.TokenUsage, last hermesproto.Usage) hermesproto.Usage {
 	base := st.threadTotal
 	st.threadTotal = &total
-	var add Usage
+	var add hermesproto.Usage
 	switch {
 	case base == nil:
 		return last

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/bench"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -30,7 +31,7 @@ func BenchmarkTurnEvents(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		before := len(ed.Progress(token))
-		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "flood"}); err != nil {
+		if _, err := ed.ExecuteCommandWithToken(b.Context(), hermesproto.CmdAsk, token, map[string]any{"prompt": "flood"}); err != nil {
 			b.Fatal(err)
 		}
 		if err := ed.AwaitProgressEnd(b.Context(), token, before); err != nil {
@@ -50,7 +51,7 @@ func BenchmarkHostTurn(b *testing.B) {
 	for b.Loop() {
 		ed.Forget() // as make bench does: the editor's record of past turns is not the host's cost
 		created := len(ed.State().CreatedTokens)
-		if _, err := ed.ExecuteCommand(b.Context(), lsp.CmdAsk, map[string]any{"prompt": "hello"}); err != nil {
+		if _, err := ed.ExecuteCommand(b.Context(), hermesproto.CmdAsk, map[string]any{"prompt": "hello"}); err != nil {
 			b.Fatal(err)
 		}
 		if err := ed.Await(b.Context(), func(s *lsptest.State) bool {

@@ -98,3 +98,34 @@ type Usage struct {
 	ContextWindow int64 `json:"contextWindow,omitempty"`
 	LastPrompt    int64 `json:"lastPromptTokens,omitempty"`
 }
+
+// Add sums two usages: counts add up, the context window and last prompt are the newer ones.
+func (u Usage) Add(v Usage) Usage {
+	out := Usage{
+		Prompt:        u.Prompt + v.Prompt,
+		Input:         u.Input + v.Input,
+		CacheRead:     u.CacheRead + v.CacheRead,
+		CacheWrite:    u.CacheWrite + v.CacheWrite,
+		Output:        u.Output + v.Output,
+		Completion:    u.Completion + v.Completion,
+		Reasoning:     u.Reasoning + v.Reasoning,
+		Total:         u.Total + v.Total,
+		ContextWindow: u.ContextWindow,
+		LastPrompt:    u.LastPrompt,
+	}
+	if v.ContextWindow != 0 {
+		out.ContextWindow = v.ContextWindow
+	}
+	if v.LastPrompt != 0 {
+		out.LastPrompt = v.LastPrompt
+	}
+	return out
+}
+
+// ContextPercent is how full the context window is, 0 to 100, or 0 when unknown.
+func (u Usage) ContextPercent() int {
+	if u.ContextWindow <= 0 {
+		return 0
+	}
+	return int(min(100, u.LastPrompt*100/u.ContextWindow))
+}

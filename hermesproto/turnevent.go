@@ -73,6 +73,9 @@ type ToolEvent struct {
 	Status     string `json:"status,omitempty"`
 	// ExitCode is a finished command's exit status (exec_command only; absent when codex gave none).
 	ExitCode *int `json:"exitCode,omitempty"`
+	// Changes are the files of an apply_patch call, typed, for the server's own use: Args carries
+	// their paths and kinds on the wire.
+	Changes []FileChange `json:"-"`
 }
 
 // PlanStep is one step of the agent's plan; Status is pending, inProgress or completed.
@@ -109,6 +112,15 @@ const (
 	DecisionDeny    Decision = "deny"    // refuse; the turn goes on
 	DecisionStop    Decision = "stop"    // refuse and stop the turn
 )
+
+// ParseDecision reads a decision as editors send it.
+func ParseDecision(s string) (Decision, bool) {
+	switch d := Decision(s); d {
+	case DecisionOnce, DecisionSession, DecisionDeny, DecisionStop:
+		return d, true
+	}
+	return "", false
+}
 
 // Approval is a request of codex's that needs a person: run a command, or apply a patch.
 type Approval struct {

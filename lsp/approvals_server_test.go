@@ -15,7 +15,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -25,11 +25,11 @@ func TestExecApprovalAnswers(t *testing.T) {
 		action string
 		want   string
 	}{
-		{lsp.ActionAllowOnce, codex.DecisionAccept},
-		{lsp.ActionAllowSession, codex.DecisionAcceptForSession},
-		{lsp.ActionDeny, codex.DecisionDecline},
+		{hermesproto.ApprovalActionAllowOnce, codex.DecisionAccept},
+		{hermesproto.ApprovalActionAllowSession, codex.DecisionAcceptForSession},
+		{hermesproto.ApprovalActionDeny, codex.DecisionDecline},
 		{"", codex.DecisionDecline}, // dismissed
-		{lsp.ActionStop, codex.DecisionCancel},
+		{hermesproto.ApprovalActionStop, codex.DecisionCancel},
 	}
 	for _, tt := range tests {
 		name := tt.action
@@ -79,13 +79,13 @@ func TestExecApprovalAnswers(t *testing.T) {
 }
 
 func TestPatchApprovalShowDiff(t *testing.T) {
-	answers := []string{lsp.ActionShowDiff, lsp.ActionAllowOnce}
+	answers := []string{hermesproto.ApprovalActionShowDiff, hermesproto.ApprovalActionAllowOnce}
 	var f *fixture
 	diffText := make(chan string, 1) // the shown diff, read while the person decides
 	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		title := answers[0]
 		answers = answers[1:]
-		if title == lsp.ActionAllowOnce {
+		if title == hermesproto.ApprovalActionAllowOnce {
 			if docs := f.ed.ShowDocuments(); len(docs) > 0 {
 				path, _ := workspace.PathFromURI(string(docs[0].URI))
 				b, err := os.ReadFile(path)
@@ -168,18 +168,18 @@ func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
 	titles := []string{}
 	for i, a := range actions {
 		titles = append(titles, a.Title)
-		if a.Title == lsp.TitleAllowOnce+"make build" {
+		if a.Title == hermesproto.CodeActionTitleAllowOnce+"make build" {
 			allow = &actions[i]
 		}
 	}
 	if allow == nil {
 		t.Fatalf("no allow-once code action: %v", titles)
 	}
-	if !contains(titles, lsp.TitleStopTurn) || !contains(titles, lsp.TitleDeny+"make build") {
+	if !contains(titles, hermesproto.CodeActionTitleStopTurn) || !contains(titles, hermesproto.CodeActionTitleDeny+"make build") {
 		t.Errorf("code actions: %v", titles)
 	}
 	// Deny is the first action: an editor that pre-selects it never grants by accident.
-	if titles[0] != lsp.TitleDeny+"make build" {
+	if titles[0] != hermesproto.CodeActionTitleDeny+"make build" {
 		t.Errorf("first code action %q, want the deny", titles[0])
 	}
 	if _, err := f.ed.ExecuteCommand(ctx, allow.Command.Command, allow.Command.Arguments...); err != nil {
@@ -194,19 +194,19 @@ func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
 	if err := f.ed.Await(ctx, lsptest.MessageContaining("make install")); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus)
+	raw, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdStatus)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st struct {
-		Folders []lsp.FolderStatus `json:"folders"`
+		Folders []hermesproto.FolderStatus `json:"folders"`
 	}
 	_ = json.Unmarshal(raw, &st)
 	if len(st.Folders) != 1 || len(st.Folders[0].PendingApprovals) != 1 || st.Folders[0].Turn == nil || st.Folders[0].Turn.State != "running" {
 		t.Fatalf("status: %s", raw)
 	}
 	id = st.Folders[0].PendingApprovals[0].ApprovalID
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "deny"}); err != nil {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdApprove, map[string]any{"approvalId": id, "decision": "deny"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-decided; got != codex.DecisionDecline {
@@ -218,11 +218,11 @@ func TestApprovalFallbackCodeActionsAndApprove(t *testing.T) {
 		t.Errorf("the server asked with showMessageRequest a client that does not advertise it: %d", n)
 	}
 	// A bad decision and an unknown approval are clear errors.
-	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "maybe"})
+	_, err = f.ed.ExecuteCommand(ctx, hermesproto.CmdApprove, map[string]any{"approvalId": id, "decision": "maybe"})
 	if code, _ := lsptest.ErrorCode(err); code != jsonrpc2.InvalidParams {
 		t.Errorf("bad decision: %v", err)
 	}
-	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": "once"})
+	_, err = f.ed.ExecuteCommand(ctx, hermesproto.CmdApprove, map[string]any{"approvalId": id, "decision": "once"})
 	if err == nil || !strings.Contains(err.Error(), id) {
 		t.Errorf("answering a settled approval: %v", err)
 	}
@@ -246,7 +246,7 @@ func TestApprovalPromptNamesItsApproval(t *testing.T) {
 		withID  bool
 	}{{lsptest.VSCode, true}, {lsptest.Neovim07, false}} {
 		t.Run(tc.profile.Name, func(t *testing.T) {
-			f := start(t, tc.profile, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(lsp.ActionAllowOnce)))
+			f := start(t, tc.profile, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(hermesproto.ApprovalActionAllowOnce)))
 			f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 				_, _ = ft.RequestExecApproval("make")
 				ft.AgentMessage("ok")

@@ -15,15 +15,6 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
-// Action titles of an approval prompt.
-const (
-	ActionAllowOnce    = hermesproto.ApprovalActionAllowOnce
-	ActionAllowSession = hermesproto.ApprovalActionAllowSession
-	ActionDeny         = hermesproto.ApprovalActionDeny
-	ActionStop         = hermesproto.ApprovalActionStop
-	ActionShowDiff     = hermesproto.ApprovalActionShowDiff
-)
-
 // approver is the host's Approver for one editor: it asks with window/showMessageRequest, one
 // request at a time (Helix replaces an open prompt with a new one), and falls back to a message
 // plus code actions and hermes.approve when the editor cannot ask.
@@ -38,7 +29,7 @@ func newApprover(s *Server) *approver {
 
 // Approve asks the editor about a. It returns when the person answered, or ctx ended (timeout, or
 // the approval was answered another way, or withdrawn).
-func (ap *approver) Approve(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+func (ap *approver) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 	if !ap.s.fallbackApprovals() {
 		d, err, unsupported := ap.ask(ctx, a)
 		if !unsupported {
@@ -49,7 +40,7 @@ func (ap *approver) Approve(ctx context.Context, a agenthost.Approval) (agenthos
 }
 
 // ask shows the prompt, one at a time. unsupported says the editor cannot show it.
-func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.Decision, err error, unsupported bool) {
+func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermesproto.Decision, err error, unsupported bool) {
 	s := ap.s
 	select {
 	case ap.turn <- struct{}{}:
@@ -69,9 +60,9 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 	for {
 		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
 		// accidental Enter must never grant.
-		titles := []string{ActionDeny, ActionAllowOnce, ActionAllowSession, ActionStop}
-		if a.Kind == agenthost.ApprovalPatch && len(a.Changes) > 0 {
-			titles = append(titles, ActionShowDiff)
+		titles := []string{hermesproto.ApprovalActionDeny, hermesproto.ApprovalActionAllowOnce, hermesproto.ApprovalActionAllowSession, hermesproto.ApprovalActionStop}
+		if a.Kind == hermesproto.ApprovalKindPatch && len(a.Changes) > 0 {
+			titles = append(titles, hermesproto.ApprovalActionShowDiff)
 		}
 		s.mu.Lock()
 		withID := s.caps.actionProps
@@ -104,22 +95,22 @@ func (ap *approver) ask(ctx context.Context, a agenthost.Approval) (d agenthost.
 			return "", fmt.Errorf("approval prompt: %w", err), false
 		}
 		if choice == nil {
-			return agenthost.DecisionDeny, nil, false // dismissed: a null answer is Deny
+			return hermesproto.DecisionDeny, nil, false // dismissed: a null answer is Deny
 		}
 		switch choice.Title {
-		case ActionAllowOnce:
-			return agenthost.DecisionOnce, nil, false
-		case ActionAllowSession:
-			return agenthost.DecisionSession, nil, false
-		case ActionStop:
-			return agenthost.DecisionStop, nil, false
-		case ActionShowDiff:
+		case hermesproto.ApprovalActionAllowOnce:
+			return hermesproto.DecisionOnce, nil, false
+		case hermesproto.ApprovalActionAllowSession:
+			return hermesproto.DecisionSession, nil, false
+		case hermesproto.ApprovalActionStop:
+			return hermesproto.DecisionStop, nil, false
+		case hermesproto.ApprovalActionShowDiff:
 			if path := ap.showDiff(ctx, a); path != "" {
 				diffs = append(diffs, path)
 			}
 			continue // and ask again
 		}
-		return agenthost.DecisionDeny, nil, false
+		return hermesproto.DecisionDeny, nil, false
 	}
 }
 
@@ -133,7 +124,7 @@ func (s *Server) fallbackApprovals() bool {
 
 // waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
 // (which resolve the approval in the host, ending ctx) until the approval times out.
-func (ap *approver) waitForAnswer(ctx context.Context, a agenthost.Approval) (agenthost.Decision, error) {
+func (ap *approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
 		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
 		approvalMessage(a, ap.s.unsaved(a)), filepath.Base(a.Folder), a.ID)
@@ -145,16 +136,20 @@ func (ap *approver) waitForAnswer(ctx context.Context, a agenthost.Approval) (ag
 // approvalMessage says what codex wants to do, where, and why. What reaches outside the workspace
 // folder (a command's cwd, a patched path, a write grant) is called out on a line of its own, and
 // so are the patched files with unsaved changes in the editor (unsaved, from Server.unsaved).
-func approvalMessage(a agenthost.Approval, unsaved []string) string {
+func approvalMessage(a hermesproto.Approval, unsaved []string) string {
 	var b strings.Builder
 	switch a.Kind {
-	case agenthost.ApprovalExec:
+	case hermesproto.ApprovalKindExec:
 		fmt.Fprintf(&b, "Hermes wants to run a command (approval %s):\n%s\nin %s", a.ID, a.Command, a.Cwd)
 		if a.Cwd != "" && !inFolder(a.Folder, a.Cwd) {
 			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it runs in " + a.Cwd + ", not under " + a.Folder)
 		}
 	default:
-		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, patchList(a))
+		list := a.Summary
+		if len(a.Changes) > 0 {
+			list = agenthost.PatchSummary(a.Changes, a.Folder, 0)
+		}
+		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, list)
 		var outside []string
 		for _, c := range a.Changes {
 			if !inFolder(a.Folder, c.Path) {
@@ -190,25 +185,12 @@ func inFolder(folder, path string) bool {
 	return err == nil && ok
 }
 
-// patchList names each change of a patch with its kind.
-func patchList(a agenthost.Approval) string {
-	if len(a.Changes) == 0 {
-		return a.Summary
-	}
-	parts := make([]string, 0, len(a.Changes))
-	for _, c := range a.Changes {
-		path, _ := workspace.Rel(a.Folder, c.Path)
-		parts = append(parts, c.Kind.Type+" "+path)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // showDiff writes the patch to a new file under a random name in the state dir's private diffs
 // folder (agenthost.WriteDiff) and opens it when the editor can. It returns the file's path (""
 // when none was written).
-func (ap *approver) showDiff(ctx context.Context, a agenthost.Approval) string {
+func (ap *approver) showDiff(ctx context.Context, a hermesproto.Approval) string {
 	s := ap.s
-	path, err := agenthost.WriteDiff(s.stateDir(), []byte(wireApproval(a).Diff()))
+	path, err := agenthost.WriteDiff(s.stateDir(), []byte(a.Diff()))
 	if err != nil {
 		s.log.Warn("could not write the diff", "err", err)
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())

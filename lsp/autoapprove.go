@@ -15,12 +15,8 @@ import (
 // Auto-approval is never silent: whenever it becomes effective in a folder the user gets a Warning,
 // hermes.status reports it with its source, and every progress report of a turn says so.
 
-// AutoApproveStatus is hermes.status's autoApprove: whether approvals are answered without asking,
-// and why ("config", "env", "flag", "session", "policy"; null when not effective).
-type AutoApproveStatus = hermesproto.AutoApproveStatus
-
-func autoApproveStatus(a agenthost.AutoApprove) AutoApproveStatus {
-	st := AutoApproveStatus{Effective: a.Effective}
+func autoApproveStatus(a agenthost.AutoApprove) hermesproto.AutoApproveStatus {
+	st := hermesproto.AutoApproveStatus{Effective: a.Effective}
 	if a.Effective {
 		src := a.Source
 		st.Source = &src

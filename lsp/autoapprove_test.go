@@ -7,6 +7,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -14,7 +15,7 @@ import (
 // toggle runs hermes.toggleYolo and returns its result.
 func toggle(t *testing.T, f *fixture) map[string]any {
 	t.Helper()
-	raw, err := f.ed.ExecuteCommand(testCtx(t), lsp.CmdToggleYolo, map[string]any{"uri": "file://" + f.folder})
+	raw, err := f.ed.ExecuteCommand(testCtx(t), hermesproto.CmdToggleYolo, map[string]any{"uri": "file://" + f.folder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func toggle(t *testing.T, f *fixture) map[string]any {
 	return res
 }
 
-func source(st lsp.FolderStatus) string {
+func source(st hermesproto.FolderStatus) string {
 	if st.AutoApprove.Source == nil {
 		return "null"
 	}
@@ -75,7 +76,7 @@ func TestAutoApproveIsHonest(t *testing.T) {
 // TestToggleYoloSession: toggled on, the session auto-approves (warned, marked in every progress
 // report, shown in status); toggled off, approvals are asked again.
 func TestToggleYoloSession(t *testing.T) {
-	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(lsp.ActionDeny)))
+	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(hermesproto.ApprovalActionDeny)))
 	decided := make(chan string, 2)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 		d, _ := ft.ExecWithApproval("go test ./...", 0, "ok\n")

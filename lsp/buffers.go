@@ -14,7 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -25,8 +25,8 @@ const maxReloadBytes = 8 << 20
 
 // unsaved returns the files a patch approval changes that have unsaved edits in the editor,
 // relative to the approval's folder.
-func (s *Server) unsaved(a agenthost.Approval) []string {
-	if a.Kind != agenthost.ApprovalPatch {
+func (s *Server) unsaved(a hermesproto.Approval) []string {
+	if a.Kind != hermesproto.ApprovalKindPatch {
 		return nil
 	}
 	var out []string
@@ -52,16 +52,16 @@ func unsavedSentence(files []string) string {
 // in line with the disk; a patch waiting for approval, or auto-approved, that touches a file with
 // unsaved edits returns the sentence that says so (for the progress report), and an auto-approved
 // one is also a Warning, since nobody is asked.
-func (s *Server) agentEdits(ctx context.Context, folder string, ev agenthost.Event) string {
+func (s *Server) agentEdits(ctx context.Context, folder string, ev hermesproto.Event) string {
 	switch {
-	case ev.Kind == agenthost.EventToolCompleted && ev.Tool != nil && ev.Tool.Name == "apply_patch" && !ev.Tool.IsError:
+	case ev.Kind == hermesproto.EventKindToolCompleted && ev.Tool != nil && ev.Tool.Name == "apply_patch" && !ev.Tool.IsError:
 		s.syncBuffers(ctx, folder)
-	case ev.Approval != nil && (ev.Kind == agenthost.EventApprovalWaiting || ev.Kind == agenthost.EventApprovalResolved):
+	case ev.Approval != nil && (ev.Kind == hermesproto.EventKindApprovalWaiting || ev.Kind == hermesproto.EventKindApprovalResolved):
 		files := s.unsaved(*ev.Approval)
 		if len(files) == 0 {
 			return ""
 		}
-		if ev.Kind == agenthost.EventApprovalResolved && ev.Approval.DecidedBy == "policy" {
+		if ev.Kind == hermesproto.EventKindApprovalResolved && ev.Approval.DecidedBy == "policy" {
 			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+unsavedSentence(files)+".")
 		}
 		return unsavedSentence(files)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -19,11 +20,11 @@ import (
 func TestAskErrors(t *testing.T) {
 	f := start(t, lsptest.VSCode, nil)
 	ctx := testCtx(t)
-	_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk)
+	_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk)
 	if err == nil || !strings.Contains(err.Error(), "hermes:") {
 		t.Errorf("ask without a prompt: %v", err)
 	}
-	_, err = f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": 42})
+	_, err = f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": 42})
 	if code, _ := lsptest.ErrorCode(err); code != jsonrpc2.InvalidParams {
 		t.Errorf("a prompt of the wrong type: %v", err)
 	}
@@ -32,7 +33,7 @@ func TestAskErrors(t *testing.T) {
 		t.Error("an unknown command succeeded")
 	}
 	// The server is still up.
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -47,7 +48,7 @@ func TestBeforeInitialize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ed.ExecuteCommand(ctx, lsp.CmdStatus)
+	_, err = ed.ExecuteCommand(ctx, hermesproto.CmdStatus)
 	if code, _ := lsptest.ErrorCode(err); code != jsonrpc2.ServerNotInitialized {
 		t.Errorf("before initialize: %v", err)
 	}

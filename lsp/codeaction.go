@@ -13,22 +13,6 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
-// Code action titles.
-const (
-	TitleAskSelection  = hermesproto.CodeActionTitleAskSelection
-	TitleFixDiagnostic = hermesproto.CodeActionTitleFixDiagnostic
-	TitleRunInstruct   = hermesproto.CodeActionTitleRunInstruct
-	TitleStopTurn      = hermesproto.CodeActionTitleStopTurn
-	TitleAllowOnce     = hermesproto.CodeActionTitleAllowOnce
-	TitleAllowSession  = hermesproto.CodeActionTitleAllowSession
-	TitleDeny          = hermesproto.CodeActionTitleDeny
-	TitleUndoTurn      = hermesproto.CodeActionTitleUndoTurn
-	TitleFixFinding    = hermesproto.CodeActionTitleFixFinding
-	TitleDismiss       = hermesproto.CodeActionTitleDismiss
-	TitleDismissAll    = hermesproto.CodeActionTitleDismissAll
-	TitleReview        = hermesproto.CodeActionTitleReview
-)
-
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
 const selectionPrompt = "Look at the selected code: explain what it does and fix anything wrong with it."
 
@@ -106,14 +90,14 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 
 	if prompt, ok := s.instructionAt(uri, rng, p.Context.TriggerKind != codeActionAutomatic); ok {
 		actions = append(actions, protocol.CodeAction{
-			Title: TitleRunInstruct, Kind: protocol.QuickFix,
-			Command: command(TitleRunInstruct, CmdAsk, askArgs{Prompt: prompt, URI: uri, Range: &rng}),
+			Title: hermesproto.CodeActionTitleRunInstruct, Kind: protocol.QuickFix,
+			Command: command(hermesproto.CodeActionTitleRunInstruct, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: prompt, URI: uri, Range: &rng}),
 		})
 	}
 	if !tiny(rng) {
 		actions = append(actions, protocol.CodeAction{
-			Title: TitleAskSelection, Kind: protocol.Refactor,
-			Command: command(TitleAskSelection, CmdAsk, askArgs{Prompt: selectionPrompt, URI: uri, Range: &rng}),
+			Title: hermesproto.CodeActionTitleAskSelection, Kind: protocol.Refactor,
+			Command: command(hermesproto.CodeActionTitleAskSelection, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: selectionPrompt, URI: uri, Range: &rng}),
 		})
 	}
 	for _, d := range p.Context.Diagnostics {
@@ -122,8 +106,8 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		}
 		drng := d.Range
 		actions = append(actions, protocol.CodeAction{
-			Title: TitleFixDiagnostic, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
-			Command: command(TitleFixDiagnostic, CmdAsk, askArgs{
+			Title: hermesproto.CodeActionTitleFixDiagnostic, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
+			Command: command(hermesproto.CodeActionTitleFixDiagnostic, hermesproto.CmdAsk, hermesproto.AskArgs{
 				Prompt: "Fix this diagnostic: " + d.Message, URI: uri, Range: &drng, Diagnostics: []protocol.Diagnostic{d},
 			}),
 		})
@@ -137,22 +121,22 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	s.mu.Unlock()
 	if !running && s.reviewEnabled() {
 		actions = append(actions, protocol.CodeAction{
-			Title: TitleReview, Kind: protocol.Source,
-			Command: command(TitleReview, CmdReview, hermesproto.ReviewArgs{URI: uri}),
+			Title: hermesproto.CodeActionTitleReview, Kind: protocol.Source,
+			Command: command(hermesproto.CodeActionTitleReview, hermesproto.CmdReview, hermesproto.ReviewArgs{URI: uri}),
 		})
 	}
 	if running {
 		actions = append(actions, protocol.CodeAction{
-			Title: TitleStopTurn, Kind: protocol.QuickFix,
-			Command: command(TitleStopTurn, CmdCancel, folderArgs{URI: uri}),
+			Title: hermesproto.CodeActionTitleStopTurn, Kind: protocol.QuickFix,
+			Command: command(hermesproto.CodeActionTitleStopTurn, hermesproto.CmdCancel, hermesproto.FolderArgs{URI: uri}),
 		})
 	} else if h != nil {
 		if sess, err := h.Session(folder.Path); err == nil {
 			if cps, err := sess.Checkpoints(); err == nil && len(cps) > 0 {
-				title := fmt.Sprintf(TitleUndoTurn, len(cps[0].Files))
+				title := fmt.Sprintf(hermesproto.CodeActionTitleUndoTurn, len(cps[0].Files))
 				actions = append(actions, protocol.CodeAction{
 					Title: title, Kind: protocol.QuickFix,
-					Command: command(title, CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
+					Command: command(title, hermesproto.CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
 				})
 			}
 			actions = append(actions, s.resumeActions(ctx, folder.Path, uri, sess, h)...)
@@ -166,12 +150,12 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 			for _, a := range sess.Pending() {
 				for _, choice := range []struct {
 					title    string
-					decision agenthost.Decision
-				}{{TitleDeny, agenthost.DecisionDeny}, {TitleAllowOnce, agenthost.DecisionOnce}, {TitleAllowSession, agenthost.DecisionSession}} {
+					decision hermesproto.Decision
+				}{{hermesproto.CodeActionTitleDeny, hermesproto.DecisionDeny}, {hermesproto.CodeActionTitleAllowOnce, hermesproto.DecisionOnce}, {hermesproto.CodeActionTitleAllowSession, hermesproto.DecisionSession}} {
 					title := choice.title + a.Summary
 					approvals = append(approvals, protocol.CodeAction{
 						Title: title, Kind: protocol.QuickFix,
-						Command: command(title, CmdApprove, approveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
+						Command: command(title, hermesproto.CmdApprove, hermesproto.ApproveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
 					})
 				}
 			}

@@ -24,37 +24,7 @@ import (
 // The commands' names, arguments and results are hermesproto's, the one definition of the protocol;
 // the names below keep lsp's API (and its tests and internal/demo) as it was.
 
-// Command names, without the configurable prefix.
-const (
-	CmdAsk            = hermesproto.CmdAsk
-	CmdCancel         = hermesproto.CmdCancel
-	CmdApprove        = hermesproto.CmdApprove
-	CmdNewThread      = hermesproto.CmdNewThread
-	CmdCompact        = hermesproto.CmdCompact
-	CmdToggleYolo     = hermesproto.CmdToggleYolo
-	CmdShowTranscript = hermesproto.CmdShowTranscript
-	CmdStatus         = hermesproto.CmdStatus
-	CmdUndoTurn       = hermesproto.CmdUndoTurn
-	CmdThreads        = hermesproto.CmdThreads
-	CmdResumeThread   = hermesproto.CmdResumeThread
-	CmdModels         = hermesproto.CmdModels
-	CmdSetModel       = hermesproto.CmdSetModel
-	CmdReview         = hermesproto.CmdReview
-	CmdDismissFinding = hermesproto.CmdDismissFinding
-	CmdDismissReview  = hermesproto.CmdDismissReview
-	CmdLogin          = hermesproto.CmdLogin
-)
-
 var commandNames = hermesproto.Commands()
-
-type (
-	askArgs     = hermesproto.AskArgs
-	folderArgs  = hermesproto.FolderArgs
-	approveArgs = hermesproto.ApproveArgs
-)
-
-// AskResult is hermes.ask's answer, sent at once: the turn runs on.
-type AskResult = hermesproto.AskResult
 
 // askHelp tells a person how to give hermes.ask a prompt.
 const askHelp = `hermes.ask needs a prompt: pass [{"prompt": "what to do", "uri": "file:///..."}]. ` +
@@ -75,7 +45,7 @@ func args(p *commandParams, v any) error {
 		return nil
 	}
 	raw := p.Arguments[0]
-	if a, ok := v.(*askArgs); ok && raw[0] == '"' {
+	if a, ok := v.(*hermesproto.AskArgs); ok && raw[0] == '"' {
 		if err := fastjson.Unmarshal(raw, &a.Prompt); err != nil {
 			return fmt.Errorf("bad arguments for %s: %s", p.Command, settings.TypeError(err))
 		}
@@ -95,26 +65,26 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 	}
 	invalid := func(err error) error { return errorf(jsonrpc2.InvalidParams, "%v", err) }
 	switch name {
-	case CmdAsk:
-		var a askArgs
+	case hermesproto.CmdAsk:
+		var a hermesproto.AskArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.ask(ctx, a, p.WorkDoneToken))
-	case CmdCancel:
-		var a folderArgs
+	case hermesproto.CmdCancel:
+		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.cancel(ctx, a))
-	case CmdApprove:
-		var a approveArgs
+	case hermesproto.CmdApprove:
+		var a hermesproto.ApproveArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.approve(a))
-	case CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript:
-		var a folderArgs
+	case hermesproto.CmdNewThread, hermesproto.CmdCompact, hermesproto.CmdToggleYolo, hermesproto.CmdShowTranscript:
+		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
@@ -123,62 +93,62 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			return nil, invalid(err)
 		}
 		switch name {
-		case CmdNewThread:
+		case hermesproto.CmdNewThread:
 			if err := sess.NewThread(); err != nil {
 				return nil, invalid(err)
 			}
 			s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the next prompt in "+folder.Name+" starts a new thread.")
 			return hermesproto.NewThreadResult{Folder: folder.Path}, nil
-		case CmdCompact:
+		case hermesproto.CmdCompact:
 			turn, err := sess.Compact(ctx)
 			if err != nil {
 				return nil, invalid(err)
 			}
 			s.watchTurn(ctx, folder, turn, "compacting the context", p.WorkDoneToken)
 			return hermesproto.CompactResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
-		case CmdToggleYolo:
+		case hermesproto.CmdToggleYolo:
 			return s.toggleYolo(ctx, folder, sess), nil
-		case CmdShowTranscript:
+		case hermesproto.CmdShowTranscript:
 			return result(s.showTranscript(ctx, folder, sess))
 		}
-	case CmdStatus:
+	case hermesproto.CmdStatus:
 		return s.status(ctx), nil
-	case CmdThreads, CmdModels:
-		var a folderArgs
+	case hermesproto.CmdThreads, hermesproto.CmdModels:
+		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		if name == CmdThreads {
+		if name == hermesproto.CmdThreads {
 			return result(s.threads(ctx, a))
 		}
 		return result(s.models(ctx, a))
-	case CmdResumeThread:
+	case hermesproto.CmdResumeThread:
 		var a hermesproto.ResumeThreadArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.resumeThread(ctx, a))
-	case CmdSetModel:
+	case hermesproto.CmdSetModel:
 		var a hermesproto.SetModelArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.setModel(ctx, a))
-	case CmdReview:
+	case hermesproto.CmdReview:
 		var a hermesproto.ReviewArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.review(ctx, a, p.WorkDoneToken))
-	case CmdDismissFinding:
+	case hermesproto.CmdDismissFinding:
 		var a hermesproto.FindingRef
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		n := s.findings.Dismiss(ctx, "", func(f *review.Finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
 		return hermesproto.DismissResult{Dismissed: n}, nil
-	case CmdDismissReview:
-		var a folderArgs
+	case hermesproto.CmdDismissReview:
+		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
@@ -187,13 +157,13 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			return nil, invalid(err)
 		}
 		return hermesproto.DismissResult{Dismissed: s.findings.Dismiss(ctx, folder.Path, func(*review.Finding) bool { return true })}, nil
-	case CmdLogin:
+	case hermesproto.CmdLogin:
 		var a hermesproto.LoginArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
 		return result(s.login(ctx, a))
-	case CmdUndoTurn:
+	case hermesproto.CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
@@ -239,15 +209,15 @@ func (s *Server) sessionFor(uri string) (workspace.Folder, *agenthost.Session, e
 }
 
 // ask starts a turn (or steers the running one) and answers at once.
-func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressToken) (AskResult, error) {
+func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol.ProgressToken) (hermesproto.AskResult, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
-		return AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%s", askHelp)
 	}
 	if err := settings.CheckModelName(a.Model); err != nil {
-		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
 	if err := checkEffort(a.Effort); err != nil {
-		return AskResult{}, err
+		return hermesproto.AskResult{}, err
 	}
 	folder, sess, err := s.sessionFor(a.URI)
 	inPrompt := a
@@ -255,22 +225,22 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 		// A `hermes:` line in a thread's transcript continues that thread, in its folder.
 		f, threadID, ok := s.transcriptThread(a.URI)
 		if !ok {
-			return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
 		if folder, sess, err = s.sessionFor(string(uri.File(f.Path))); err != nil {
-			return AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
 		if err := sess.ResumeThread(ctx, threadID); err != nil {
-			return AskResult{}, errorf(jsonrpc2.InvalidParams, "continue the transcript's thread: %v", err)
+			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "continue the transcript's thread: %v", err)
 		}
 		inPrompt.URI, inPrompt.Range, inPrompt.Diagnostics = "", nil, nil // the transcript is no file of the folder
 	}
 	prompt, err := s.buildPrompt(ctx, folder, inPrompt)
 	if err != nil {
-		return AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
 	if ctx.Err() != nil {
-		return AskResult{}, ctx.Err()
+		return hermesproto.AskResult{}, ctx.Err()
 	}
 	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
 	var early *earlyToken
@@ -279,13 +249,13 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 	}
 	turn, err := sess.Run(ctx, in) // an automatic review gives way; another one refuses
 	if errors.Is(err, agenthost.ErrReviewRunning) {
-		return AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
 	}
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
-		return AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
 	}
-	res := AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
+	res := hermesproto.AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
 	var tv *turnView
 	if turn.Steered() {
 		s.mu.Lock()
@@ -305,7 +275,7 @@ func (s *Server) ask(ctx context.Context, a askArgs, token *protocol.ProgressTok
 
 // buildPrompt adds to the person's words where they are (see withContext), and names the files
 // of the folder with unsaved changes in the editor: what codex reads of them on disk is older.
-func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a askArgs) (string, error) {
+func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a hermesproto.AskArgs) (string, error) {
 	prompt, err := s.withContext(ctx, folder, a)
 	if err != nil {
 		return "", err
@@ -325,7 +295,7 @@ func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a ask
 
 // withContext adds to the person's words where they are: the file, the selected lines as the
 // editor's buffer has them (unsaved edits count), and the diagnostics in the range.
-func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a askArgs) (string, error) {
+func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a hermesproto.AskArgs) (string, error) {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(a.Prompt))
 	if a.URI == "" {
@@ -393,7 +363,7 @@ func fenceLang(path string) string {
 }
 
 // cancel interrupts the folder's turn; without a uri, every running turn.
-func (s *Server) cancel(ctx context.Context, a folderArgs) (hermesproto.CancelResult, error) {
+func (s *Server) cancel(ctx context.Context, a hermesproto.FolderArgs) (hermesproto.CancelResult, error) {
 	var views []*turnView
 	s.mu.Lock()
 	for _, tv := range s.turns {
@@ -421,8 +391,8 @@ func (s *Server) cancel(ctx context.Context, a folderArgs) (hermesproto.CancelRe
 }
 
 // approve answers a pending approval.
-func (s *Server) approve(a approveArgs) (hermesproto.ApproveResult, error) {
-	d, ok := agenthost.ParseDecision(a.Decision)
+func (s *Server) approve(a hermesproto.ApproveArgs) (hermesproto.ApproveResult, error) {
+	d, ok := hermesproto.ParseDecision(a.Decision)
 	if !ok {
 		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, `hermes.approve: decision %q: want "once", "session", "deny" or "stop"`, a.Decision)
 	}

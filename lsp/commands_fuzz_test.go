@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -61,8 +62,8 @@ func FuzzAskArgs(f *testing.F) {
 		f.Add(s.cmd, s.args, s.uri)
 	}
 
-	commands := []string{lsp.CmdAsk, lsp.CmdCancel, lsp.CmdApprove, lsp.CmdNewThread, lsp.CmdToggleYolo,
-		lsp.CmdShowTranscript, lsp.CmdCompact, lsp.CmdStatus}
+	commands := []string{hermesproto.CmdAsk, hermesproto.CmdCancel, hermesproto.CmdApprove, hermesproto.CmdNewThread, hermesproto.CmdToggleYolo,
+		hermesproto.CmdShowTranscript, hermesproto.CmdCompact, hermesproto.CmdStatus}
 
 	fake := codextest.NewFake(f)
 	folder := f.TempDir()
@@ -116,7 +117,7 @@ func FuzzAskArgs(f *testing.F) {
 		case err != nil && strings.Contains(err.Error(), "please report this"):
 			t.Fatalf("%s %s (uri %q): the handler panicked: %v", name, args, uri, err)
 		}
-		if _, err := ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+		if _, err := ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 			t.Fatalf("status after %s %s: %v", name, args, err)
 		}
 	})

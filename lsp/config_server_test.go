@@ -13,7 +13,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -54,7 +54,7 @@ func TestMultiRootRouting(t *testing.T) {
 		{workspace.URIFromPath(inner) + "/../../../etc/passwd", "outside"},
 	}
 	for _, b := range bad {
-		_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "hi", "uri": b.uri})
+		_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "hi", "uri": b.uri})
 		if err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("ask in %s: %v, want an error containing %q", b.uri, err, b.want)
 		}
@@ -64,7 +64,7 @@ func TestMultiRootRouting(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "hi", "uri": workspace.URIFromPath(filepath.Join(link, "a.go"))}); err == nil {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "hi", "uri": workspace.URIFromPath(filepath.Join(link, "a.go"))}); err == nil {
 		t.Error("a symlink out of the folder was accepted")
 	}
 	// Removing a folder drops it from routing.
@@ -96,7 +96,7 @@ func (f *fixture) awaitEndN(ctx context.Context, n int) {
 }
 
 func TestConfigurationChanges(t *testing.T) {
-	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(answers(lsp.ActionAllow, lsp.ActionDeny)))
+	f := start(t, lsptest.VSCode, nil, lsptest.WithShowMessageRequestHook(answers(hermesproto.TrustActionAllow, hermesproto.ApprovalActionDeny)))
 	decided := make(chan string, 4)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
 		d, _ := ft.RequestExecApproval("touch x")

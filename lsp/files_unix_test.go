@@ -15,7 +15,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -31,7 +31,7 @@ func TestAskOnFIFOErrorsAndExits(t *testing.T) {
 	}
 	ctx := testCtx(t)
 	began := time.Now()
-	_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{
+	_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{
 		"prompt": "explain", "uri": workspace.URIFromPath(fifo),
 		"range": protocol.Range{Start: protocol.Position{Line: 0}, End: protocol.Position{Line: 3}},
 	})
@@ -73,7 +73,7 @@ func TestOpenFIFODocumentDoesNotBlock(t *testing.T) {
 	if err := f.ed.OpenFile(ctx, fifo, "package pipe\n"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 		t.Fatalf("hermes.status after opening a FIFO: %v", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestOpenFIFODocumentDoesNotBlock(t *testing.T) {
 // a new file with a random name, which is removed once the approval is decided. A world-writable
 // diffs folder is made private.
 func TestShowDiffNeverFollowsPlantedLinks(t *testing.T) {
-	answers := []string{lsp.ActionShowDiff, lsp.ActionAllowOnce}
+	answers := []string{hermesproto.ApprovalActionShowDiff, hermesproto.ApprovalActionAllowOnce}
 	hook := func(ctx context.Context, p protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 		title := answers[0]
 		answers = answers[1:]

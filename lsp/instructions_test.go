@@ -9,7 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -69,11 +69,11 @@ func TestInstructionHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, a := range actions {
-		if a.Title == lsp.TitleFixDiagnostic {
+		if a.Title == hermesproto.CodeActionTitleFixDiagnostic {
 			t.Errorf("the hint is offered as a diagnostic to fix: %+v", a)
 		}
 	}
-	if len(actions) == 0 || actions[0].Title != lsp.TitleRunInstruct {
+	if len(actions) == 0 || actions[0].Title != hermesproto.CodeActionTitleRunInstruct {
 		t.Fatalf("code actions on the hint: %+v", actions)
 	}
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -41,7 +41,7 @@ func rawCodeActions(t *testing.T, f *fixture, path string, rng protocol.Range, c
 // runPrompt is the prompt of the "run instruction" action among actions, and whether there is one.
 func runPrompt(t *testing.T, actions []protocol.CodeAction) (string, bool) {
 	t.Helper()
-	a := findAction(actions, lsp.TitleRunInstruct)
+	a := findAction(actions, hermesproto.CodeActionTitleRunInstruct)
 	if a == nil {
 		return "", false
 	}
@@ -137,10 +137,10 @@ func TestCodeActionKindsAndTrigger(t *testing.T) {
 		want  protocol.CodeActionKind
 		title string
 	}{
-		{[]string{"quickfix"}, lineRange(2), protocol.QuickFix, lsp.TitleRunInstruct},
-		{[]string{"source"}, lineRange(2), protocol.Source, lsp.TitleReview},
-		{[]string{"refactor"}, sel, protocol.Refactor, lsp.TitleAskSelection},
-		{[]string{"source.fixAll", "refactor"}, sel, protocol.Refactor, lsp.TitleAskSelection},
+		{[]string{"quickfix"}, lineRange(2), protocol.QuickFix, hermesproto.CodeActionTitleRunInstruct},
+		{[]string{"source"}, lineRange(2), protocol.Source, hermesproto.CodeActionTitleReview},
+		{[]string{"refactor"}, sel, protocol.Refactor, hermesproto.CodeActionTitleAskSelection},
+		{[]string{"source.fixAll", "refactor"}, sel, protocol.Refactor, hermesproto.CodeActionTitleAskSelection},
 	} {
 		got := rawCodeActions(t, f, path, c.rng, map[string]any{"only": c.only})
 		if findAction(got, c.title) == nil {
@@ -218,7 +218,7 @@ func TestCodeActionParamsKeepDiagnostics(t *testing.T) {
 	var d any
 	_ = json.Unmarshal(raw, &d)
 	got := rawCodeActions(t, f, path, lineRange(2), map[string]any{"diagnostics": []any{d}, "triggerKind": 2, "only": []string{"quickfix"}})
-	if a := findAction(got, lsp.TitleFixDiagnostic); a == nil || len(a.Diagnostics) != 1 || a.Diagnostics[0].Message != "A is unused" {
+	if a := findAction(got, hermesproto.CodeActionTitleFixDiagnostic); a == nil || len(a.Diagnostics) != 1 || a.Diagnostics[0].Message != "A is unused" {
 		t.Errorf("fix this diagnostic: %+v", got)
 	}
 }

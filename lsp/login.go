@@ -17,8 +17,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
-	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 )
 
 // loginWait bounds the wait for the browser's part of a sign-in; codex's own login server gives up

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -30,7 +29,7 @@ func TestLogin(t *testing.T) {
 		t.Run(tc.profile.Name+"/"+tc.method, func(t *testing.T) {
 			f := start(t, tc.profile, nil)
 			var res hermesproto.LoginResult
-			command(t, f, lsp.CmdLogin, map[string]any{"method": tc.method}, &res)
+			command(t, f, hermesproto.CmdLogin, map[string]any{"method": tc.method}, &res)
 			if res.URL != tc.wantURL || res.Opened != tc.wantOpened || res.LoginID != "login-1" || res.AlreadySignedIn != nil {
 				t.Fatalf("login result %+v", res)
 			}
@@ -45,19 +44,19 @@ func TestLogin(t *testing.T) {
 				}
 			}
 			var st hermesproto.Status
-			command(t, f, lsp.CmdStatus, nil, &st)
+			command(t, f, hermesproto.CmdStatus, nil, &st)
 			if st.SignedIn == nil || *st.SignedIn || st.Account != nil {
 				t.Errorf("status before the sign-in ended: signedIn %v account %+v", st.SignedIn, st.Account)
 			}
 
 			f.fake.CompleteLogin(&codex.AccountInfo{Type: "chatgpt", Email: "dev@example.com", PlanType: "plus"}, "")
 			waitMessage(t, f, "codex is signed in as dev@example.com (plus)")
-			command(t, f, lsp.CmdStatus, nil, &st)
+			command(t, f, hermesproto.CmdStatus, nil, &st)
 			if st.SignedIn == nil || !*st.SignedIn || st.Account == nil || st.Account.Email != "dev@example.com" {
 				t.Errorf("status after the sign-in: signedIn %v account %+v", st.SignedIn, st.Account)
 			}
 
-			command(t, f, lsp.CmdLogin, nil, &res)
+			command(t, f, hermesproto.CmdLogin, nil, &res)
 			if res.AlreadySignedIn == nil || res.AlreadySignedIn.Email != "dev@example.com" || len(f.fake.Logins()) != 1 {
 				t.Errorf("a second sign-in: %+v (sign-ins started %v)", res, f.fake.Logins())
 			}
@@ -71,11 +70,11 @@ func TestLogin(t *testing.T) {
 func TestLoginFailsAndBadMethod(t *testing.T) {
 	f := start(t, lsptest.VSCode, nil)
 	ctx := testCtx(t)
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdLogin, map[string]any{"method": "password"}); err == nil || !strings.Contains(err.Error(), `"deviceCode"`) {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdLogin, map[string]any{"method": "password"}); err == nil || !strings.Contains(err.Error(), `"deviceCode"`) {
 		t.Errorf("unknown method: %v", err)
 	}
 	var res hermesproto.LoginResult
-	command(t, f, lsp.CmdLogin, nil, &res)
+	command(t, f, hermesproto.CmdLogin, nil, &res)
 	f.fake.CompleteLogin(nil, "the browser\x1b[2J closed\r\n")
 	waitMessage(t, f, "sign-in failed: the browser closed . Run hermes.login again")
 }
@@ -126,7 +125,7 @@ func TestLoginOpensOnlyHTTPS(t *testing.T) {
 			f := start(t, lsptest.VSCode, nil)
 			f.fake.SetLoginURL(tc.url)
 			var res hermesproto.LoginResult
-			command(t, f, lsp.CmdLogin, nil, &res)
+			command(t, f, hermesproto.CmdLogin, nil, &res)
 			docs := f.ed.ShowDocuments()
 			if tc.shown == "" {
 				if res.URL != tc.url || !res.Opened || len(docs) != 1 || string(docs[0].URI) != tc.url || !docs[0].External {
@@ -157,7 +156,7 @@ func TestLoginDeviceCodeHostileURL(t *testing.T) {
 	f := start(t, lsptest.VSCode, nil)
 	f.fake.SetLoginURL("file:///etc/passwd")
 	var res hermesproto.LoginResult
-	command(t, f, lsp.CmdLogin, map[string]any{"method": hermesproto.LoginDeviceCode}, &res)
+	command(t, f, hermesproto.CmdLogin, map[string]any{"method": hermesproto.LoginDeviceCode}, &res)
 	if res.URL != "" || res.Opened || res.UserCode != codextest.FakeUserCode || len(f.ed.ShowDocuments()) != 0 {
 		t.Fatalf("result %+v, showDocument %+v", res, f.ed.ShowDocuments())
 	}

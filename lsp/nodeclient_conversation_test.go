@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
 // TestNodeClientConversation: with Microsoft's LSP client libraries, the built binary and the real

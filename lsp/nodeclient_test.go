@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // nodeSummary is the JSON line tools/nodeclient/client.mjs prints.

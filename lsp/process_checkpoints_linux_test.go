@@ -14,7 +14,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
@@ -79,7 +78,7 @@ func TestProcessManyLargeCheckpoints(t *testing.T) {
 	}
 	var st hermesproto.Status
 	timed("hermes.status", func() error {
-		raw, err := p.ed.ExecuteCommand(ctx, lsp.CmdStatus, nil)
+		raw, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdStatus, nil)
 		if err == nil {
 			err = json.Unmarshal(raw, &st)
 		}
@@ -91,7 +90,7 @@ func TestProcessManyLargeCheckpoints(t *testing.T) {
 	timed("textDocument/codeAction", func() error {
 		actions, err := p.ed.CodeActions(ctx, path, protocol.Range{}, nil)
 		for _, a := range actions {
-			if a.Title == fmt.Sprintf(lsp.TitleUndoTurn, 1) {
+			if a.Title == fmt.Sprintf(hermesproto.CodeActionTitleUndoTurn, 1) {
 				return err
 			}
 		}
@@ -99,7 +98,7 @@ func TestProcessManyLargeCheckpoints(t *testing.T) {
 	})
 	var res hermesproto.UndoTurnResult
 	timed("hermes.undoTurn", func() error {
-		raw, err := p.ed.ExecuteCommand(ctx, lsp.CmdUndoTurn, map[string]any{})
+		raw, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdUndoTurn, map[string]any{})
 		if err == nil {
 			err = json.Unmarshal(raw, &res)
 		}

@@ -21,10 +21,10 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -162,7 +162,7 @@ func TestFaultEditorVanishes(t *testing.T) {
 			ctx := testCtx(t)
 			if tc.midTurn {
 				env.Model.Enqueue(fakemodel.Hang())
-				if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "think forever"}); err != nil {
+				if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "think forever"}); err != nil {
 					t.Fatal(err)
 				}
 				if err := env.Model.WaitRequests(ctx, 1); err != nil {
@@ -218,7 +218,7 @@ func TestFaultCodexKilledMidTurn(t *testing.T) {
 	p := startServerProc(t, env, nil)
 	ctx := testCtx(t)
 	env.Model.Enqueue(fakemodel.Hang())
-	if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "think forever"}); err != nil {
+	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "think forever"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Model.WaitRequests(ctx, 1); err != nil {
@@ -245,17 +245,17 @@ func TestFaultCodexKilledMidTurn(t *testing.T) {
 	}
 
 	// The server is up, and the next ask runs on a new codex.
-	raw, err := p.ed.ExecuteCommand(ctx, lsp.CmdStatus)
+	raw, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdStatus)
 	if err != nil {
 		t.Fatalf("hermes.status after the kill: %v", err)
 	}
 	var st struct {
-		Folders []lsp.FolderStatus `json:"folders"`
+		Folders []hermesproto.FolderStatus `json:"folders"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil || len(st.Folders) != 1 || st.Folders[0].Turn == nil || st.Folders[0].Turn.State != "failed" {
 		t.Errorf("status after the kill: %s (%v)", raw, err)
 	}
-	if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "say hello"}); err != nil {
+	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "say hello"}); err != nil {
 		t.Fatalf("ask after the kill: %v", err)
 	}
 	if err := p.ed.Await(ctx, lsptest.MessageContaining("Hello from the fake model")); err != nil {
@@ -291,7 +291,7 @@ func TestFaultEditorKilledDuringCommand(t *testing.T) {
 	env.Model.Enqueue(fakemodel.Exec("sleep " + sleeper))
 	p := startServerProc(t, env, map[string]any{"yolo": true})
 	ctx := testCtx(t)
-	if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "sleep a while"}); err != nil {
+	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "sleep a while"}); err != nil {
 		t.Fatal(err)
 	}
 	codexPID := p.codexChild(ctx, 0)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -54,14 +54,14 @@ func TestProcessReviewFindingsOnStdinAndFIFO(t *testing.T) {
 	))
 	p := startServerProc(t, env, nil)
 	ctx := testCtx(t)
-	if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdReview, map[string]any{}); err != nil {
+	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdReview, map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.ed.Await(ctx, lsptest.AllOf(lsptest.MessageContaining("Hermes review of"), diagnosticsFor(file, 1))); err != nil {
 		t.Fatalf("the review did not end with its finding: %v", err)
 	}
 	for range 3 {
-		if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+		if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 			t.Fatalf("hermes.status after the review: %v", err)
 		}
 	}

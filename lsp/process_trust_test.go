@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -20,7 +20,7 @@ func TestProcessApprovalsNotBypassed(t *testing.T) {
 	env := codextest.NewReal(t)
 	t.Setenv("HERMES_YOLO_MODE", "disabled")
 	p := startServerProc(t, env, nil)
-	p.ed.OnShowMessageRequest(answers(lsp.ActionKeepAsking, lsp.ActionDeny))
+	p.ed.OnShowMessageRequest(answers(hermesproto.TrustActionKeepAsking, hermesproto.ApprovalActionDeny))
 	ctx := testCtx(t)
 
 	if err := p.ed.ChangeConfiguration(ctx, map[string]any{"hermes": map[string]any{"yolo": true}}); err != nil {
@@ -44,7 +44,7 @@ func TestProcessApprovalsNotBypassed(t *testing.T) {
 
 	planted := filepath.Join(env.Work, "planted")
 	env.Model.Enqueue(fakemodel.Exec("touch "+planted), fakemodel.Message("done"))
-	if _, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "plant it"}); err != nil {
+	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "plant it"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.ed.Await(ctx, lsptest.MessageContaining("Transcript:")); err != nil {
@@ -79,11 +79,11 @@ func TestProcessTwoServersShareStateDir(t *testing.T) {
 	}
 	for i, p := range procs {
 		ctx := testCtx(t)
-		raw, err := p.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "say hello"})
+		raw, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "say hello"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res lsp.AskResult
+		var res hermesproto.AskResult
 		if err := json.Unmarshal(raw, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestProcessTwoServersShareStateDir(t *testing.T) {
 	}
 	// A later server resumes the first folder's thread.
 	p := startServerProc(t, envs[0], map[string]any{"stateDir": shared})
-	raw, err := p.ed.ExecuteCommand(testCtx(t), lsp.CmdStatus)
+	raw, err := p.ed.ExecuteCommand(testCtx(t), hermesproto.CmdStatus)
 	if err != nil {
 		t.Fatal(err)
 	}

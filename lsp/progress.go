@@ -12,8 +12,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -30,9 +30,6 @@ type turnView struct {
 	rec    *annotate.Record
 	review *reviewRun // set when the turn is a review
 }
-
-// MethodTurnEvent is the notification that streams a turn's events to clients that ask for them.
-const MethodTurnEvent = hermesproto.MethodTurnEvent
 
 // watchTurn gives a turn its progress and follows it to its end.
 func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
@@ -74,7 +71,7 @@ func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientT
 
 // follow reports a turn's events until it ends: coalesced progress, hermes/turnEvent notifications,
 // and the final answer.
-func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan agenthost.Event) {
+func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan hermesproto.Event) {
 	title := firstWords(prompt, 8)
 	if tv.early != nil {
 		token := tv.early.wait(ctx)
@@ -96,7 +93,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 	}
 
 	var (
-		result  *agenthost.Result
+		result  *hermesproto.Result
 		state   = turnProgress{}
 		pending string // the newest report not yet sent
 		last    time.Time
@@ -115,13 +112,15 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 			}
 			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
 			if s.turnEventsOn() {
-				wev := wireEvent(ev)
-				if wev.Approval != nil {
-					wev.Approval.Warning = conflict
+				wev := ev
+				if ev.Approval != nil && conflict != "" {
+					a := *ev.Approval // the host's: the warning is the editor's, on a copy
+					a.Warning = conflict
+					wev.Approval = &a
 				}
-				s.notify(ctx, MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wev})
+				s.notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wev})
 			}
-			if ev.Kind == agenthost.EventTurnCompleted {
+			if ev.Kind == hermesproto.EventKindTurnCompleted {
 				result = ev.Result
 				continue
 			}
@@ -228,7 +227,7 @@ func (s *Server) memoryLoop(ctx context.Context) {
 
 // announce shows the final answer, shortened, with the transcript's path, and opens the transcript
 // when the user wants it.
-func (s *Server) announce(ctx context.Context, tv *turnView, res *agenthost.Result) {
+func (s *Server) announce(ctx context.Context, tv *turnView, res *hermesproto.Result) {
 	typ := protocol.MessageTypeInfo
 	text := res.FinalText
 	if !res.Completed {
@@ -294,40 +293,40 @@ func (p *progress) end(ctx context.Context, msg string) {
 // turnProgress turns events into the progress line: what the agent does now, with usage.
 type turnProgress struct {
 	activity string
-	usage    agenthost.Usage
+	usage    hermesproto.Usage
 	line     string
 	tokens   string // the line's usage part, made when usage changes (not for every delta)
 }
 
 // apply takes an event and reports the new line and whether it changed.
-func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
+func (tp *turnProgress) apply(ev hermesproto.Event) (string, bool) {
 	activity := tp.activity
 	switch ev.Kind {
-	case agenthost.EventToolStarted:
+	case hermesproto.EventKindToolStarted:
 		activity = ev.Tool.Name + ": " + ev.Tool.Preview
-	case agenthost.EventToolCompleted:
+	case hermesproto.EventKindToolCompleted:
 		mark := "done"
 		if ev.Tool.IsError {
 			mark = "failed"
 		}
 		activity = ev.Tool.Name + " " + mark + ": " + ev.Tool.Preview
-	case agenthost.EventApprovalWaiting:
+	case hermesproto.EventKindApprovalWaiting:
 		activity = "waiting for approval: " + ev.Approval.Summary
-	case agenthost.EventApprovalResolved:
+	case hermesproto.EventKindApprovalResolved:
 		activity = "approval " + string(ev.Approval.Decision) + ": " + ev.Approval.Summary
-	case agenthost.EventAnswerDelta:
+	case hermesproto.EventKindAnswerDelta:
 		activity = "answering"
-	case agenthost.EventReasoningDelta:
+	case hermesproto.EventKindReasoningDelta:
 		activity = "thinking"
-	case agenthost.EventCompaction:
+	case hermesproto.EventKindCompaction:
 		activity = "compacting the context"
-	case agenthost.EventFallback:
+	case hermesproto.EventKindFallback:
 		activity = "fallback: " + ev.Text
-	case agenthost.EventSteered:
+	case hermesproto.EventKindSteered:
 		activity = "steered: " + firstWords(ev.Text, 8)
-	case agenthost.EventError:
+	case hermesproto.EventKindError:
 		activity = "error: " + ev.Text
-	case agenthost.EventUsage:
+	case hermesproto.EventKindUsage:
 		tp.usage = *ev.Usage
 		tokens := ""
 		if tp.usage.Total > 0 {
@@ -343,7 +342,7 @@ func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
 	default:
 		return tp.line, false
 	}
-	if activity == tp.activity && ev.Kind != agenthost.EventUsage && tp.line != "" {
+	if activity == tp.activity && ev.Kind != hermesproto.EventKindUsage && tp.line != "" {
 		return tp.line, false // the same step again (an answer streams in many deltas)
 	}
 	tp.activity = activity
@@ -357,24 +356,24 @@ func (tp *turnProgress) apply(ev agenthost.Event) (string, bool) {
 }
 
 // logLine is a step for clients without progress: tool calls and approvals only.
-func logLine(ev agenthost.Event) string {
+func logLine(ev hermesproto.Event) string {
 	switch ev.Kind {
-	case agenthost.EventToolStarted:
+	case hermesproto.EventKindToolStarted:
 		return ev.Tool.Name + ": " + ev.Tool.Preview
-	case agenthost.EventToolCompleted:
+	case hermesproto.EventKindToolCompleted:
 		return ev.Tool.Name + " finished: " + agenthost.Truncate(annotate.FirstLine(ev.Tool.Result), 120)
-	case agenthost.EventApprovalWaiting:
+	case hermesproto.EventKindApprovalWaiting:
 		return "waiting for approval " + ev.Approval.ID + ": " + ev.Approval.Summary
-	case agenthost.EventApprovalResolved:
+	case hermesproto.EventKindApprovalResolved:
 		return "approval " + ev.Approval.ID + ": " + string(ev.Approval.Decision)
-	case agenthost.EventFallback, agenthost.EventError:
+	case hermesproto.EventKindFallback, hermesproto.EventKindError:
 		return ev.Text
 	}
 	return ""
 }
 
 // endLine is the one-line summary that ends a turn's progress.
-func endLine(res *agenthost.Result) string {
+func endLine(res *hermesproto.Result) string {
 	line := fmt.Sprintf("%s · %d tool call(s) · %s tokens", res.Status, res.ToolIterations, annotate.CompactCount(res.Usage.Total))
 	if res.Fallback != "" {
 		line += " · fallback " + res.Fallback

@@ -18,8 +18,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
-	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -103,7 +103,7 @@ func (s *Server) startReview(ctx context.Context, folder workspace.Folder, sess 
 }
 
 // finishReview turns a finished review into diagnostics and a message.
-func (s *Server) finishReview(ctx context.Context, tv *turnView, res *agenthost.Result) {
+func (s *Server) finishReview(ctx context.Context, tv *turnView, res *hermesproto.Result) {
 	run := tv.review
 	if res == nil || !res.Completed {
 		why := "it ended early"
@@ -172,7 +172,7 @@ func findingCounts(n int, counts map[string]int) string {
 
 // afterTurn starts the automatic review when the turn asks for it: completed, files changed, and
 // at least review.afterTurn.minToolCalls tool calls.
-func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *agenthost.Result) {
+func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *hermesproto.Result) {
 	st := s.currentSettings().Review
 	n := st.AfterTurn.MinToolCalls
 	if !st.Enabled || n <= 0 || res == nil {
@@ -216,19 +216,19 @@ func (s *Server) findingActions(docURI string, rng protocol.Range, command func(
 		fixRange := d.Range
 		out = append(out,
 			protocol.CodeAction{
-				Title: TitleFixFinding, Kind: protocol.QuickFix, IsPreferred: true, Diagnostics: []protocol.Diagnostic{d},
-				Command: command(TitleFixFinding, CmdAsk, askArgs{Prompt: strings.TrimSpace(prompt), URI: docURI, Range: &fixRange}),
+				Title: hermesproto.CodeActionTitleFixFinding, Kind: protocol.QuickFix, IsPreferred: true, Diagnostics: []protocol.Diagnostic{d},
+				Command: command(hermesproto.CodeActionTitleFixFinding, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: strings.TrimSpace(prompt), URI: docURI, Range: &fixRange}),
 			},
 			protocol.CodeAction{
-				Title: TitleDismiss, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
-				Command: command(TitleDismiss, CmdDismissFinding, hermesproto.FindingRef{ReviewID: f.ReviewID, FindingID: f.FindingID}),
+				Title: hermesproto.CodeActionTitleDismiss, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{d},
+				Command: command(hermesproto.CodeActionTitleDismiss, hermesproto.CmdDismissFinding, hermesproto.FindingRef{ReviewID: f.ReviewID, FindingID: f.FindingID}),
 			},
 		)
 	}
 	if len(out) > 0 {
 		out = append(out, protocol.CodeAction{
-			Title: TitleDismissAll, Kind: protocol.QuickFix,
-			Command: command(TitleDismissAll, CmdDismissReview, folderArgs{URI: docURI}),
+			Title: hermesproto.CodeActionTitleDismissAll, Kind: protocol.QuickFix,
+			Command: command(hermesproto.CodeActionTitleDismissAll, hermesproto.CmdDismissReview, hermesproto.FolderArgs{URI: docURI}),
 		})
 	}
 	return out

@@ -11,7 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -34,7 +34,7 @@ func TestReviewFindingsBounded(t *testing.T) {
 	}
 	findings = append(findings, "[P3] Unused|"+other+"|3|3|x is unused")
 	onReview(f, rendered("Many things\x1b[2J.", findings...))
-	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, nil)
 	if err := f.ed.Await(ctx, lsptest.AllOf(diagnosticsFor(calc, 50), diagnosticsFor(other, 1), lsptest.MessageContaining("Hermes review of"))); err != nil {
 		t.Fatal(err)
 	}

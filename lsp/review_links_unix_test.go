@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -53,7 +54,7 @@ func TestReviewFindingPathsContained(t *testing.T) {
 		"[P2] Dir|"+at("sub")+"|1|1|a directory",
 		"[P1] Real|"+calc+"|5|5|skips n",
 	))
-	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, nil)
 	if err := f.ed.Await(ctx, lsptest.AllOf(diagnosticsFor(calc, 1), lsptest.MessageContaining("Hermes review of"))); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestSavedFindingsContained(t *testing.T) {
 	ctx := testCtx(t)
 	calc := hostileFolder(t, f)
 	onReview(f, rendered("x", "[P1] Real|"+calc+"|5|5|skips n"))
-	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, nil)
 	// The message comes once the findings are saved.
 	if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes review of")); err != nil {
 		t.Fatal(err)

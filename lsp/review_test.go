@@ -13,8 +13,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -73,7 +73,7 @@ func TestReviewFindingsAsDiagnostics(t *testing.T) {
 	f.awaitEndN(ctx, 1)
 
 	var res hermesproto.ReviewResult
-	command(t, f, lsp.CmdReview, map[string]any{}, &res)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, &res)
 	if res.ReviewID == "" || res.ThreadID == asked.ThreadID || res.Folder != f.folder {
 		t.Fatalf("hermes.review: %+v (conversation thread %s)", res, asked.ThreadID)
 	}
@@ -109,20 +109,20 @@ func TestReviewFindingsAsDiagnostics(t *testing.T) {
 		}
 	}
 	var st hermesproto.Status
-	command(t, f, lsp.CmdStatus, nil, &st)
+	command(t, f, hermesproto.CmdStatus, nil, &st)
 	if st.Folders[0].ThreadID != asked.ThreadID {
 		t.Errorf("the review moved the folder's thread to %s", st.Folders[0].ThreadID)
 	}
 
 	// The next review replaces the findings.
-	command(t, f, lsp.CmdReview, map[string]any{"target": map[string]any{"type": "baseBranch", "branch": "main"}}, &res)
+	command(t, f, hermesproto.CmdReview, map[string]any{"target": map[string]any{"type": "baseBranch", "branch": "main"}}, &res)
 	if err := f.ed.Await(ctx, lsptest.AllOf(diagnosticsFor(calc, 0), diagnosticsFor(other, 1))); err != nil {
 		t.Fatal(err)
 	}
 	if target := string((*reviews)[1].ReviewTarget); target != `{"branch":"main","type":"baseBranch"}` {
 		t.Errorf("review target %s", target)
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdReview, map[string]any{"target": map[string]any{"type": "commit"}}); err == nil || !strings.Contains(err.Error(), "needs a sha") {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdReview, map[string]any{"target": map[string]any{"type": "commit"}}); err == nil || !strings.Contains(err.Error(), "needs a sha") {
 		t.Errorf("a commit review without a sha: %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestFindingActions(t *testing.T) {
 		}
 		ft.Complete(codex.TurnCompleted, nil)
 	})
-	command(t, f, lsp.CmdReview, map[string]any{"uri": string(uri.File(calc))}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{"uri": string(uri.File(calc))}, nil)
 	if err := f.ed.Await(ctx, diagnosticsFor(calc, 2)); err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +152,11 @@ func TestFindingActions(t *testing.T) {
 	for _, a := range actions {
 		titles[a.Title] = a
 	}
-	fix, ok := titles[lsp.TitleFixFinding]
+	fix, ok := titles[hermesproto.CodeActionTitleFixFinding]
 	if !ok || !fix.IsPreferred || fix.Kind != protocol.QuickFix {
 		t.Fatalf("code actions on the finding: %+v", actions)
 	}
-	if _, ok := titles[lsp.TitleDismissAll]; !ok {
+	if _, ok := titles[hermesproto.CodeActionTitleDismissAll]; !ok {
 		t.Errorf("no dismiss-all action: %+v", actions)
 	}
 	f.ask(ctx, argsOf(t, fix))
@@ -164,7 +164,7 @@ func TestFindingActions(t *testing.T) {
 	if len(prompts) != 1 || !strings.Contains(prompts[0], "Fix this review finding in calc.go (lines 5-5): Off by one") || !strings.Contains(prompts[0], "skips n") {
 		t.Errorf("the fix turn's prompt: %q", prompts)
 	}
-	command(t, f, titles[lsp.TitleDismiss].Command.Command, argsOf(t, titles[lsp.TitleDismiss]), nil)
+	command(t, f, titles[hermesproto.CodeActionTitleDismiss].Command.Command, argsOf(t, titles[hermesproto.CodeActionTitleDismiss]), nil)
 	if err := f.ed.Await(ctx, diagnosticsFor(calc, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestFindingsFollowEdits(t *testing.T) {
 	if err := f.ed.OpenFile(ctx, calc, calcSrc); err != nil {
 		t.Fatal(err)
 	}
-	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, nil)
 	if err := f.ed.Await(ctx, diagnosticsFor(calc, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestReviewSeverities(t *testing.T) {
 	onReview(f, rendered("Five findings.",
 		"[P0] Zero|"+calc+"|1|1|b", "[P1] One|"+calc+"|2|2|b", "[P2] Two|"+calc+"|3|3|b",
 		"[P3] Three|"+calc+"|4|4|b", "Unranked|"+calc+"|5|5|b"))
-	command(t, f, lsp.CmdReview, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdReview, map[string]any{}, nil)
 	if err := f.ed.Await(ctx, diagnosticsFor(calc, 5)); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -51,7 +52,7 @@ func BenchmarkAsk(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		ended := len(ed.Progress(token))
-		if _, err := ed.ExecuteCommandWithToken(b.Context(), lsp.CmdAsk, token, map[string]any{"prompt": "hello"}); err != nil {
+		if _, err := ed.ExecuteCommandWithToken(b.Context(), hermesproto.CmdAsk, token, map[string]any{"prompt": "hello"}); err != nil {
 			b.Fatal(err)
 		}
 		if err := ed.AwaitProgressEnd(b.Context(), token, ended); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/leak"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
@@ -97,7 +98,7 @@ func TestFaultCodexBinaryUnusable(t *testing.T) {
 					}
 				}
 				for attempt := 1; attempt <= 2; attempt++ {
-					_, err := ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "hello"})
+					_, err := ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "hello"})
 					if err == nil {
 						t.Fatalf("ask %d succeeded with codex %s", attempt, tc.path)
 					}
@@ -117,7 +118,7 @@ func TestFaultCodexBinaryUnusable(t *testing.T) {
 					}); err != nil {
 						t.Fatalf("ask %d: no error message in the editor: %v", attempt, err)
 					}
-					if _, err := ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+					if _, err := ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 						t.Fatalf("status after ask %d: %v", attempt, err)
 					}
 				}
@@ -192,7 +193,7 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 		f.awaitEnd(ctx)
 		f.fake.Stall() // codex is up and idle, and answers nothing from now on
 		began := time.Now()
-		_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "second"})
+		_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "second"})
 		took := time.Since(began)
 		if err == nil {
 			t.Fatal("an ask on a silent codex succeeded")
@@ -243,12 +244,12 @@ func TestFaultApprovalAnsweredAfterTurnEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := pendingApproval(t, f.ed)
-		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdCancel, map[string]any{}); err != nil {
+		if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdCancel, map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 		f.awaitEnd(ctx)
 		for _, d := range []string{"once", "session", "deny", "stop"} {
-			_, err := f.ed.ExecuteCommand(ctx, lsp.CmdApprove, map[string]any{"approvalId": id, "decision": d})
+			_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdApprove, map[string]any{"approvalId": id, "decision": d})
 			code, _ := lsptest.ErrorCode(err)
 			if code != jsonrpc2.InvalidParams || !strings.Contains(err.Error(), id) || !strings.Contains(err.Error(), "no such pending approval") {
 				t.Errorf("approve %s after the turn ended: %v", d, err)
@@ -269,7 +270,7 @@ func TestFaultApprovalAnsweredAfterTurnEnded(t *testing.T) {
 				// The person answers only after the turn has ended, whatever the server cancelled.
 				<-ended
 				defer close(answered)
-				return &protocol.MessageActionItem{Title: lsp.ActionAllowOnce}, nil
+				return &protocol.MessageActionItem{Title: hermesproto.ApprovalActionAllowOnce}, nil
 			}))
 		decided := make(chan error, 1)
 		f.fake.OnTurn(func(ft *codextest.FakeTurn) {
@@ -284,7 +285,7 @@ func TestFaultApprovalAnsweredAfterTurnEnded(t *testing.T) {
 		if err := f.ed.Await(ctx, lsptest.ShowMessageRequestCount(1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdCancel, map[string]any{}); err != nil {
+		if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdCancel, map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 		f.awaitEnd(ctx)
@@ -298,7 +299,7 @@ func TestFaultApprovalAnsweredAfterTurnEnded(t *testing.T) {
 		if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes ("+filepath.Base(f.folder)+"): ok")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus); err != nil {
+		if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdStatus); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -307,12 +308,12 @@ func TestFaultApprovalAnsweredAfterTurnEnded(t *testing.T) {
 // pendingApproval returns the id of the one approval hermes.status lists.
 func pendingApproval(t *testing.T, ed *lsptest.Editor) string {
 	t.Helper()
-	raw, err := ed.ExecuteCommand(testCtx(t), lsp.CmdStatus)
+	raw, err := ed.ExecuteCommand(testCtx(t), hermesproto.CmdStatus)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st struct {
-		Folders []lsp.FolderStatus `json:"folders"`
+		Folders []hermesproto.FolderStatus `json:"folders"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil || len(st.Folders) != 1 || len(st.Folders[0].PendingApprovals) != 1 {
 		t.Fatalf("status: %s (%v)", raw, err)
@@ -341,7 +342,7 @@ func TestFaultSequentialTurnsThroughServer(t *testing.T) {
 	token := *protocol.NewProgressToken("bench")
 	var at100 leak.Sample
 	for i := 1; i <= turns; i++ {
-		if _, err := f.ed.ExecuteCommandWithToken(ctx, lsp.CmdAsk, token, map[string]any{"prompt": "build"}); err != nil {
+		if _, err := f.ed.ExecuteCommandWithToken(ctx, hermesproto.CmdAsk, token, map[string]any{"prompt": "build"}); err != nil {
 			t.Fatalf("ask %d: %v", i, err)
 		}
 		// The turn's final message is the i-th message (no other message is sent).

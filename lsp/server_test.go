@@ -14,8 +14,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -92,13 +92,13 @@ func (f *fixture) file(name, text string) string {
 	return path
 }
 
-func (f *fixture) ask(ctx context.Context, args map[string]any) lsp.AskResult {
+func (f *fixture) ask(ctx context.Context, args map[string]any) hermesproto.AskResult {
 	f.t.Helper()
-	raw, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, args)
+	raw, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, args)
 	if err != nil {
 		f.t.Fatalf("hermes.ask: %v", err)
 	}
-	var res lsp.AskResult
+	var res hermesproto.AskResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		f.t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestAskProgressAndAnswer(t *testing.T) {
 		t.Errorf("transcript not opened without focus: %+v", docs)
 	}
 	kinds := map[string]int{}
-	for _, raw := range f.ed.Notifications(lsp.MethodTurnEvent) {
+	for _, raw := range f.ed.Notifications(hermesproto.MethodTurnEvent) {
 		var p hermesproto.TurnEventParams
 		_ = json.Unmarshal(raw, &p)
 		kinds[string(p.Event.Kind)]++
@@ -228,7 +228,7 @@ func TestCancelByProgressAndCommand(t *testing.T) {
 				if err := f.ed.CancelProgress(ctx, tok); err != nil {
 					t.Fatal(err)
 				}
-			} else if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdCancel, map[string]any{}); err != nil {
+			} else if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdCancel, map[string]any{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.ed.Await(ctx, lsptest.ProgressEnded(tok)); err != nil {
@@ -282,11 +282,11 @@ func TestRunInstructionCodeAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := findAction(actions, lsp.TitleRunInstruct)
+	run := findAction(actions, hermesproto.CodeActionTitleRunInstruct)
 	if run == nil {
 		t.Fatalf("no run-instruction action: %+v", actions)
 	}
-	if findAction(actions, lsp.TitleAskSelection) != nil {
+	if findAction(actions, hermesproto.CodeActionTitleAskSelection) != nil {
 		t.Error("a cursor was offered as a selection to ask about")
 	}
 	if _, err := f.ed.ExecuteCommand(ctx, run.Command.Command, run.Command.Arguments...); err != nil {
@@ -306,17 +306,17 @@ func TestRunInstructionCodeAction(t *testing.T) {
 	// On a line without an instruction, the selected text is the prompt; a cursor offers nothing.
 	sel := protocol.Range{Start: protocol.Position{Line: 3, Character: 0}, End: protocol.Position{Line: 3, Character: 6}}
 	actions, _ = f.ed.CodeActions(ctx, path, sel, nil)
-	if a := findAction(actions, lsp.TitleRunInstruct); a == nil || !strings.Contains(string(mustJSON(a.Command.Arguments)), `"prompt":"type T"`) {
+	if a := findAction(actions, hermesproto.CodeActionTitleRunInstruct); a == nil || !strings.Contains(string(mustJSON(a.Command.Arguments)), `"prompt":"type T"`) {
 		t.Errorf("selection as prompt: %+v", a)
 	}
 	actions, _ = f.ed.CodeActions(ctx, path, protocol.Range{Start: protocol.Position{Line: 3, Character: 1}, End: protocol.Position{Line: 3, Character: 2}}, nil)
-	if findAction(actions, lsp.TitleRunInstruct) != nil {
+	if findAction(actions, hermesproto.CodeActionTitleRunInstruct) != nil {
 		t.Error("a bare cursor became a prompt")
 	}
 	// A diagnostic gets a quick fix that carries it.
 	diag := protocol.Diagnostic{Range: sel, Message: "T is unused", Source: "vet"}
 	actions, _ = f.ed.CodeActions(ctx, path, sel, []protocol.Diagnostic{diag})
-	fix := findAction(actions, lsp.TitleFixDiagnostic)
+	fix := findAction(actions, hermesproto.CodeActionTitleFixDiagnostic)
 	if fix == nil || fix.Kind != protocol.QuickFix || len(fix.Diagnostics) != 1 {
 		t.Fatalf("fix action: %+v", fix)
 	}
@@ -403,7 +403,7 @@ func TestRemovedFolderInterruptsItsTurn(t *testing.T) {
 		t.Fatalf("removing the folder did not interrupt its turn: %v", err)
 	}
 	f.awaitEnd(ctx)
-	_, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "again"})
+	_, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "again"})
 	if err == nil || !strings.Contains(err.Error(), "no workspace folder") {
 		t.Errorf("ask with no folder left: %v", err)
 	}

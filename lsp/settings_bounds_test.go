@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -82,7 +83,7 @@ func TestTinyApprovalTimeoutStillAsks(t *testing.T) {
 			if how == "initializationOptions" {
 				init = tiny
 			}
-			f := start(t, lsptest.VSCode, init, lsptest.WithShowMessageRequestHook(answers(lsp.ActionKeepAsking, lsp.ActionAllowOnce)))
+			f := start(t, lsptest.VSCode, init, lsptest.WithShowMessageRequestHook(answers(hermesproto.TrustActionKeepAsking, hermesproto.ApprovalActionAllowOnce)))
 			if how != "initializationOptions" {
 				deliver(t, f, how, tiny)
 				waitSettings(t, f, 1)
@@ -141,8 +142,8 @@ func TestModelNamesBounded(t *testing.T) {
 		{"model": "gpt-5\x1b]8;;file:///etc\x07"},
 		{"model": "gpt-5", "effort": huge},
 	} {
-		for _, cmd := range []string{lsp.CmdSetModel, lsp.CmdAsk} {
-			if cmd == lsp.CmdAsk {
+		for _, cmd := range []string{hermesproto.CmdSetModel, hermesproto.CmdAsk} {
+			if cmd == hermesproto.CmdAsk {
 				args["prompt"] = "hi"
 			}
 			_, err := f.ed.ExecuteCommand(ctx, cmd, args)
@@ -153,7 +154,7 @@ func TestModelNamesBounded(t *testing.T) {
 			}
 		}
 	}
-	command(t, f, lsp.CmdSetModel, map[string]any{"model": strings.Repeat("m", 200)}, nil)
+	command(t, f, hermesproto.CmdSetModel, map[string]any{"model": strings.Repeat("m", 200)}, nil)
 
 	deliver(t, f, "push", map[string]any{"codex": map[string]any{"model": huge}})
 	if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes settings not applied: hermes.codex.model: ")); err != nil {

@@ -12,17 +12,8 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
-// FolderStatus is one folder of hermes.status.
-type FolderStatus = hermesproto.FolderStatus
-
-// TurnState is a turn's id and state (running, completed, interrupted, failed).
-type TurnState = hermesproto.TurnState
-
-// ApprovalSummary is a pending approval as hermes.status lists it.
-type ApprovalSummary = hermesproto.ApprovalSummary
-
 func (s *Server) status(ctx context.Context) hermesproto.Status {
-	folders := []FolderStatus{}
+	folders := []hermesproto.FolderStatus{}
 	h, err := s.hostOrErr()
 	if err != nil {
 		return hermesproto.Status{Folders: folders}
@@ -34,9 +25,9 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 			continue
 		}
 		st := sess.Status()
-		fs := FolderStatus{
-			Folder: f.Path, ThreadID: st.ThreadID, Usage: wireUsage(st.Usage), ContextPercent: st.ContextPercent,
-			PendingApprovals: []ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
+		fs := hermesproto.FolderStatus{
+			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
+			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
 			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undo.Undoable(sess),
 			Model: st.Model, Effort: st.Effort,
 		}
@@ -51,10 +42,10 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 			}
 		}
 		if st.Turn != nil {
-			fs.Turn = &TurnState{ID: st.Turn.ID, State: st.Turn.State}
+			fs.Turn = &hermesproto.TurnState{ID: st.Turn.ID, State: st.Turn.State}
 		}
 		for _, a := range st.PendingApprovals {
-			fs.PendingApprovals = append(fs.PendingApprovals, ApprovalSummary{ApprovalID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Summary: a.Summary})
+			fs.PendingApprovals = append(fs.PendingApprovals, hermesproto.ApprovalSummary{ApprovalID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Summary: a.Summary})
 		}
 		folders = append(folders, fs)
 	}

@@ -22,7 +22,7 @@ import (
 const rateLimitWarnPercent = 80
 
 // threads is hermes.threads.
-func (s *Server) threads(ctx context.Context, a folderArgs) ([]hermesproto.ThreadInfo, error) {
+func (s *Server) threads(ctx context.Context, a hermesproto.FolderArgs) ([]hermesproto.ThreadInfo, error) {
 	_, sess, err := s.sessionFor(a.URI)
 	if err != nil {
 		return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
@@ -55,7 +55,7 @@ func (s *Server) resumeThread(ctx context.Context, a hermesproto.ResumeThreadArg
 }
 
 // models is hermes.models.
-func (s *Server) models(ctx context.Context, a folderArgs) ([]hermesproto.ModelInfo, error) {
+func (s *Server) models(ctx context.Context, a hermesproto.FolderArgs) ([]hermesproto.ModelInfo, error) {
 	_, sess, err := s.sessionFor(a.URI)
 	if err != nil {
 		return nil, errorf(jsonrpc2.InvalidParams, "%v", err)
@@ -247,7 +247,7 @@ func (s *Server) resumeActions(ctx context.Context, folder string, uri string, s
 		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, t.Title, t.UpdatedAt.Local().Format("Jan 2 15:04"))
 		out = append(out, protocol.CodeAction{
 			Title:   title,
-			Command: &protocol.Command{Title: title, Command: prefix + CmdResumeThread, Arguments: []any{hermesproto.ResumeThreadArgs{URI: uri, ThreadID: t.ID}}},
+			Command: &protocol.Command{Title: title, Command: prefix + hermesproto.CmdResumeThread, Arguments: []any{hermesproto.ResumeThreadArgs{URI: uri, ThreadID: t.ID}}},
 		})
 	}
 	return out

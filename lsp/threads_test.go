@@ -10,7 +10,6 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -42,7 +41,7 @@ func TestThreadsAndResume(t *testing.T) {
 	})
 	first := f.ask(ctx, map[string]any{"prompt": "Add a Sum function\nwith tests"})
 	f.awaitEndN(ctx, 1)
-	command(t, f, lsp.CmdNewThread, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
 	second := f.ask(ctx, map[string]any{"prompt": "Document the package"})
 	f.awaitEndN(ctx, 2)
 	if first.ThreadID == second.ThreadID {
@@ -54,7 +53,7 @@ func TestThreadsAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	var threads []hermesproto.ThreadInfo
-	command(t, f, lsp.CmdThreads, map[string]any{}, &threads)
+	command(t, f, hermesproto.CmdThreads, map[string]any{}, &threads)
 	if len(threads) != 2 || threads[0].ThreadID != second.ThreadID || threads[1].ThreadID != first.ThreadID {
 		t.Fatalf("threads: %+v", threads)
 	}
@@ -66,7 +65,7 @@ func TestThreadsAndResume(t *testing.T) {
 	}
 
 	var resumed hermesproto.ResumeThreadResult
-	command(t, f, lsp.CmdResumeThread, map[string]any{"threadId": first.ThreadID}, &resumed)
+	command(t, f, hermesproto.CmdResumeThread, map[string]any{"threadId": first.ThreadID}, &resumed)
 	if resumed.ThreadID != first.ThreadID {
 		t.Fatalf("resumed %+v", resumed)
 	}
@@ -79,7 +78,7 @@ func TestThreadsAndResume(t *testing.T) {
 		t.Errorf("codex was not asked to resume %s", first.ThreadID)
 	}
 	// A thread of another folder, or no thread at all, is refused.
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdResumeThread, map[string]any{"threadId": "thread-99"}); err == nil || !strings.Contains(err.Error(), "is not one of") {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdResumeThread, map[string]any{"threadId": "thread-99"}); err == nil || !strings.Contains(err.Error(), "is not one of") {
 		t.Errorf("resume of an unknown thread: %v", err)
 	}
 }
@@ -96,12 +95,12 @@ func TestModelsAndEffort(t *testing.T) {
 		ft.Complete(codex.TurnCompleted, nil)
 	})
 	var models []hermesproto.ModelInfo
-	command(t, f, lsp.CmdModels, map[string]any{}, &models)
+	command(t, f, hermesproto.CmdModels, map[string]any{}, &models)
 	if len(models) != 2 || models[0].ID != codextest.FakeModel || !models[0].Current || models[1].Current ||
 		strings.Join(models[1].Efforts, ",") != "minimal,low" || models[0].DefaultEffort != "medium" {
 		t.Fatalf("models: %+v", models)
 	}
-	command(t, f, lsp.CmdSetModel, map[string]any{"model": "gpt-5.5-mini", "effort": "low"}, nil)
+	command(t, f, hermesproto.CmdSetModel, map[string]any{"model": "gpt-5.5-mini", "effort": "low"}, nil)
 	f.ask(ctx, map[string]any{"prompt": "one"})
 	f.awaitEndN(ctx, 1)
 	f.ask(ctx, map[string]any{"prompt": "two", "effort": "minimal"})
@@ -109,12 +108,12 @@ func TestModelsAndEffort(t *testing.T) {
 	if params[0].Model != "gpt-5.5-mini" || params[0].Effort != "low" || params[1].Model != "gpt-5.5-mini" || params[1].Effort != "minimal" {
 		t.Errorf("turn/start model and effort: %q/%q, %q/%q", params[0].Model, params[0].Effort, params[1].Model, params[1].Effort)
 	}
-	command(t, f, lsp.CmdModels, map[string]any{}, &models)
+	command(t, f, hermesproto.CmdModels, map[string]any{}, &models)
 	if models[0].Current || !models[1].Current {
 		t.Errorf("current model after setModel: %+v", models)
 	}
 	var st hermesproto.Status
-	command(t, f, lsp.CmdStatus, nil, &st)
+	command(t, f, hermesproto.CmdStatus, nil, &st)
 	if st.Folders[0].Model != "gpt-5.5-mini" || st.Folders[0].Effort != "low" {
 		t.Errorf("status model and effort: %+v", st.Folders[0])
 	}
@@ -124,11 +123,11 @@ func TestModelsAndEffort(t *testing.T) {
 	} {
 		var args map[string]any
 		_ = json.Unmarshal([]byte(bad), &args)
-		if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdSetModel, args); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdSetModel, args); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("setModel %s: %v, want %q", bad, err, want)
 		}
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdAsk, map[string]any{"prompt": "x", "effort": "no such"}); err == nil {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "x", "effort": "no such"}); err == nil {
 		t.Errorf("ask with a malformed effort was taken")
 	}
 }
@@ -147,7 +146,7 @@ func TestRateLimitsInStatusAndProgress(t *testing.T) {
 	f.ask(ctx, map[string]any{"prompt": "vet"})
 	f.awaitEnd(ctx)
 	var st hermesproto.Status
-	command(t, f, lsp.CmdStatus, nil, &st)
+	command(t, f, hermesproto.CmdStatus, nil, &st)
 	if rl := st.RateLimits; rl == nil || rl.Primary == nil || rl.Primary.UsedPercent != 85 || rl.Primary.WindowMinutes != 300 || rl.Secondary.UsedPercent != 20 {
 		t.Fatalf("status rateLimits: %+v", st.RateLimits)
 	}
@@ -176,7 +175,7 @@ func TestResumeThreadCodeActions(t *testing.T) {
 			})
 			first := f.ask(ctx, map[string]any{"prompt": "First task"})
 			f.awaitEndN(ctx, 1)
-			command(t, f, lsp.CmdNewThread, map[string]any{}, nil)
+			command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
 			f.ask(ctx, map[string]any{"prompt": "Second task"})
 			f.awaitEndN(ctx, 2)
 			path := f.file("a.go", "package a\n")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
 
@@ -73,7 +73,7 @@ func TestTranscriptContinuesItsThread(t *testing.T) {
 	})
 	first := f.ask(ctx, map[string]any{"prompt": "first question"})
 	f.awaitEndN(ctx, 1)
-	command(t, f, lsp.CmdNewThread, map[string]any{}, nil)
+	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
 	f.ask(ctx, map[string]any{"prompt": "another thread"})
 	f.awaitEndN(ctx, 2)
 
@@ -92,7 +92,7 @@ func TestTranscriptContinuesItsThread(t *testing.T) {
 	}
 	var run *protocol.CodeAction
 	for i := range actions {
-		if actions[i].Title == lsp.TitleRunInstruct {
+		if actions[i].Title == hermesproto.CodeActionTitleRunInstruct {
 			run = &actions[i]
 		}
 	}

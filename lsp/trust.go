@@ -14,13 +14,6 @@ import (
 // This file asks the user about a change of a trusted setting (lsp/settings) that a workspace's own
 // settings brought, once per folder and value.
 
-// Titles of the question about a trusted setting. "Keep asking" comes first: an editor that
-// pre-selects the first action must never grant by an accidental Enter.
-const (
-	ActionKeepAsking = hermesproto.TrustActionKeepAsking
-	ActionAllow      = hermesproto.TrustActionAllow
-)
-
 // gateTrusted returns next with every trusted change a workspace source brought and the user did not
 // allow put back to its value in cur. It asks about each change once per folder and value; a change
 // toward safety passes without asking. It holds no lock while a question waits.
@@ -67,7 +60,7 @@ func (s *Server) askTrusted(ctx context.Context, what string) bool {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
 		Message: "This workspace wants to " + what + ": Allow / Keep asking?\nIt comes from the workspace's settings, which a repository can write; \"Keep asking\" keeps the current value.",
-		Actions: []protocol.MessageActionItem{{Title: ActionKeepAsking}, {Title: ActionAllow}},
+		Actions: []protocol.MessageActionItem{{Title: hermesproto.TrustActionKeepAsking}, {Title: hermesproto.TrustActionAllow}},
 	}
 	ctx, cancel := context.WithTimeout(ctx, secondsOr(timeout, 300))
 	defer cancel()
@@ -76,7 +69,7 @@ func (s *Server) askTrusted(ctx context.Context, what string) bool {
 		s.log.Info("could not ask about a trusted setting; keeping it", "err", err)
 		return false
 	}
-	return choice != nil && choice.Title == ActionAllow
+	return choice != nil && choice.Title == hermesproto.TrustActionAllow
 }
 
 // trustScope names the workspace the settings came from: its folders.

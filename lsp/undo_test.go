@@ -9,7 +9,6 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -61,7 +60,7 @@ func patchTurn(t *testing.T, writes map[string]string) func(ft *codextest.FakeTu
 
 func undo(t *testing.T, f *fixture, args map[string]any) hermesproto.UndoTurnResult {
 	t.Helper()
-	raw, err := f.ed.ExecuteCommand(testCtx(t), lsp.CmdUndoTurn, args)
+	raw, err := f.ed.ExecuteCommand(testCtx(t), hermesproto.CmdUndoTurn, args)
 	if err != nil {
 		t.Fatalf("hermes.undoTurn: %v", err)
 	}
@@ -100,7 +99,7 @@ func TestUndoTurnRestoresFiles(t *testing.T) {
 		t.Fatalf("the patch did not land: %q %q %q", readText(t, modified), readText(t, created), readText(t, deleted))
 	}
 
-	raw, err := f.ed.ExecuteCommand(ctx, lsp.CmdStatus, nil)
+	raw, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdStatus, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +120,7 @@ func TestUndoTurnRestoresFiles(t *testing.T) {
 	if len(th.Reverted) != 1 || th.Reverted[0] != asked.TurnID {
 		t.Errorf("codex's thread still has the turn: reverted %v, turns %v", th.Reverted, th.Turns)
 	}
-	if _, err := f.ed.ExecuteCommand(ctx, lsp.CmdUndoTurn, map[string]any{}); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdUndoTurn, map[string]any{}); err == nil || !strings.Contains(err.Error(), "nothing to undo") {
 		t.Errorf("a second undo: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -35,7 +36,7 @@ func TestCommandResultsOnTheWire(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		result := placeholders(f, raw)
-		if cmd == lsp.CmdStatus {
+		if cmd == hermesproto.CmdStatus {
 			// The account is codex's answer when codex runs, which a status before any turn may or
 			// may not find: TestLogin pins it.
 			var m map[string]json.RawMessage
@@ -64,43 +65,43 @@ func TestCommandResultsOnTheWire(t *testing.T) {
 	path := f.file("Makefile", "all:\n")
 	folderURI := map[string]any{"uri": workspace.URIFromPath(f.folder)}
 
-	record(f, "status before any turn", lsp.CmdStatus)
-	record(f, "toggleYolo on", lsp.CmdToggleYolo, folderURI)
-	record(f, "toggleYolo off", lsp.CmdToggleYolo, folderURI)
-	record(f, "ask", lsp.CmdAsk, map[string]any{"prompt": "build it", "uri": workspace.URIFromPath(path)})
+	record(f, "status before any turn", hermesproto.CmdStatus)
+	record(f, "toggleYolo on", hermesproto.CmdToggleYolo, folderURI)
+	record(f, "toggleYolo off", hermesproto.CmdToggleYolo, folderURI)
+	record(f, "ask", hermesproto.CmdAsk, map[string]any{"prompt": "build it", "uri": workspace.URIFromPath(path)})
 	if err := f.ed.Await(ctx, lsptest.MessageContaining("hermes.approve")); err != nil {
 		t.Fatalf("no approval: %v\n%s", err, f.ed.State())
 	}
-	raw := record(f, "status with a pending approval", lsp.CmdStatus)
+	raw := record(f, "status with a pending approval", hermesproto.CmdStatus)
 	var st struct {
-		Folders []lsp.FolderStatus `json:"folders"`
+		Folders []hermesproto.FolderStatus `json:"folders"`
 	}
 	if err := json.Unmarshal(raw, &st); err != nil || len(st.Folders) != 1 || len(st.Folders[0].PendingApprovals) != 1 {
 		t.Fatalf("status: %s (%v)", raw, err)
 	}
-	record(f, "ask while the turn runs (steered)", lsp.CmdAsk, map[string]any{"prompt": "and install it"})
-	record(f, "approve", lsp.CmdApprove, map[string]any{"approvalId": st.Folders[0].PendingApprovals[0].ApprovalID, "decision": "once"})
+	record(f, "ask while the turn runs (steered)", hermesproto.CmdAsk, map[string]any{"prompt": "and install it"})
+	record(f, "approve", hermesproto.CmdApprove, map[string]any{"approvalId": st.Folders[0].PendingApprovals[0].ApprovalID, "decision": "once"})
 	if d := <-approved; d != codex.DecisionAccept {
 		t.Fatalf("decision %q", d)
 	}
 	f.awaitEnd(ctx)
-	record(f, "status after the turn", lsp.CmdStatus)
-	record(f, "cancel with no turn", lsp.CmdCancel, map[string]any{})
-	record(f, "showTranscript", lsp.CmdShowTranscript, folderURI)
+	record(f, "status after the turn", hermesproto.CmdStatus)
+	record(f, "cancel with no turn", hermesproto.CmdCancel, map[string]any{})
+	record(f, "showTranscript", hermesproto.CmdShowTranscript, folderURI)
 	// A compaction's turn id comes with codex's turn/started, which may follow the answer: not pinned.
-	record(f, "compact", lsp.CmdCompact, folderURI)
+	record(f, "compact", hermesproto.CmdCompact, folderURI)
 	last := &steps[len(steps)-1].result
 	*last = replaceField(t, *last, "<turnId>", "turnId")
 	f.awaitEndN(ctx, 2)
 	// The usage after a compaction is the host's accounting, not the wire's: its shape is pinned above.
-	record(f, "status after the compaction", lsp.CmdStatus)
+	record(f, "status after the compaction", hermesproto.CmdStatus)
 	last = &steps[len(steps)-1].result
 	*last = replaceField(t, *last, "<usage>", "folders", "0", "usage")
-	record(f, "newThread", lsp.CmdNewThread, folderURI)
+	record(f, "newThread", hermesproto.CmdNewThread, folderURI)
 
 	// Auto-approval that the session cannot turn off: the result says why.
 	g := startWith(t, lsp.Options{Yolo: true}, lsptest.VSCode, nil)
-	record(g, "toggleYolo kept on by --yolo", lsp.CmdToggleYolo, map[string]any{"uri": workspace.URIFromPath(g.folder)})
+	record(g, "toggleYolo kept on by --yolo", hermesproto.CmdToggleYolo, map[string]any{"uri": workspace.URIFromPath(g.folder)})
 
 	var got bytes.Buffer
 	got.WriteString("{\n")

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // asker answers approval prompts: from the keyboard (y = once, s = session, n = deny, q = stop),
@@ -33,10 +33,10 @@ func readLines(r io.Reader) <-chan string {
 
 // keys maps what a person types to the action it picks.
 var keys = map[string]string{
-	"y": lsp.ActionAllowOnce, "yes": lsp.ActionAllowOnce,
-	"s": lsp.ActionAllowSession, "session": lsp.ActionAllowSession,
-	"n": lsp.ActionDeny, "no": lsp.ActionDeny,
-	"q": lsp.ActionStop, "quit": lsp.ActionStop, "stop": lsp.ActionStop,
+	"y": hermesproto.ApprovalActionAllowOnce, "yes": hermesproto.ApprovalActionAllowOnce,
+	"s": hermesproto.ApprovalActionAllowSession, "session": hermesproto.ApprovalActionAllowSession,
+	"n": hermesproto.ApprovalActionDeny, "no": hermesproto.ApprovalActionDeny,
+	"q": hermesproto.ApprovalActionStop, "quit": hermesproto.ApprovalActionStop, "stop": hermesproto.ApprovalActionStop,
 }
 
 // choose picks one of the prompt's actions (titles); "" answers null, which the server takes as Deny.
@@ -48,16 +48,16 @@ func (a *asker) choose(term *terminal, titles []string) string {
 		return ""
 	}
 	if a.auto != "" {
-		term.Println("  → " + lsp.ActionAllowOnce + " (" + a.auto + ")")
-		return pick(lsp.ActionAllowOnce)
+		term.Println("  → " + hermesproto.ApprovalActionAllowOnce + " (" + a.auto + ")")
+		return pick(hermesproto.ApprovalActionAllowOnce)
 	}
 	for {
 		term.Ask(term.style(styleBold, "  allow? [y] once · [s] for this session · [n] deny · [q] stop the turn › "))
 		select {
 		case line, ok := <-a.lines:
 			if !ok {
-				term.Answered("\n  → " + lsp.ActionStop + " (end of input)")
-				return pick(lsp.ActionStop)
+				term.Answered("\n  → " + hermesproto.ApprovalActionStop + " (end of input)")
+				return pick(hermesproto.ApprovalActionStop)
 			}
 			typed := "" // a terminal echoed the line and its newline already
 			if a.echo {
@@ -69,8 +69,8 @@ func (a *asker) choose(term *terminal, titles []string) string {
 			}
 			term.Answered(typed + "  please type y, s, n or q")
 		case <-a.stop:
-			term.Answered("\n  → " + lsp.ActionStop + " (interrupted)")
-			return pick(lsp.ActionStop)
+			term.Answered("\n  → " + hermesproto.ApprovalActionStop + " (interrupted)")
+			return pick(hermesproto.ApprovalActionStop)
 		}
 	}
 }

@@ -24,9 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
 // ExampleRel is the example workspace, relative to the repository root.
@@ -309,7 +308,7 @@ func (d *demo) run(ctx context.Context) (code int) {
 	if !interrupted {
 		var ask1 askResult
 		callCtx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
-		err = c.execute(callCtx, lsp.CmdAsk, map[string]any{"prompt": prompt}, &ask1)
+		err = c.execute(callCtx, hermesproto.CmdAsk, map[string]any{"prompt": prompt}, &ask1)
 		cancel()
 		if err != nil {
 			return d.fail("%v (server log: %s)", err, logFile)
@@ -374,7 +373,7 @@ func (d *demo) interrupt(c *client) {
 	var res struct {
 		Cancelled int `json:"cancelled"`
 	}
-	if err := c.execute(ctx, lsp.CmdCancel, map[string]any{}, &res); err != nil {
+	if err := c.execute(ctx, hermesproto.CmdCancel, map[string]any{}, &res); err != nil {
 		t.Printf("! %v", err)
 	}
 	select {

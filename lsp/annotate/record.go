@@ -7,7 +7,6 @@ package annotate
 // from its events, rendered as a hover (markdown) and as an inlay hint (one short line).
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -61,7 +61,7 @@ type Record struct {
 	toolCount  int
 	files      []string
 	approvals  []string
-	usage      agenthost.Usage
+	usage      hermesproto.Usage
 	transcript string
 	sawDiff    bool // codex reported a diff of the turn: files changed, patches or commands
 }
@@ -72,11 +72,11 @@ func NewRecord(folder, prompt, threadID, turnID string) *Record {
 }
 
 // Apply takes a turn event into the record. It reports whether the inlay hint's label changed.
-func (r *Record) Apply(ev agenthost.Event) bool {
+func (r *Record) Apply(ev hermesproto.Event) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev.Kind {
-	case agenthost.EventAnswerDelta:
+	case hermesproto.EventKindAnswerDelta:
 		if r.answer.Len()+len(ev.Text) <= recordAnswerMax {
 			r.answer.WriteString(ev.Text)
 		} else {
@@ -85,18 +85,18 @@ func (r *Record) Apply(ev agenthost.Event) bool {
 		if r.step == "answering" {
 			return false // the label is the same: an answer streams in many deltas
 		}
-	case agenthost.EventReasoningDelta:
+	case hermesproto.EventKindReasoningDelta:
 		if r.step == "thinking" {
 			return false
 		}
 	}
 	before := r.labelLocked()
 	switch ev.Kind {
-	case agenthost.EventAnswerDelta:
+	case hermesproto.EventKindAnswerDelta:
 		r.step = "answering"
-	case agenthost.EventReasoningDelta:
+	case hermesproto.EventKindReasoningDelta:
 		r.step = "thinking"
-	case agenthost.EventToolStarted:
+	case hermesproto.EventKindToolStarted:
 		r.step = ev.Tool.Preview
 		if r.step == "" {
 			r.step = ev.Tool.Name
@@ -105,25 +105,25 @@ func (r *Record) Apply(ev agenthost.Event) bool {
 		if len(r.tools) < recordToolsMax {
 			r.tools = append(r.tools, toolRow{name: ev.Tool.Name, preview: r.relative(ev.Tool.Preview)})
 		}
-	case agenthost.EventToolCompleted:
+	case hermesproto.EventKindToolCompleted:
 		r.toolDoneLocked(ev.Tool)
-	case agenthost.EventApprovalWaiting:
+	case hermesproto.EventKindApprovalWaiting:
 		if r.waiting == nil {
 			r.waiting = make(map[string]string)
 		}
 		r.waiting[ev.Approval.ID] = ev.Approval.Summary
-	case agenthost.EventApprovalResolved:
+	case hermesproto.EventKindApprovalResolved:
 		delete(r.waiting, ev.Approval.ID)
 		if len(r.approvals) < recordApprovalsMax {
 			r.approvals = append(r.approvals, approvalLine(*ev.Approval))
 		}
-	case agenthost.EventUsage:
+	case hermesproto.EventKindUsage:
 		r.usage = *ev.Usage
-	case agenthost.EventCompaction:
+	case hermesproto.EventKindCompaction:
 		r.step = "compacting the context"
-	case agenthost.EventDiff:
+	case hermesproto.EventKindDiff:
 		r.sawDiff = r.sawDiff || strings.TrimSpace(ev.Diff) != ""
-	case agenthost.EventTurnCompleted:
+	case hermesproto.EventKindTurnCompleted:
 		r.endLocked(ev.Result)
 	}
 	return r.labelLocked() != before
@@ -131,11 +131,11 @@ func (r *Record) Apply(ev agenthost.Event) bool {
 
 // toolDoneLocked marks the newest unfinished row of the tool as done and notes the files a patch
 // changed.
-func (r *Record) toolDoneLocked(t *agenthost.ToolEvent) {
+func (r *Record) toolDoneLocked(t *hermesproto.ToolEvent) {
 	r.step = t.Preview
 	for i := len(r.tools) - 1; i >= 0; i-- {
 		if row := &r.tools[i]; !row.done && row.name == t.Name {
-			row.done, row.isError, row.exitCode, row.took = true, t.IsError, t.ExitCode, t.Duration
+			row.done, row.isError, row.exitCode, row.took = true, t.IsError, t.ExitCode, time.Duration(t.DurationMs)*time.Millisecond
 			if t.Preview != "" {
 				row.preview = r.relative(t.Preview)
 			}
@@ -145,14 +145,7 @@ func (r *Record) toolDoneLocked(t *agenthost.ToolEvent) {
 	if t.Name != "apply_patch" || t.IsError {
 		return
 	}
-	var args struct {
-		Changes []struct {
-			Path string `json:"path"`
-			Kind string `json:"kind"`
-		} `json:"changes"`
-	}
-	_ = json.Unmarshal(t.Args, &args)
-	for _, c := range args.Changes {
+	for _, c := range t.Changes {
 		path := c.Path
 		if rel, inside := workspace.Rel(r.folder, path); inside {
 			path = rel
@@ -172,7 +165,7 @@ func (r *Record) relative(s string) string {
 }
 
 // endLocked records the turn's result.
-func (r *Record) endLocked(res *agenthost.Result) {
+func (r *Record) endLocked(res *hermesproto.Result) {
 	r.step = ""
 	r.waiting = nil
 	if res == nil {
@@ -353,10 +346,10 @@ func toolStatus(t toolRow) string {
 }
 
 // approvalLine is an answered approval in words: "✓ allowed once by you: `go test ./...`".
-func approvalLine(a agenthost.Approval) string {
-	what := map[agenthost.Decision]string{
-		agenthost.DecisionOnce: "✓ allowed once", agenthost.DecisionSession: "✓ allowed for the session",
-		agenthost.DecisionDeny: "✗ denied", agenthost.DecisionStop: "✗ denied, turn stopped",
+func approvalLine(a hermesproto.Approval) string {
+	what := map[hermesproto.Decision]string{
+		hermesproto.DecisionOnce: "✓ allowed once", hermesproto.DecisionSession: "✓ allowed for the session",
+		hermesproto.DecisionDeny: "✗ denied", hermesproto.DecisionStop: "✗ denied, turn stopped",
 	}[a.Decision]
 	if what == "" {
 		what = "… " + string(a.Decision)
