@@ -30,7 +30,7 @@ func newApprover(s *Server) *approver {
 // Approve asks the editor about a. It returns when the person answered, or ctx ended (timeout, or
 // the approval was answered another way, or withdrawn).
 func (ap *approver) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
-	if !ap.s.fallbackApprovals() {
+	if ap.s.editor.CanPrompt() {
 		d, err, unsupported := ap.ask(ctx, a)
 		if !unsupported {
 			return d, err
@@ -54,7 +54,7 @@ func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 			_ = agenthost.RemoveDiff(path)
 		}
 	}()
-	if s.fallbackApprovals() {
+	if !s.editor.CanPrompt() {
 		return "", nil, true // an earlier prompt found out while this one queued
 	}
 	for {
@@ -64,9 +64,7 @@ func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 		if a.Kind == hermesproto.ApprovalKindPatch && len(a.Changes) > 0 {
 			titles = append(titles, hermesproto.ApprovalActionShowDiff)
 		}
-		s.mu.Lock()
-		withID := s.caps.actionProps
-		s.mu.Unlock()
+		withID := s.editor.Caps().ActionProps
 		actions := make([]approvalAction, len(titles))
 		for i, t := range titles {
 			actions[i].Title = t
@@ -77,7 +75,7 @@ func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 		params := &approvalPromptParams{Type: protocol.MessageTypeWarning, Message: approvalMessage(a, s.unsaved(a)), Actions: actions}
 		var choice *approvalAction
 		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
-		if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
+		if err := s.editor.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err(), false
 			}
@@ -87,9 +85,7 @@ func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 			var rpcErr *jsonrpc2.Error
 			if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
 				s.log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
-				s.mu.Lock()
-				s.approvalFallback = true
-				s.mu.Unlock()
+				s.editor.CannotPrompt()
 				return "", nil, true
 			}
 			return "", fmt.Errorf("approval prompt: %w", err), false
@@ -114,21 +110,13 @@ func (ap *approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 	}
 }
 
-// fallbackApprovals reports whether approvals go to messages and code actions: the client does not
-// advertise window.showMessage (showMessageRequest), or answered it "method not found".
-func (s *Server) fallbackApprovals() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.approvalFallback || !s.caps.showMessage
-}
-
 // waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
 // (which resolve the approval in the host, ending ctx) until the approval times out.
 func (ap *approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
 		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
 		approvalMessage(a, ap.s.unsaved(a)), filepath.Base(a.Folder), a.ID)
-	ap.s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+	ap.s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
 	<-ctx.Done()
 	return "", ctx.Err()
 }
@@ -193,11 +181,11 @@ func (ap *approver) showDiff(ctx context.Context, a hermesproto.Approval) string
 	path, err := agenthost.WriteDiff(s.stateDir(), []byte(a.Diff()))
 	if err != nil {
 		s.log.Warn("could not write the diff", "err", err)
-		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
+		s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
 		return ""
 	}
-	if !s.showDocument(ctx, path, true) {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the patch of approval "+a.ID+" is in "+path)
+	if !s.editor.ShowDocument(ctx, path, true) {
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: the patch of approval "+a.ID+" is in "+path)
 	}
 	return path
 }

@@ -25,7 +25,7 @@ func autoApproveStatus(a agenthost.AutoApprove) hermesproto.AutoApproveStatus {
 }
 
 // autoApproveWhy says in words where auto-approval comes from.
-func autoApproveWhy(a agenthost.AutoApprove, st settings.Settings) string {
+func autoApproveWhy(a agenthost.AutoApprove, st *settings.Settings) string {
 	switch a.Source {
 	case agenthost.SourceFlag:
 		return "hermes-lsp was started with --yolo"
@@ -60,7 +60,7 @@ func (s *Server) autoApproveOf(folder string) agenthost.AutoApprove {
 // warnAutoApprove shows a Warning for each folder where auto-approval has become effective (or
 // changed its source) since the last warning.
 func (s *Server) warnAutoApprove(ctx context.Context) {
-	st := s.currentSettings()
+	st := s.settings.Load()
 	for _, f := range s.folders.List() {
 		auto := s.autoApproveOf(f.Path)
 		s.mu.Lock()
@@ -75,7 +75,7 @@ func (s *Server) warnAutoApprove(ctx context.Context) {
 			continue
 		}
 		s.log.Warn("auto-approval is in effect", "folder", f.Path, "source", auto.Source)
-		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes is auto-approving in "+f.Name+
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes is auto-approving in "+f.Name+
 			": every command and patch codex asks for runs without asking you ("+autoApproveWhy(auto, st)+").")
 	}
 }
@@ -86,11 +86,11 @@ func (s *Server) toggleYolo(ctx context.Context, folder workspace.Folder, sess *
 	auto := sess.AutoApprove()
 	switch {
 	case auto.Effective && auto.Source != agenthost.SourceSession:
-		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approve in "+folder.Name+" stays on: "+
-			autoApproveWhy(auto, s.currentSettings())+". Turn it off there.")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approve in "+folder.Name+" stays on: "+
+			autoApproveWhy(auto, s.settings.Load())+". Turn it off there.")
 	case auto.Effective:
 		sess.SetYolo(false)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes auto-approve in "+folder.Name+" is off: approvals are asked again.")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes auto-approve in "+folder.Name+" is off: approvals are asked again.")
 	default:
 		sess.SetYolo(true)
 	}
@@ -98,7 +98,7 @@ func (s *Server) toggleYolo(ctx context.Context, folder workspace.Folder, sess *
 	now := sess.AutoApprove()
 	res := hermesproto.ToggleYoloResult{Folder: folder.Path, Yolo: now.Effective, AutoApprove: autoApproveStatus(now)}
 	if now == auto {
-		res.Reason = autoApproveWhy(auto, s.currentSettings())
+		res.Reason = autoApproveWhy(auto, s.settings.Load())
 	}
 	return res
 }

@@ -62,20 +62,11 @@ func (s *Server) agentEdits(ctx context.Context, folder string, ev hermesproto.E
 			return ""
 		}
 		if ev.Kind == hermesproto.EventKindApprovalResolved && ev.Approval.DecidedBy == "policy" {
-			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+unsavedSentence(files)+".")
+			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+unsavedSentence(files)+".")
 		}
 		return unsavedSentence(files)
 	}
 	return ""
-}
-
-// reloadsBuffers reports whether the editor reloads a clean buffer whose file changed on disk by
-// itself: VS Code does, and so does Neovim with the hermes plugin (it says so in its experimental
-// capabilities); the others get the new text as an edit.
-func (s *Server) reloadsBuffers() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.caps.reloadsBuffers
 }
 
 // syncBuffers brings the open buffers of folder in line with the disk after the agent changed
@@ -84,10 +75,8 @@ func (s *Server) reloadsBuffers() bool {
 // resolves inside folder (links followed) are read or sent anything: a buffer opened through a
 // link that leads outside is not the agent's to change.
 func (s *Server) syncBuffers(ctx context.Context, folder string) {
-	s.mu.Lock()
-	canEdit := s.caps.applyEdit
-	s.mu.Unlock()
-	reloads := s.reloadsBuffers()
+	canEdit := s.editor.Caps().ApplyEdit
+	reloads := s.editor.Caps().ReloadsBuffers // VS Code, and Neovim with the hermes plugin, reload a clean buffer themselves
 	for _, f := range s.docs.OpenFiles(folder) {
 		b, err := workspace.ReadFile(ctx, folder, f.Path, maxReloadBytes)
 		if err != nil {
@@ -104,7 +93,7 @@ func (s *Server) syncBuffers(ctx context.Context, folder string) {
 		switch {
 		case f.Text != f.Saved:
 			s.docs.Reloaded(f.Path, disk) // the buffer stays as the user left it, now unsaved against the disk
-			s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 				"Hermes changed %s on disk, but it has unsaved changes in your editor: your changes are kept. "+
 					"Saving overwrites the agent's change; reload the file to take it instead.", rel))
 		case reloads:
@@ -129,7 +118,7 @@ func (s *Server) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel 
 		}},
 	}
 	var res protocol.ApplyWorkspaceEditResponse
-	if err := s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
+	if err := s.editor.Call(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
 		s.log.Info("the editor did not take the agent's change of a buffer", "path", rel, "err", err, "reason", res.FailureReason)
 		return false
 	}

@@ -81,7 +81,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		s.diagnostics[uri] = p.Context.Diagnostics
 		s.mu.Unlock()
 	}
-	prefix := s.currentSettings().CommandPrefix
+	prefix := s.settings.Load().CommandPrefix
 	command := func(title, name string, arg any) *protocol.Command {
 		return &protocol.Command{Title: title, Command: prefix + name, Arguments: []any{arg}}
 	}

@@ -58,7 +58,7 @@ func args(p *commandParams, v any) error {
 }
 
 func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, error) {
-	prefix := s.currentSettings().CommandPrefix
+	prefix := s.settings.Load().CommandPrefix
 	name, ok := trimPrefix(p.Command, prefix)
 	if !ok {
 		return nil, errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
@@ -97,7 +97,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			if err := sess.NewThread(); err != nil {
 				return nil, invalid(err)
 			}
-			s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: the next prompt in "+folder.Name+" starts a new thread.")
+			s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: the next prompt in "+folder.Name+" starts a new thread.")
 			return hermesproto.NewThreadResult{Folder: folder.Path}, nil
 		case hermesproto.CmdCompact:
 			turn, err := sess.Compact(ctx)
@@ -252,7 +252,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
+		s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
 	}
 	res := hermesproto.AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
@@ -420,8 +420,8 @@ func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, se
 	if _, err := os.Stat(md); err != nil {
 		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
 	}
-	if !s.showDocument(ctx, md, true) {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes transcript: "+md)
+	if !s.editor.ShowDocument(ctx, md, true) {
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes transcript: "+md)
 	}
 	return hermesproto.ShowTranscriptResult{Path: md, URI: workspace.URIFromPath(md)}, nil
 }
@@ -432,7 +432,7 @@ func (s *Server) stateDir() string {
 	if h, err := s.hostOrErr(); err == nil {
 		return h.StateDir()
 	}
-	if d := s.currentSettings().StateDir; d != "" {
+	if d := s.settings.Load().StateDir; d != "" {
 		return d
 	}
 	return agenthost.DefaultStateDir()

@@ -13,16 +13,6 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// showDocumentParams are window/showDocument's params. protocol.ShowDocumentParams drops takeFocus
-// when false (omitempty), and editors that default a missing takeFocus to true would steal the
-// focus: this sends it always. (protocol v0.12.0 also has no ShowDocument in its Client interface:
-// the server calls the method by name.)
-type showDocumentParams struct {
-	URI       protocol.URI `json:"uri"`
-	External  bool         `json:"external,omitempty"`
-	TakeFocus bool         `json:"takeFocus"`
-}
-
 // approvalPromptParams are an approval's window/showMessageRequest params: protocol's
 // MessageActionItem has no room for the approvalId its items carry for editors that keep an item's
 // own properties (additionalPropertiesSupport).

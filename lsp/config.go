@@ -17,7 +17,7 @@ import (
 // pullConfiguration asks the editor for the `hermes` section and applies it.
 func (s *Server) pullConfiguration(ctx context.Context) {
 	var res []json.RawMessage
-	err := s.callClient(ctx, protocol.MethodWorkspaceConfiguration, &protocol.ConfigurationParams{
+	err := s.editor.Call(ctx, protocol.MethodWorkspaceConfiguration, &protocol.ConfigurationParams{
 		Items: []protocol.ConfigurationItem{{Section: "hermes"}},
 	}, &res)
 	if err != nil {
@@ -37,9 +37,7 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 	}
 	_ = json.Unmarshal(params, &p)
 	s.goAsync("configuration", func(ctx context.Context) {
-		s.mu.Lock()
-		canPull := s.caps.configuration
-		s.mu.Unlock()
+		canPull := s.editor.Caps().Configuration
 		raw := bytes.TrimSpace(p.Settings)
 		if settings.IsEmpty(raw) && canPull {
 			s.pullConfiguration(ctx)
@@ -56,15 +54,13 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
-	s.mu.Lock()
-	current := s.settings
-	s.mu.Unlock()
+	current := *s.settings.Load()
 	st, warnings, err := settings.ParseWithMinTurn(raw, current, s.minTurnTimeoutSeconds())
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+		s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
 		return
 	}
 	st = s.gateTrusted(ctx, current, st)
@@ -72,8 +68,8 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
 		st.CommandPrefix = current.CommandPrefix
 	}
+	s.settings.Store(&st)
 	s.mu.Lock()
-	s.settings = st
 	h := s.host
 	s.mu.Unlock()
 	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
@@ -84,12 +80,12 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	}
 	if h != nil {
 		if err := h.Reconfigure(s.hostConfig(st)); err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
+			s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
 			return
 		}
 	}
 	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
-	s.logMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
+	s.editor.LogMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
 	s.warnAutoApprove(ctx)
 }
 
@@ -100,12 +96,6 @@ func (s *Server) minTurnTimeoutSeconds() float64 {
 		return s.opts.MinTurnTimeout.Seconds()
 	}
 	return settings.MinTurnTimeoutSeconds
-}
-
-func (s *Server) currentSettings() settings.Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings
 }
 
 func trimPrefix(command, prefix string) (string, bool) {

@@ -82,7 +82,7 @@ func (s *Server) publishDiagnostics(ctx context.Context, docURI, feature string,
 	if !changed {
 		return
 	}
-	s.notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{
+	s.editor.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{
 		URI: uri.URI(docURI), Diagnostics: merged,
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -52,56 +53,30 @@ func decodeInitialize(raw []byte, p *initializeParams) error {
 	return nil
 }
 
-// clientCaps is what the server uses of the client's capabilities.
-type clientCaps struct {
-	name             string
-	workDoneProgress bool
-	showMessage      bool // window.showMessage: showMessageRequest with action items
-	// actionProps: the editor keeps an action item's own properties (window.showMessage.
-	// messageActionItem.additionalPropertiesSupport): approval prompts carry their approvalId.
-	actionProps      bool
-	showDocument     bool
-	applyEdit        bool
-	workspaceFolders bool
-	configuration    bool
-	// reloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
-	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
-	reloadsBuffers bool
-	// savesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
-	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
-	savesUndoEdits bool
-	// threadPicker: the editor picks past threads itself (VS Code's extension; Neovim's plugin says
-	// so in experimental.hermes.threadPicker): no code action per thread.
-	threadPicker bool
-	// inlayHintRefresh: the editor takes workspace/inlayHint/refresh.
-	inlayHintRefresh bool
-	// resourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
-	resourceOps []string
-}
-
-func readCaps(p *initializeParams) clientCaps {
-	c := clientCaps{}
+// readCaps reads what the editor can do from its initialize params.
+func readCaps(p *initializeParams) editor.Caps {
+	c := editor.Caps{}
 	if p.ClientInfo != nil {
-		c.name = p.ClientInfo.Name
+		c.Name = p.ClientInfo.Name
 	}
 	if w := p.Capabilities.Window; w != nil {
-		c.workDoneProgress = w.WorkDoneProgress
-		c.showMessage = w.ShowMessage != nil
-		c.actionProps = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil && w.ShowMessage.MessageActionItem.AdditionalPropertiesSupport
-		c.showDocument = w.ShowDocument != nil && w.ShowDocument.Support
+		c.WorkDoneProgress = w.WorkDoneProgress
+		c.ShowMessage = w.ShowMessage != nil
+		c.ActionProps = w.ShowMessage != nil && w.ShowMessage.MessageActionItem != nil && w.ShowMessage.MessageActionItem.AdditionalPropertiesSupport
+		c.ShowDocument = w.ShowDocument != nil && w.ShowDocument.Support
 	}
 	if ws := p.Capabilities.Workspace; ws != nil {
-		c.applyEdit = ws.ApplyEdit
-		c.workspaceFolders = ws.WorkspaceFolders
-		c.configuration = ws.Configuration
+		c.ApplyEdit = ws.ApplyEdit
+		c.WorkspaceFolders = ws.WorkspaceFolders
+		c.Configuration = ws.Configuration
 		if ws.WorkspaceEdit != nil {
-			c.resourceOps = ws.WorkspaceEdit.ResourceOperations
+			c.ResourceOps = ws.WorkspaceEdit.ResourceOperations
 		}
 	}
-	c.reloadsBuffers = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
-	c.savesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
-	c.inlayHintRefresh = p.inlayHintRefresh
-	c.threadPicker = isVSCode(c.name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
+	c.ReloadsBuffers = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
+	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
+	c.InlayHintRefresh = p.inlayHintRefresh
+	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	return c
 }
 
@@ -141,7 +116,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	if !st.OpenTranscriptSet() {
 		// Helix opens a shown document in the current view whatever takeFocus says: the transcript
 		// would replace the user's file after every turn.
-		st.OpenTranscript = caps.showDocument && !strings.EqualFold(caps.name, "helix")
+		st.OpenTranscript = caps.ShowDocument && !strings.EqualFold(caps.Name, "helix")
 	}
 
 	host, err := agenthost.New(s.hostConfig(st))
@@ -150,8 +125,8 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	}
 
 	s.mu.Lock()
-	s.caps = caps
-	s.settings = st
+	s.editor.SetCaps(caps)
+	s.settings.Store(&st)
 	s.host = host
 	for _, f := range folders {
 		if err := s.folders.Add(f); err != nil {
@@ -160,8 +135,8 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	}
 	s.state = stateInitialized
 	s.mu.Unlock()
-	s.log.Info("initialized", "client", caps.name, "folders", len(folders), "progress", caps.workDoneProgress,
-		"showMessageRequest", caps.showMessage, "showDocument", caps.showDocument)
+	s.log.Info("initialized", "client", caps.Name, "folders", len(folders), "progress", caps.WorkDoneProgress,
+		"showMessageRequest", caps.ShowMessage, "showDocument", caps.ShowDocument)
 
 	commands := make([]string, 0, len(commandNames))
 	for _, c := range commandNames {
@@ -176,9 +151,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 
 // initialized fetches the configuration the editor keeps (when it can tell) and prewarms codex.
 func (s *Server) initialized() {
-	s.mu.Lock()
-	refresh := s.caps.inlayHintRefresh
-	s.mu.Unlock()
+	refresh := s.editor.Caps().InlayHintRefresh
 	if refresh {
 		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
 	}
@@ -191,22 +164,21 @@ func (s *Server) initialized() {
 		s.goAsync("review findings", func(ctx context.Context) { s.loadFindings(ctx, h) })
 	}
 	s.goAsync("initialized", func(ctx context.Context) {
-		s.mu.Lock()
-		canAsk := s.caps.configuration
-		s.mu.Unlock()
+		canAsk := s.editor.Caps().Configuration
 		if canAsk {
 			s.pullConfiguration(ctx)
 		}
 		for _, w := range s.opts.Warnings {
-			s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes: "+w)
+			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: "+w)
 		}
 		s.warnAutoApprove(ctx)
+		prewarm := s.settings.Load().Prewarm
 		s.mu.Lock()
-		prewarm, host := s.settings.Prewarm, s.host
+		host := s.host
 		s.mu.Unlock()
 		if prewarm && host != nil {
 			if err := host.Prewarm(ctx); err != nil {
-				s.showMessage(ctx, protocol.MessageTypeError, "Hermes could not start codex: "+err.Error())
+				s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not start codex: "+err.Error())
 				return
 			}
 			// Each folder's thread too, so that the first prompt is one turn/start.

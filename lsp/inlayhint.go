@@ -40,7 +40,7 @@ type inlayHint struct {
 // inlayHints answers textDocument/inlayHint: a hint after each origin line in the range.
 func (s *Server) inlayHints(p *inlayHintParams) ([]inlayHint, error) {
 	hints := []inlayHint{}
-	if !s.currentSettings().InlineStatus {
+	if !s.settings.Load().InlineStatus {
 		return hints, nil
 	}
 	uri := string(p.TextDocument.URI)
@@ -94,7 +94,7 @@ func (s *Server) inlayRefreshLoop(ctx context.Context) {
 		default:
 		}
 		last = time.Now()
-		if err := s.callClient(ctx, MethodInlayHintRefresh, nil, nil); err != nil {
+		if err := s.editor.Call(ctx, MethodInlayHintRefresh, nil, nil); err != nil {
 			s.log.Debug("inlay hint refresh", "err", err)
 		}
 	}

@@ -118,7 +118,7 @@ func (s *Server) publishInstructionHints(ctx context.Context, uris []string, all
 // turn was asked from (a transcript's by its format: see instructionsIn). A document that is not
 // open, outside the workspace folders and not a transcript of one, or too large has none.
 func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
-	if !s.currentSettings().InstructionHints {
+	if !s.settings.Load().InstructionHints {
 		return nil
 	}
 	transcript, ok := s.instructionDocument(uri)

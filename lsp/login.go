@@ -47,7 +47,7 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 		return hermesproto.LoginResult{}, fmt.Errorf("could not start the codex sign-in: %w (`hermes-lsp doctor` checks the codex binary and its login)", err)
 	}
 	if l.Already != nil {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is already signed in as "+accountName(l.Already)+".")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is already signed in as "+accountName(l.Already)+".")
 		acc := wireAccount(l.Already)
 		return hermesproto.LoginResult{AlreadySignedIn: &acc}, nil
 	}
@@ -68,17 +68,17 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 			msg += " The code to enter there: " + res.UserCode + "."
 		}
 		s.log.Warn("hermes.login: sign-in link not opened", "why", why)
-		s.showMessage(ctx, protocol.MessageTypeWarning, msg)
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
 		res.URL = ""
 		s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
 		return res, nil
 	}
-	res.Opened = s.openExternal(ctx, res.URL)
+	res.Opened = s.editor.OpenExternal(ctx, res.URL)
 	switch {
 	case res.UserCode != "":
-		s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: to sign in to codex, open %s and enter the code %s.", res.URL, res.UserCode))
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: to sign in to codex, open %s and enter the code %s.", res.URL, res.UserCode))
 	case !res.Opened:
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: to sign in to codex, open "+res.URL+" in a browser on this machine.")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: to sign in to codex, open "+res.URL+" in a browser on this machine.")
 	}
 	s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
 	return res, nil
@@ -92,7 +92,7 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 	case out := <-l.Done():
 		if out.Err != nil {
 			// codex's words: one line, no terminal escapes.
-			s.showMessage(ctx, protocol.MessageTypeError, "Hermes: "+safetext.LineCut(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
+			s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes: "+safetext.LineCut(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
 			return
 		}
 		name := "your account"
@@ -101,9 +101,9 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 		if st, err := h.Account(actx); err == nil && st != nil && st.Account != nil {
 			name = accountName(st.Account)
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is signed in as "+name+".")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is signed in as "+name+".")
 	case <-timer.C:
-		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
 	case <-ctx.Done():
 	}
 }
@@ -137,23 +137,6 @@ func loginURLProblem(raw string) string {
 		}
 	}
 	return "it is not an https address"
-}
-
-// openExternal asks the editor to open url in the user's browser (window/showDocument with
-// external); it reports whether the editor did.
-func (s *Server) openExternal(ctx context.Context, url string) bool {
-	s.mu.Lock()
-	supported := s.caps.showDocument
-	s.mu.Unlock()
-	if !supported {
-		return false
-	}
-	var res protocol.ShowDocumentResult
-	if err := s.callClient(ctx, protocol.MethodShowDocument, &showDocumentParams{URI: protocol.URI(url), External: true}, &res); err != nil {
-		s.log.Info("showDocument (external) failed", "err", err)
-		return false
-	}
-	return res.Success
 }
 
 // account is hermes.status's account: asked of the running codex, unknown (nil, nil) when codex

@@ -89,7 +89,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 		if p.auto() {
 			msg += " (" + autoApproving + ": commands and patches run without asking)"
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 
 	var (
@@ -111,14 +111,14 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 				s.refreshInlayHints()
 			}
 			conflict := s.agentEdits(ctx, tv.folder.Path, ev)
-			if s.turnEventsOn() {
+			if s.settings.Load().TurnEvents {
 				wev := ev
 				if ev.Approval != nil && conflict != "" {
 					a := *ev.Approval // the host's: the warning is the editor's, on a copy
 					a.Warning = conflict
 					wev.Approval = &a
 				}
-				s.notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wev})
+				s.editor.Notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: tv.folder.Path, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: wev})
 			}
 			if ev.Kind == hermesproto.EventKindTurnCompleted {
 				result = ev.Result
@@ -126,7 +126,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 			}
 			if tv.token == nil {
 				if line := logLine(ev); line != "" {
-					s.logMessage(ctx, protocol.MessageTypeLog, "Hermes: "+line)
+					s.editor.LogMessage(ctx, protocol.MessageTypeLog, "Hermes: "+line)
 				}
 			}
 			msg, changed := state.apply(ev)
@@ -180,13 +180,6 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 	}
 	s.announce(ctx, tv, result)
 	s.afterTurn(ctx, tv, result)
-}
-
-// turnEventsOn reports the turnEvents setting without copying the settings (it is read per event).
-func (s *Server) turnEventsOn() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings.TurnEvents
 }
 
 // idleRelease is how long the server waits, with no turn running, before it gives the memory of
@@ -246,9 +239,9 @@ func (s *Server) announce(ctx context.Context, tv *turnView, res *hermesproto.Re
 	if res.TranscriptPath != "" {
 		msg += "\nTranscript: " + res.TranscriptPath
 	}
-	s.showMessage(ctx, typ, msg)
-	if s.currentSettings().OpenTranscript && res.TranscriptPath != "" {
-		s.showDocument(ctx, res.TranscriptPath, false)
+	s.editor.ShowMessage(ctx, typ, msg)
+	if s.settings.Load().OpenTranscript && res.TranscriptPath != "" {
+		s.editor.ShowDocument(ctx, res.TranscriptPath, false)
 	}
 }
 
@@ -267,7 +260,7 @@ func (p *progress) send(ctx context.Context, value any) {
 	if p.token == nil {
 		return
 	}
-	p.s.notify(ctx, protocol.MethodProgress, &protocol.ProgressParams{Token: *p.token, Value: value})
+	p.s.editor.Notify(ctx, protocol.MethodProgress, &protocol.ProgressParams{Token: *p.token, Value: value})
 }
 
 func (p *progress) begin(ctx context.Context, title string) {

@@ -19,14 +19,12 @@ func (s *Server) turnRunning(folder string) bool {
 // createToken asks the editor for a progress token named name, and returns it, or nil when the
 // editor has no progress or refused it (the turn is then reported with messages).
 func (s *Server) createToken(ctx context.Context, name string) *protocol.ProgressToken {
-	s.mu.Lock()
-	canProgress := s.caps.workDoneProgress
-	s.mu.Unlock()
+	canProgress := s.editor.Caps().WorkDoneProgress
 	if !canProgress {
 		return nil
 	}
 	token := protocol.NewProgressToken(name)
-	if err := s.callClient(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *token}, nil); err != nil {
+	if err := s.editor.Call(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *token}, nil); err != nil {
 		s.log.Info("the editor refused a progress token; using messages", "err", err)
 		return nil
 	}

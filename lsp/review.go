@@ -34,7 +34,7 @@ type reviewRun struct {
 // reviewSeq numbers the reviews of the process.
 var reviewSeq atomic.Int64
 
-func (s *Server) reviewEnabled() bool { return s.currentSettings().Review.Enabled }
+func (s *Server) reviewEnabled() bool { return s.settings.Load().Review.Enabled }
 
 // reviewTarget checks a target and returns it as codex takes it, with a label for people.
 func reviewTarget(t *hermesproto.ReviewTarget) (json.RawMessage, string, error) {
@@ -113,12 +113,12 @@ func (s *Server) finishReview(ctx context.Context, tv *turnView, res *hermesprot
 		if run.auto && res != nil && res.Status == agenthost.StatusInterrupted {
 			return // cancelled by the next prompt: nothing to say
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Hermes review of %s in %s did not finish (%s): the findings of the last review stay.", run.label, tv.folder.Name, why))
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("Hermes review of %s in %s did not finish (%s): the findings of the last review stay.", run.label, tv.folder.Name, why))
 		return
 	}
 	rv, ok := codex.ParseReview(res.FinalText)
 	if !ok {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "Hermes review: codex's answer is not a review; read it in the transcript: "+res.TranscriptPath)
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes review: codex's answer is not a review; read it in the transcript: "+res.TranscriptPath)
 		return
 	}
 	list := make([]*review.Finding, len(rv.Findings))
@@ -142,7 +142,7 @@ func (s *Server) finishReview(ctx context.Context, tv *turnView, res *hermesprot
 	if res.TranscriptPath != "" {
 		msg += "\nTranscript: " + res.TranscriptPath
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 }
 
 func priorityName(p int) string {
@@ -173,7 +173,7 @@ func findingCounts(n int, counts map[string]int) string {
 // afterTurn starts the automatic review when the turn asks for it: completed, files changed, and
 // at least review.afterTurn.minToolCalls tool calls.
 func (s *Server) afterTurn(ctx context.Context, tv *turnView, res *hermesproto.Result) {
-	st := s.currentSettings().Review
+	st := s.settings.Load().Review
 	n := st.AfterTurn.MinToolCalls
 	if !st.Enabled || n <= 0 || res == nil {
 		return

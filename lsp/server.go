@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -78,17 +79,17 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	conn     jsonrpc2.Conn
-	notifier framing.Notifier // conn's stream, which writes notifications in one pass
-	ctx      context.Context  // cancelled when the connection ends
-	wg       conc.WaitGroup   // request handlers and every other goroutine of the connection
+	conn   jsonrpc2.Conn
+	editor *editor.Client  // the server's requests and notifications to the editor, and its caps
+	ctx    context.Context // cancelled when the connection ends
+	wg     conc.WaitGroup  // request handlers and every other goroutine of the connection
 
 	tokenSeq atomic.Int64 // names the progress tokens asked for before a turn has an id
+	// settings are the ones in force: a value never changed, replaced whole when settings change.
+	settings atomic.Pointer[settings.Settings]
 
 	mu          sync.Mutex
 	state       serverState
-	caps        clientCaps
-	settings    settings.Settings
 	host        *agenthost.Host
 	folders     *workspace.Set
 	docs        *textdoc.Documents
@@ -105,8 +106,7 @@ type Server struct {
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
 
-	approvals        *approver
-	approvalFallback bool // the editor cannot show approval prompts: use messages and code actions
+	approvals *approver
 
 	configMu     sync.Mutex        // held while settings from the workspace are applied, one change at a time
 	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
@@ -141,7 +141,6 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:        opts,
 		log:         log,
-		settings:    settings.Default(),
 		folders:     &workspace.Set{},
 		docs:        textdoc.NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),
@@ -157,6 +156,8 @@ func NewServer(opts Options) *Server {
 		trustAnswers: make(map[string]bool),
 		warnedAuto:   make(map[string]string),
 	}
+	defaults := settings.Default()
+	s.settings.Store(&defaults)
 	s.approvals = newApprover(s)
 	s.findings = review.New(review.Config{
 		Docs: s.docs,
@@ -185,7 +186,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	}
 	stream := framing.NewStream(rwc, fopts)
 	s.conn = jsonrpc2.NewConn(stream)
-	s.notifier, _ = stream.(framing.Notifier)
+	notifier, _ := stream.(framing.Notifier)
+	s.editor = editor.New(s.conn, notifier, s.log, s.opts.ClientTimeout)
 	s.admitter, _ = stream.(framing.Admitter)
 	s.conn.Go(ctx, s.handle)
 	s.watchHandshake(ctx)

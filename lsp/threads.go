@@ -50,7 +50,7 @@ func (s *Server) resumeThread(ctx context.Context, a hermesproto.ResumeThreadArg
 	if err := sess.ResumeThread(ctx, a.ThreadID); err != nil {
 		return hermesproto.ResumeThreadResult{}, errorf(jsonrpc2.InvalidParams, "resume thread: %v", err)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues thread %s.", folder.Name, a.ThreadID))
+	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues thread %s.", folder.Name, a.ThreadID))
 	return hermesproto.ResumeThreadResult{Folder: folder.Path, ThreadID: a.ThreadID}, nil
 }
 
@@ -70,7 +70,7 @@ func (s *Server) models(ctx context.Context, a hermesproto.FolderArgs) ([]hermes
 	}
 	current := sess.Status().Model
 	if current == "" {
-		current = s.currentSettings().Codex.Model
+		current = s.settings.Load().Codex.Model
 	}
 	out := make([]hermesproto.ModelInfo, 0, len(list))
 	for _, m := range list {
@@ -107,7 +107,7 @@ func (s *Server) setModel(ctx context.Context, a hermesproto.SetModelArgs) (herm
 	if a.Effort != "" {
 		what += ", " + a.Effort + " effort"
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: %s's next turns use %s.", folder.Name, what))
+	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: %s's next turns use %s.", folder.Name, what))
 	return hermesproto.SetModelResult{Folder: folder.Path, Model: a.Model, Effort: a.Effort}, nil
 }
 
@@ -138,7 +138,7 @@ func (s *Server) checkModelEffort(ctx context.Context, sess *agenthost.Session, 
 		model = sess.Status().Model
 	}
 	if model == "" {
-		model = s.currentSettings().Codex.Model
+		model = s.settings.Load().Codex.Model
 	}
 	for _, m := range list {
 		if m.ID == model || (model == "" && m.IsDefault) {
@@ -215,13 +215,12 @@ type cachedThreads struct {
 // for editors with no thread picker. They need codex running (a code action never starts it) and
 // reuse the list for threadCacheAge.
 func (s *Server) resumeActions(ctx context.Context, folder string, uri string, sess *agenthost.Session, h *agenthost.Host) []protocol.CodeAction {
-	s.mu.Lock()
-	picker := s.caps.threadPicker
-	cached, ok := s.threadCache[folder]
-	s.mu.Unlock()
-	if picker {
+	if s.editor.Caps().ThreadPicker {
 		return nil
 	}
+	s.mu.Lock()
+	cached, ok := s.threadCache[folder]
+	s.mu.Unlock()
 	if !ok || time.Since(cached.at) > threadCacheAge {
 		if !h.Running() {
 			return nil
@@ -238,7 +237,7 @@ func (s *Server) resumeActions(ctx context.Context, folder string, uri string, s
 		s.threadCache[folder] = cached
 		s.mu.Unlock()
 	}
-	prefix := s.currentSettings().CommandPrefix
+	prefix := s.settings.Load().CommandPrefix
 	var out []protocol.CodeAction
 	for _, t := range cached.list {
 		if t.Current || len(out) == resumeActionsMax {

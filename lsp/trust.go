@@ -31,7 +31,7 @@ func (s *Server) gateTrusted(ctx context.Context, cur, next settings.Settings) s
 			s.trustAnswers[memo] = allowed
 			s.mu.Unlock()
 			if !allowed {
-				s.showMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+				s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 					"Hermes kept hermes.%s as it was: the workspace's settings may not %s without your yes. "+
 						"To change it for good, set it where the editor starts hermes-lsp (initializationOptions) or on its command line.",
 					a.Key, a.What))
@@ -50,11 +50,8 @@ func (s *Server) gateTrusted(ctx context.Context, cur, next settings.Settings) s
 // askTrusted asks the user whether the workspace may do what; no answer, an error or an editor that
 // cannot ask all mean no.
 func (s *Server) askTrusted(ctx context.Context, what string) bool {
-	s.mu.Lock()
-	canAsk := s.caps.showMessage
-	timeout := s.settings.Approvals.TimeoutSeconds
-	s.mu.Unlock()
-	if !canAsk {
+	timeout := s.settings.Load().Approvals.TimeoutSeconds
+	if !s.editor.Caps().ShowMessage {
 		return false
 	}
 	params := &protocol.ShowMessageRequestParams{
@@ -65,7 +62,7 @@ func (s *Server) askTrusted(ctx context.Context, what string) bool {
 	ctx, cancel := context.WithTimeout(ctx, secondsOr(timeout, 300))
 	defer cancel()
 	var choice *protocol.MessageActionItem
-	if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
+	if err := s.editor.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
 		s.log.Info("could not ask about a trusted setting; keeping it", "err", err)
 		return false
 	}

@@ -25,7 +25,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		}
 		return res, errorf(code, "%v", err)
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, msg)
+	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 	return res, nil
 }
 
@@ -36,12 +36,12 @@ func (s *Server) undoEditor() undo.Editor {
 	return undo.Editor{
 		Docs: s.docs,
 		ApplyEdit: func(ctx context.Context, params any) (res protocol.ApplyWorkspaceEditResponse, err error) {
-			err = s.callClient(ctx, protocol.MethodWorkspaceApplyEdit, params, &res)
+			err = s.editor.Call(ctx, protocol.MethodWorkspaceApplyEdit, params, &res)
 			return res, err
 		},
 		SyncBuffers: s.syncBuffers,
-		CanEdit:     s.caps.applyEdit,
-		ResourceOps: s.caps.resourceOps,
-		SavesEdits:  s.caps.savesUndoEdits,
+		CanEdit:     s.editor.Caps().ApplyEdit,
+		ResourceOps: s.editor.Caps().ResourceOps,
+		SavesEdits:  s.editor.Caps().SavesUndoEdits,
 	}
 }

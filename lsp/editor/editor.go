@@ -1,0 +1,166 @@
+// Package editor is the server's side of its conversation with the editor: the requests and
+// notifications it sends, each request bounded (nothing the editor does or fails to do blocks a turn
+// forever), and what the editor said it can do at initialize.
+//
+// A Client is safe for concurrent use. Its capabilities are set once, when the server handles
+// initialize, and never change after that.
+package editor
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// Caps is what the editor said at initialize it can do, read once from its capabilities, its name
+// and its experimental.hermes flags.
+type Caps struct {
+	Name             string
+	WorkDoneProgress bool
+	// ShowMessage is window.showMessage: showMessageRequest with action items.
+	ShowMessage bool
+	// ActionProps: the editor keeps an action item's own properties (window.showMessage.
+	// messageActionItem.additionalPropertiesSupport): approval prompts carry their approvalId.
+	ActionProps      bool
+	ShowDocument     bool
+	ApplyEdit        bool
+	WorkspaceFolders bool
+	Configuration    bool
+	// ReloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
+	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
+	ReloadsBuffers bool
+	// SavesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
+	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
+	SavesUndoEdits bool
+	// ThreadPicker: the editor picks past threads itself (VS Code's extension; Neovim's plugin says
+	// so in experimental.hermes.threadPicker): no code action per thread.
+	ThreadPicker bool
+	// InlayHintRefresh: the editor takes workspace/inlayHint/refresh.
+	InlayHintRefresh bool
+	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
+	ResourceOps []string
+}
+
+// Notifier writes a notification in one encoding pass (lsp/framing's stream does).
+type Notifier interface {
+	Notify(ctx context.Context, method string, params any) error
+}
+
+// Client sends the server's requests and notifications to one editor.
+type Client struct {
+	conn     jsonrpc2.Conn
+	notifier Notifier // nil: conn's own Notify
+	log      *slog.Logger
+	timeout  time.Duration // bounds each request but the ones that wait for a person
+
+	caps      atomic.Pointer[Caps] // set once, at initialize
+	noPrompts atomic.Bool          // the editor answered showMessageRequest "method not found"
+}
+
+// New returns a client that writes to conn (notifications through notifier when it is not nil) and
+// waits at most timeout for the answer to each request.
+func New(conn jsonrpc2.Conn, notifier Notifier, log *slog.Logger, timeout time.Duration) *Client {
+	return &Client{conn: conn, notifier: notifier, log: log, timeout: timeout}
+}
+
+// SetCaps records what the editor can do; the server calls it once, at initialize.
+func (c *Client) SetCaps(caps Caps) { c.caps.Store(&caps) }
+
+// Caps is what the editor can do: the zero Caps before initialize.
+func (c *Client) Caps() Caps {
+	if p := c.caps.Load(); p != nil {
+		return *p
+	}
+	return Caps{}
+}
+
+// CanPrompt reports whether the editor shows window/showMessageRequest prompts: it advertises
+// window.showMessage and has not answered one "method not found".
+func (c *Client) CanPrompt() bool {
+	return c.Caps().ShowMessage && !c.noPrompts.Load()
+}
+
+// CannotPrompt records that the editor answered a prompt "method not found" (Helix 25.01): no
+// prompt is sent to it again.
+func (c *Client) CannotPrompt() { c.noPrompts.Store(true) }
+
+// Call sends a request and waits at most the client's timeout for its answer.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.Ask(ctx, method, params, result)
+}
+
+// Ask sends a request that waits for a person (a prompt) and so is bounded by ctx alone.
+func (c *Client) Ask(ctx context.Context, method string, params, result any) error {
+	if _, err := c.conn.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// Notify sends a notification; a failure is logged (the editor may be gone).
+func (c *Client) Notify(ctx context.Context, method string, params any) {
+	notify := c.conn.Notify
+	if c.notifier != nil {
+		notify = c.notifier.Notify // one encoding pass, not jsonrpc2's two
+	}
+	if err := notify(context.WithoutCancel(ctx), method, params); err != nil {
+		c.log.Debug("notification not sent", "method", method, "err", err)
+	}
+}
+
+// ShowMessage shows msg to the user.
+func (c *Client) ShowMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	c.Notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
+}
+
+// LogMessage writes msg to the editor's log of the server.
+func (c *Client) LogMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	c.Notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
+}
+
+// showDocumentParams are window/showDocument's params. protocol.ShowDocumentParams drops takeFocus
+// when false (omitempty), and editors that default a missing takeFocus to true would steal the
+// focus: this sends it always. (protocol v0.12.0 also has no ShowDocument in its Client interface:
+// the method is called by name.)
+type showDocumentParams struct {
+	URI       protocol.URI `json:"uri"`
+	External  bool         `json:"external,omitempty"`
+	TakeFocus bool         `json:"takeFocus"`
+}
+
+// ShowDocument asks the editor to open a file; it reports whether the editor did.
+func (c *Client) ShowDocument(ctx context.Context, path string, takeFocus bool) bool {
+	if !c.Caps().ShowDocument {
+		return false
+	}
+	params := &showDocumentParams{URI: protocol.URI(workspace.URIFromPath(path)), TakeFocus: takeFocus}
+	var res protocol.ShowDocumentResult
+	if err := c.Call(ctx, protocol.MethodShowDocument, params, &res); err != nil {
+		c.log.Info("showDocument failed", "path", path, "err", err)
+		return false
+	}
+	return res.Success
+}
+
+// OpenExternal asks the editor to open uri outside itself (a browser): window/showDocument with
+// external set. It reports whether the editor did.
+func (c *Client) OpenExternal(ctx context.Context, uri string) bool {
+	if !c.Caps().ShowDocument {
+		return false
+	}
+	var res protocol.ShowDocumentResult
+	if err := c.Call(ctx, protocol.MethodShowDocument, &showDocumentParams{URI: protocol.URI(uri), External: true}, &res); err != nil {
+		c.log.Info("showDocument (external) failed", "err", err)
+		return false
+	}
+	return res.Success
+}
