@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
+	"go.lsp.dev/protocol"
 )
 
 // agentWrites is a turn that writes text to path on disk, as codex applying a patch does, and ends.
@@ -142,6 +144,23 @@ func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
 		_, _ = ft.RequestPatchApproval([]codex.FileChange{change}, "rename", "")
 		ft.Complete(codex.TurnCompleted, nil)
 	})
+	// The prompt is answered once the progress says the turn waits for it, as a person would.
+	waiting := func(st *lsptest.State) bool {
+		for _, evs := range st.Progress {
+			for _, p := range evs {
+				if strings.Contains(p.Message, "waiting for approval") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	f.ed.OnShowMessageRequest(func(ctx context.Context, _ protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+		if err := f.ed.Await(ctx, waiting); err != nil {
+			return nil, err
+		}
+		return &protocol.MessageActionItem{Title: hermesproto.ApprovalActionDeny}, nil
+	})
 	f.ask(ctx, map[string]any{"prompt": "rename the package"})
 	f.awaitEnd(ctx)
 	reqs := f.ed.ShowMessageRequests()
@@ -159,6 +178,19 @@ func TestPatchApprovalWarnsOfUnsavedChanges(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no approvalWaiting turn event with the warning")
+	}
+	// So does the progress line that says the turn waits for the approval (the first report of the
+	// turn, sent at once).
+	tokens := f.ed.CreatedTokens()
+	if len(tokens) != 1 {
+		t.Fatalf("progress tokens: %v", tokens)
+	}
+	var reported bool
+	for _, p := range f.ed.Progress(tokens[0]) {
+		reported = reported || strings.Contains(p.Message, "waiting for approval") && strings.Contains(p.Message, "⚠ calc.go has unsaved changes in your editor")
+	}
+	if !reported {
+		t.Errorf("no progress report with the warning: %+v", f.ed.Progress(tokens[0]))
 	}
 }
 

@@ -1,0 +1,92 @@
+package lsp
+
+// This file holds the observers that follow hands a turn's events to. A feature that watches turns
+// is one more observer here, and one more line in follow's list.
+
+import (
+	"context"
+
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+)
+
+// A turnObserver watches one turn: Event for each of its events, in order, then End once, with the
+// turn's result (nil when it ended without one). Both are called on the turn's follower goroutine.
+// An observer may annotate the event for the observers after it (bufferObserver does).
+type turnObserver interface {
+	Event(ctx context.Context, ev *hermesproto.Event)
+	End(ctx context.Context, res *hermesproto.Result)
+}
+
+// bufferObserver keeps the editor's buffers in line with what the turn wrote on disk, and marks an
+// approval whose patch conflicts with unsaved edits (Approval.Warning, on a copy: the approval is
+// the host's).
+type bufferObserver struct {
+	s      *Server
+	folder string
+}
+
+func (o bufferObserver) Event(ctx context.Context, ev *hermesproto.Event) {
+	if warning := o.s.agentEdits(ctx, o.folder, *ev); warning != "" && ev.Approval != nil {
+		a := *ev.Approval
+		a.Warning = warning
+		ev.Approval = &a
+	}
+}
+
+func (o bufferObserver) End(ctx context.Context, _ *hermesproto.Result) {
+	o.s.syncBuffers(ctx, o.folder) // every file the turn changed, patches or commands
+}
+
+// recordObserver keeps the turn's record behind hover and inlay hints, and redraws the hints when
+// the record's line changes.
+type recordObserver struct {
+	s   *Server
+	rec *annotate.Record
+}
+
+func (o recordObserver) Event(_ context.Context, ev *hermesproto.Event) {
+	if o.rec.Apply(*ev) && o.s.origins.Has(o.rec) {
+		o.s.refreshInlayHints()
+	}
+}
+
+func (recordObserver) End(context.Context, *hermesproto.Result) {}
+
+// wireObserver streams the turn's events as hermes/turnEvent notifications while the turnEvents
+// setting is on.
+type wireObserver struct {
+	s      *Server
+	folder string
+}
+
+func (o wireObserver) Event(ctx context.Context, ev *hermesproto.Event) {
+	if !o.s.settings.Load().TurnEvents {
+		return
+	}
+	o.s.editor.Notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: o.folder, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: *ev})
+}
+
+func (wireObserver) End(context.Context, *hermesproto.Result) {}
+
+// afterTurnObserver does what follows a turn that ended with a result: a review's findings, or the
+// answer shown and an automatic review; then the server may give memory back once idle.
+type afterTurnObserver struct {
+	s  *Server
+	tv *turnView
+}
+
+func (afterTurnObserver) Event(context.Context, *hermesproto.Event) {}
+
+func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
+	if res == nil {
+		return
+	}
+	defer o.s.turnEndedIdle()
+	if o.tv.review != nil {
+		o.s.finishReview(ctx, o.tv, res)
+		return
+	}
+	o.s.announce(ctx, o.tv, res)
+	o.s.afterTurn(ctx, o.tv, res)
+}

@@ -1,0 +1,201 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// turnView is a running turn as the editor sees it: its folder, its progress token, and its record
+// for the lines it was asked from.
+type turnView struct {
+	folder workspace.Folder
+	turn   *agenthost.Turn
+	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
+	early  *earlyToken             // the token being asked for: follow waits for it
+	rec    *annotate.Record
+	review *reviewRun // set when the turn is a review
+}
+
+// watchTurn gives a turn its progress and follows it to its end.
+func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
+	return s.watchTurnWith(ctx, folder, turn, prompt, clientToken, nil)
+}
+
+// watchTurnWith is watchTurn with the progress token made while the turn started (see earlyToken).
+func (s *Server) watchTurnWith(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
+	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
+	return s.watch(ctx, tv, prompt, clientToken, early)
+}
+
+// watchReview is watchTurn for a review.
+func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *reviewRun, clientToken *protocol.ProgressToken) *turnView {
+	prompt := "review " + run.label
+	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
+	return s.watch(ctx, tv, prompt, clientToken, nil)
+}
+
+func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
+	folder, turn := tv.folder, tv.turn
+	switch {
+	case clientToken != nil:
+		tv.token = clientToken
+	case early != nil:
+		tv.early = early // follow waits for it: the ask is answered, and the events read, meanwhile
+	default:
+		tv.token = s.createToken(ctx, "hermes/"+turn.TurnID())
+	}
+	s.mu.Lock()
+	s.turns[folder.Path] = tv
+	s.mu.Unlock()
+	// The events are asked for now, while the turn surely runs: a session that has ended (its
+	// folder removed, the turn over) delivers nothing to a late caller.
+	events := turn.Events()
+	s.goAsync("turn", func(ctx context.Context) { s.follow(ctx, tv, prompt, events) })
+	return tv
+}
+
+// follow hands a turn's events to its observers until the turn ends, then tells them how it ended.
+// The observers, in order: the buffers (which mark an approval that conflicts with unsaved edits,
+// for the observers after them), the turn's record behind hover and inlay hints, the
+// hermes/turnEvent stream, the progress, and what follows a turn (a review's findings, or the
+// answer and an automatic review).
+func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan hermesproto.Event) {
+	title := progress.FirstWords(prompt, 8)
+	if tv.early != nil {
+		token := tv.early.wait(ctx)
+		s.mu.Lock()
+		tv.token = token
+		s.mu.Unlock()
+	}
+	cfg := progress.Config{Editor: s.editor, Token: tv.token, Title: "Hermes", Note: s.rateLimitNote,
+		Auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }}
+	if tv.review != nil {
+		cfg.Title = "Hermes review"
+	}
+	if tv.token == nil {
+		msg := "Hermes is working in " + tv.folder.Name + ": " + title
+		if cfg.Auto() {
+			msg += " (" + progress.AutoApproving + ": commands and patches run without asking)"
+		}
+		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
+	}
+	observers := []turnObserver{
+		bufferObserver{s, tv.folder.Path},
+		recordObserver{s, tv.rec},
+		wireObserver{s, tv.folder.Path},
+		progress.Start(ctx, cfg, title),
+		afterTurnObserver{s, tv},
+	}
+	var result *hermesproto.Result
+	for ev := range events {
+		for _, o := range observers {
+			o.Event(ctx, &ev)
+		}
+		if ev.Kind == hermesproto.EventKindTurnCompleted {
+			result = ev.Result
+		}
+	}
+	s.mu.Lock()
+	if s.turns[tv.folder.Path] == tv {
+		delete(s.turns, tv.folder.Path)
+	}
+	s.mu.Unlock()
+	for _, o := range observers {
+		o.End(ctx, result)
+	}
+}
+
+// idleRelease is how long the server waits, with no turn running, before it gives the memory of
+// its turns back to the system: not after each turn, since a forced collection costs a
+// millisecond, and turns often follow each other.
+const idleRelease = 2 * time.Second
+
+// turnEndedIdle tells memoryLoop a turn has ended.
+func (s *Server) turnEndedIdle() {
+	select {
+	case s.idleKick <- struct{}{}:
+	default:
+	}
+}
+
+// memoryLoop gives the memory turns used back to the system once the server has been idle for
+// idleRelease: a turn's events and transcript come and go, and an idle server should not keep their
+// pages.
+func (s *Server) memoryLoop(ctx context.Context) {
+	var timer <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.idleKick:
+			timer = time.After(idleRelease) // a later turn's end starts the wait again
+		case <-timer:
+			timer = nil
+			s.mu.Lock()
+			idle := len(s.turns) == 0
+			s.mu.Unlock()
+			if idle {
+				debug.FreeOSMemory()
+			}
+		}
+	}
+}
+
+// announce shows the final answer, shortened, with the transcript's path, and opens the transcript
+// when the user wants it.
+func (s *Server) announce(ctx context.Context, tv *turnView, res *hermesproto.Result) {
+	typ := protocol.MessageTypeInfo
+	text := res.FinalText
+	if !res.Completed {
+		typ = protocol.MessageTypeWarning
+		if res.Error != "" && !strings.Contains(text, res.Error) {
+			text = strings.TrimSpace(text + " (" + annotate.FirstLine(res.Error) + ")")
+		}
+	}
+	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
+	if key, line, ok := s.origins.Where(tv.rec); ok {
+		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
+		if res.TranscriptPath != "" {
+			msg += ", or read the transcript"
+		}
+	}
+	if res.TranscriptPath != "" {
+		msg += "\nTranscript: " + res.TranscriptPath
+	}
+	s.editor.ShowMessage(ctx, typ, msg)
+	if s.settings.Load().OpenTranscript && res.TranscriptPath != "" {
+		s.editor.ShowDocument(ctx, res.TranscriptPath, false)
+	}
+}
+
+// cancelProgress interrupts the turn whose progress the user cancelled.
+func (s *Server) cancelProgress(token protocol.ProgressToken) {
+	s.mu.Lock()
+	var target *turnView
+	for _, tv := range s.turns {
+		if tv.token != nil && tv.token.String() == token.String() {
+			target = tv
+		}
+	}
+	s.mu.Unlock()
+	if target == nil {
+		return
+	}
+	s.goAsync("cancel progress", func(ctx context.Context) {
+		if err := target.turn.Interrupt(ctx); err != nil {
+			s.log.Info("could not interrupt the turn", "err", err)
+		}
+	})
+}
