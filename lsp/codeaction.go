@@ -117,8 +117,8 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 
 	s.mu.Lock()
 	_, running := s.turns[folder.Path]
-	h := s.host
 	s.mu.Unlock()
+	h := s.host.Load()
 	if !running && s.reviewEnabled() {
 		actions = append(actions, protocol.CodeAction{
 			Title: hermesproto.CodeActionTitleReview, Kind: protocol.Source,

@@ -187,12 +187,11 @@ func (s *Server) resolveFolder(uri string) (workspace.Folder, error) {
 }
 
 func (s *Server) hostOrErr() (*agenthost.Host, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.host == nil {
+	h := s.host.Load()
+	if h == nil {
 		return nil, errors.New("the server is not initialized")
 	}
-	return s.host, nil
+	return h, nil
 }
 
 func (s *Server) sessionFor(uri string) (workspace.Folder, *agenthost.Session, error) {

@@ -69,9 +69,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		st.CommandPrefix = current.CommandPrefix
 	}
 	s.settings.Store(&st)
-	s.mu.Lock()
-	h := s.host
-	s.mu.Unlock()
+	h := s.host.Load()
 	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
 		s.hints.add("") // every document's hints and findings again
 	}

@@ -127,7 +127,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	s.mu.Lock()
 	s.editor.SetCaps(caps)
 	s.settings.Store(&st)
-	s.host = host
+	s.host.Store(host)
 	for _, f := range folders {
 		if err := s.folders.Add(f); err != nil {
 			s.log.Warn("ignored a workspace folder", "folder", f.Path, "err", err)
@@ -157,9 +157,7 @@ func (s *Server) initialized() {
 	}
 	s.goAsync("edited documents", s.editedDocsLoop)
 	s.goAsync("memory", s.memoryLoop)
-	s.mu.Lock()
-	h := s.host
-	s.mu.Unlock()
+	h := s.host.Load()
 	if h != nil {
 		s.goAsync("review findings", func(ctx context.Context) { s.loadFindings(ctx, h) })
 	}
@@ -173,9 +171,7 @@ func (s *Server) initialized() {
 		}
 		s.warnAutoApprove(ctx)
 		prewarm := s.settings.Load().Prewarm
-		s.mu.Lock()
-		host := s.host
-		s.mu.Unlock()
+		host := s.host.Load()
 		if prewarm && host != nil {
 			if err := host.Prewarm(ctx); err != nil {
 				s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not start codex: "+err.Error())
@@ -198,8 +194,8 @@ func (s *Server) initialized() {
 func (s *Server) shutdown() error {
 	s.mu.Lock()
 	s.state = stateShutdown
-	h := s.host
 	s.mu.Unlock()
+	h := s.host.Load()
 	if h != nil {
 		// Interrupt running turns and stop codex now; Serve waits for the rest.
 		if err := h.Close(); err != nil {
@@ -231,9 +227,7 @@ func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
 			continue
 		}
 		s.folders.Remove(path)
-		s.mu.Lock()
-		h := s.host
-		s.mu.Unlock()
+		h := s.host.Load()
 		if h != nil {
 			s.goAsync("remove folder", func(ctx context.Context) { h.RemoveSession(ctx, path) })
 		}

@@ -87,10 +87,10 @@ type Server struct {
 	tokenSeq atomic.Int64 // names the progress tokens asked for before a turn has an id
 	// settings are the ones in force: a value never changed, replaced whole when settings change.
 	settings atomic.Pointer[settings.Settings]
+	host     atomic.Pointer[agenthost.Host] // set once, at initialize
 
 	mu          sync.Mutex
 	state       serverState
-	host        *agenthost.Host
 	folders     *workspace.Set
 	docs        *textdoc.Documents
 	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
@@ -230,9 +230,7 @@ func (s *Server) ExitCode() int {
 }
 
 func (s *Server) stopHost() error {
-	s.mu.Lock()
-	h := s.host
-	s.mu.Unlock()
+	h := s.host.Load()
 	if h == nil {
 		return nil
 	}

@@ -168,9 +168,7 @@ func wireRateLimits(rl *agenthost.RateLimits) *hermesproto.RateLimits {
 // rateLimitNote is what a progress report adds when a rate-limit window is over
 // rateLimitWarnPercent used: " · rate limit 85% of 5h".
 func (s *Server) rateLimitNote() string {
-	s.mu.Lock()
-	h := s.host
-	s.mu.Unlock()
+	h := s.host.Load()
 	if h == nil {
 		return ""
 	}
