@@ -69,6 +69,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		return []protocol.CodeAction{}, nil
 	}
 	folder, err := s.resolveFolder(uri)
+	docFolder := folder.Path // "" for a transcript, which is no file of a folder
 	if err != nil {
 		f, _, ok := s.transcriptThread(uri)
 		if !ok {
@@ -113,13 +114,13 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		})
 	}
 
-	actions = append(actions, s.findingActions(uri, rng, command)...)
+	actions = append(actions, s.reviews.Actions(uri, docFolder, rng, command)...)
 
 	s.mu.Lock()
 	_, running := s.turns[folder.Path]
 	s.mu.Unlock()
 	h := s.host.Load()
-	if !running && s.reviewEnabled() {
+	if !running && s.reviews.Enabled() {
 		actions = append(actions, protocol.CodeAction{
 			Title: hermesproto.CodeActionTitleReview, Kind: protocol.Source,
 			Command: command(hermesproto.CodeActionTitleReview, hermesproto.CmdReview, hermesproto.ReviewArgs{URI: uri}),

@@ -139,7 +139,11 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.review(ctx, a, p.WorkDoneToken))
+		folder, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.reviews.Ask(ctx, folder, sess, a.Target, p.WorkDoneToken))
 	case hermesproto.CmdDismissFinding:
 		var a hermesproto.FindingRef
 		if err := args(p, &a); err != nil {
@@ -184,6 +188,15 @@ func result[T any](v T, err error) (any, error) {
 // resolveFolder picks the workspace folder of uri: the deepest containing it, else the only folder.
 func (s *Server) resolveFolder(uri string) (workspace.Folder, error) {
 	return s.folders.Resolve(uri)
+}
+
+// session is folder's session of the host.
+func (s *Server) session(folder string) (*agenthost.Session, error) {
+	h, err := s.hostOrErr()
+	if err != nil {
+		return nil, err
+	}
+	return h.Session(folder)
 }
 
 func (s *Server) hostOrErr() (*agenthost.Host, error) {

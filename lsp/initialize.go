@@ -157,9 +157,8 @@ func (s *Server) initialized() {
 	}
 	s.goAsync("edited documents", s.editedDocsLoop)
 	s.goAsync("memory", s.memoryLoop)
-	h := s.host.Load()
-	if h != nil {
-		s.goAsync("review findings", func(ctx context.Context) { s.loadFindings(ctx, h) })
+	if s.host.Load() != nil {
+		s.goAsync("review findings", func(ctx context.Context) { s.reviews.LoadSaved(ctx, s.folders.List()) })
 	}
 	s.goAsync("initialized", func(ctx context.Context) {
 		canAsk := s.editor.Caps().Configuration

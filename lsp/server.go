@@ -102,6 +102,7 @@ type Server struct {
 	edited      []editedFeature                  // the diagnostics that follow edits: hints, findings
 	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
 	findings    *review.Findings                 // review findings, published as diagnostics (lsp/review)
+	reviews     *review.Reviews                  // hermes.review and the automatic review
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
@@ -141,6 +142,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:        opts,
 		log:         log,
+		editor:      editor.New(log, opts.ClientTimeout),
 		folders:     &workspace.Set{},
 		docs:        textdoc.NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),
@@ -164,10 +166,19 @@ func NewServer(opts Options) *Server {
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
 			s.publishDiagnostics(ctx, uri, review.Feature, diags)
 		},
-		Save:    s.saveFindings,
-		Enabled: s.reviewEnabled,
+		Save:    func(folder string, data []byte) error { return s.reviews.Save(folder, data) },
+		Enabled: func() bool { return s.settings.Load().Review.Enabled },
 		Source:  diagnosticSource,
 		Log:     log,
+	})
+	s.reviews = review.NewReviews(s.findings, review.ReviewsConfig{
+		Editor:   s.editor,
+		Log:      log,
+		Settings: s.settings.Load,
+		Session:  s.session,
+		Follow: func(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *review.Run, token *protocol.ProgressToken) {
+			s.watchReview(ctx, folder, turn, run, token)
+		},
 	})
 	s.edited = []editedFeature{s.publishInstructionHints, s.findings.Refresh}
 	return s
@@ -187,7 +198,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	stream := framing.NewStream(rwc, fopts)
 	s.conn = jsonrpc2.NewConn(stream)
 	notifier, _ := stream.(framing.Notifier)
-	s.editor = editor.New(s.conn, notifier, s.log, s.opts.ClientTimeout)
+	s.editor.Attach(s.conn, notifier)
 	s.admitter, _ = stream.(framing.Admitter)
 	s.conn.Go(ctx, s.handle)
 	s.watchHandshake(ctx)

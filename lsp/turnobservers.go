@@ -84,9 +84,9 @@ func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
 	}
 	defer o.s.turnEndedIdle()
 	if o.tv.review != nil {
-		o.s.finishReview(ctx, o.tv, res)
+		o.s.reviews.Finish(ctx, o.tv.folder, o.tv.review, res)
 		return
 	}
 	o.s.announce(ctx, o.tv, res)
-	o.s.afterTurn(ctx, o.tv, res)
+	o.s.reviews.AfterTurn(ctx, o.tv.folder, o.tv.rec.ChangedFiles(), res)
 }

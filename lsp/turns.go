@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
+	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -25,7 +26,7 @@ type turnView struct {
 	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
 	early  *earlyToken             // the token being asked for: follow waits for it
 	rec    *annotate.Record
-	review *reviewRun // set when the turn is a review
+	review *review.Run // set when the turn is a review
 }
 
 // watchTurn gives a turn its progress and follows it to its end.
@@ -40,8 +41,8 @@ func (s *Server) watchTurnWith(ctx context.Context, folder workspace.Folder, tur
 }
 
 // watchReview is watchTurn for a review.
-func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *reviewRun, clientToken *protocol.ProgressToken) *turnView {
-	prompt := "review " + run.label
+func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *review.Run, clientToken *protocol.ProgressToken) *turnView {
+	prompt := "review " + run.Label
 	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
 	return s.watch(ctx, tv, prompt, clientToken, nil)
 }

@@ -64,10 +64,16 @@ type Client struct {
 	noPrompts atomic.Bool          // the editor answered showMessageRequest "method not found"
 }
 
-// New returns a client that writes to conn (notifications through notifier when it is not nil) and
-// waits at most timeout for the answer to each request.
-func New(conn jsonrpc2.Conn, notifier Notifier, log *slog.Logger, timeout time.Duration) *Client {
-	return &Client{conn: conn, notifier: notifier, log: log, timeout: timeout}
+// New returns a client that waits at most timeout for the answer to each request. It sends nothing
+// until Attach gives it its connection.
+func New(log *slog.Logger, timeout time.Duration) *Client {
+	return &Client{log: log, timeout: timeout}
+}
+
+// Attach gives the client the connection it writes to (notifications through notifier when it is
+// not nil). The server calls it once, before the connection reads its first message.
+func (c *Client) Attach(conn jsonrpc2.Conn, notifier Notifier) {
+	c.conn, c.notifier = conn, notifier
 }
 
 // SetCaps records what the editor can do; the server calls it once, at initialize.
