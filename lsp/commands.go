@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -104,7 +105,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			if err != nil {
 				return nil, invalid(err)
 			}
-			s.watchTurn(ctx, folder, turn, "compacting the context", p.WorkDoneToken)
+			s.watch(ctx, folder, turn, "compacting the context", nil, p.WorkDoneToken, nil)
 			return hermesproto.CompactResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
 		case hermesproto.CmdToggleYolo:
 			return s.toggleYolo(ctx, folder, sess), nil
@@ -255,9 +256,12 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		return hermesproto.AskResult{}, ctx.Err()
 	}
 	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
-	var early *earlyToken
-	if token == nil && !s.turnRunning(folder.Path) {
-		early = s.createTokenEarly() // beside the turn's start: a new turn needs one
+	var early *progress.Early
+	s.mu.Lock()
+	running := s.turns[folder.Path] != nil
+	s.mu.Unlock()
+	if token == nil && !running {
+		early = progress.AskEarly(s.goAsync, s.editor) // beside the turn's start: a new turn needs one
 	}
 	turn, err := sess.Run(ctx, in) // an automatic review gives way; another one refuses
 	if errors.Is(err, agenthost.ErrReviewRunning) {
@@ -274,7 +278,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		tv = s.turns[folder.Path]
 		s.mu.Unlock()
 	} else {
-		tv = s.watchTurnWith(ctx, folder, turn, a.Prompt, token, early)
+		tv = s.watch(ctx, folder, turn, a.Prompt, nil, token, early)
 	}
 	if tv != nil && a.URI != "" && a.Range != nil {
 		// The turn shows where it was asked: hover and an inlay hint on that line.

@@ -84,7 +84,6 @@ type Server struct {
 	ctx    context.Context // cancelled when the connection ends
 	wg     conc.WaitGroup  // request handlers and every other goroutine of the connection
 
-	tokenSeq atomic.Int64 // names the progress tokens asked for before a turn has an id
 	// settings are the ones in force: a value never changed, replaced whole when settings change.
 	settings atomic.Pointer[settings.Settings]
 	host     atomic.Pointer[agenthost.Host] // set once, at initialize
@@ -177,7 +176,7 @@ func NewServer(opts Options) *Server {
 		Settings: s.settings.Load,
 		Session:  s.session,
 		Follow: func(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *review.Run, token *protocol.ProgressToken) {
-			s.watchReview(ctx, folder, turn, run, token)
+			s.watch(ctx, folder, turn, "review "+run.Label, run, token, nil)
 		},
 	})
 	s.edited = []editedFeature{s.publishInstructionHints, s.findings.Refresh}

@@ -5,9 +5,14 @@ package lsp
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"go.lsp.dev/protocol"
 )
 
 // A turnObserver watches one turn: Event for each of its events, in order, then End once, with the
@@ -87,6 +92,34 @@ func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
 		o.s.reviews.Finish(ctx, o.tv.folder, o.tv.review, res)
 		return
 	}
-	o.s.announce(ctx, o.tv, res)
+	o.announce(ctx, res)
 	o.s.reviews.AfterTurn(ctx, o.tv.folder, o.tv.rec.ChangedFiles(), res)
+}
+
+// announce shows the final answer, shortened, with the transcript's path, and opens the transcript
+// when the user wants it.
+func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result) {
+	s, tv := o.s, o.tv
+	typ := protocol.MessageTypeInfo
+	text := res.FinalText
+	if !res.Completed {
+		typ = protocol.MessageTypeWarning
+		if res.Error != "" && !strings.Contains(text, res.Error) {
+			text = strings.TrimSpace(text + " (" + annotate.FirstLine(res.Error) + ")")
+		}
+	}
+	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
+	if key, line, ok := s.origins.Where(tv.rec); ok {
+		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
+		if res.TranscriptPath != "" {
+			msg += ", or read the transcript"
+		}
+	}
+	if res.TranscriptPath != "" {
+		msg += "\nTranscript: " + res.TranscriptPath
+	}
+	s.editor.ShowMessage(ctx, typ, msg)
+	if s.settings.Load().OpenTranscript && res.TranscriptPath != "" {
+		s.editor.ShowDocument(ctx, res.TranscriptPath, false)
+	}
 }

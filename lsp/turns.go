@@ -2,10 +2,7 @@ package lsp
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -24,38 +21,23 @@ type turnView struct {
 	folder workspace.Folder
 	turn   *agenthost.Turn
 	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
-	early  *earlyToken             // the token being asked for: follow waits for it
+	early  *progress.Early         // the token being asked for: follow waits for it
 	rec    *annotate.Record
 	review *review.Run // set when the turn is a review
 }
 
-// watchTurn gives a turn its progress and follows it to its end.
-func (s *Server) watchTurn(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken) *turnView {
-	return s.watchTurnWith(ctx, folder, turn, prompt, clientToken, nil)
-}
-
-// watchTurnWith is watchTurn with the progress token made while the turn started (see earlyToken).
-func (s *Server) watchTurnWith(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
-	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID())}
-	return s.watch(ctx, tv, prompt, clientToken, early)
-}
-
-// watchReview is watchTurn for a review.
-func (s *Server) watchReview(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, run *review.Run, clientToken *protocol.ProgressToken) *turnView {
-	prompt := "review " + run.Label
+// watch gives a turn its progress and follows it to its end. Its progress token is the client's
+// (clientToken), or the one asked for while the turn started (early), or one asked for now. run is
+// set when the turn is a review.
+func (s *Server) watch(ctx context.Context, folder workspace.Folder, turn *agenthost.Turn, prompt string, run *review.Run, clientToken *protocol.ProgressToken, early *progress.Early) *turnView {
 	tv := &turnView{folder: folder, turn: turn, rec: annotate.NewRecord(folder.Path, prompt, turn.ThreadID(), turn.TurnID()), review: run}
-	return s.watch(ctx, tv, prompt, clientToken, nil)
-}
-
-func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientToken *protocol.ProgressToken, early *earlyToken) *turnView {
-	folder, turn := tv.folder, tv.turn
 	switch {
 	case clientToken != nil:
 		tv.token = clientToken
 	case early != nil:
 		tv.early = early // follow waits for it: the ask is answered, and the events read, meanwhile
 	default:
-		tv.token = s.createToken(ctx, "hermes/"+turn.TurnID())
+		tv.token = s.editor.CreateProgress(ctx, "hermes/"+turn.TurnID())
 	}
 	s.mu.Lock()
 	s.turns[folder.Path] = tv
@@ -75,7 +57,7 @@ func (s *Server) watch(ctx context.Context, tv *turnView, prompt string, clientT
 func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan hermesproto.Event) {
 	title := progress.FirstWords(prompt, 8)
 	if tv.early != nil {
-		token := tv.early.wait(ctx)
+		token := tv.early.Wait(ctx)
 		s.mu.Lock()
 		tv.token = token
 		s.mu.Unlock()
@@ -151,33 +133,6 @@ func (s *Server) memoryLoop(ctx context.Context) {
 				debug.FreeOSMemory()
 			}
 		}
-	}
-}
-
-// announce shows the final answer, shortened, with the transcript's path, and opens the transcript
-// when the user wants it.
-func (s *Server) announce(ctx context.Context, tv *turnView, res *hermesproto.Result) {
-	typ := protocol.MessageTypeInfo
-	text := res.FinalText
-	if !res.Completed {
-		typ = protocol.MessageTypeWarning
-		if res.Error != "" && !strings.Contains(text, res.Error) {
-			text = strings.TrimSpace(text + " (" + annotate.FirstLine(res.Error) + ")")
-		}
-	}
-	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
-	if key, line, ok := s.origins.Where(tv.rec); ok {
-		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
-		if res.TranscriptPath != "" {
-			msg += ", or read the transcript"
-		}
-	}
-	if res.TranscriptPath != "" {
-		msg += "\nTranscript: " + res.TranscriptPath
-	}
-	s.editor.ShowMessage(ctx, typ, msg)
-	if s.settings.Load().OpenTranscript && res.TranscriptPath != "" {
-		s.editor.ShowDocument(ctx, res.TranscriptPath, false)
 	}
 }
 

@@ -170,3 +170,18 @@ func (c *Client) OpenExternal(ctx context.Context, uri string) bool {
 	}
 	return res.Success
 }
+
+// CreateProgress asks the editor for a work-done progress token named name
+// (window/workDoneProgress/create), and returns it, or nil when the editor has no progress or
+// refused it (the caller then reports with messages).
+func (c *Client) CreateProgress(ctx context.Context, name string) *protocol.ProgressToken {
+	if !c.Caps().WorkDoneProgress {
+		return nil
+	}
+	token := protocol.NewProgressToken(name)
+	if err := c.Call(ctx, protocol.MethodWorkDoneProgressCreate, &protocol.WorkDoneProgressCreateParams{Token: *token}, nil); err != nil {
+		c.log.Info("the editor refused a progress token; using messages", "err", err)
+		return nil
+	}
+	return token
+}
