@@ -3,22 +3,17 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/instruct"
 )
 
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
 const selectionPrompt = "Look at the selected code: explain what it does and fix anything wrong with it."
-
-// instruction finds a `hermes:` instruction on a line of a document other than a transcript, in a
-// comment or in plain text.
-var instruction = regexp.MustCompile(`(?i)\bhermes:\s*(.+)$`)
 
 // codeActionParams are textDocument/codeAction's params with LSP 3.17's context.triggerKind,
 // which go.lsp.dev/protocol v0.12.0 lacks. Context is decoded here; CodeActionParams.Context,
@@ -89,13 +84,13 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	rng := p.Range
 	var actions []protocol.CodeAction
 
-	if prompt, ok := s.instructionAt(uri, rng, p.Context.TriggerKind != codeActionAutomatic); ok {
+	if prompt, ok := s.instructions.At(uri, rng, p.Context.TriggerKind != codeActionAutomatic); ok {
 		actions = append(actions, protocol.CodeAction{
 			Title: hermesproto.CodeActionTitleRunInstruct, Kind: protocol.QuickFix,
 			Command: command(hermesproto.CodeActionTitleRunInstruct, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: prompt, URI: uri, Range: &rng}),
 		})
 	}
-	if !tiny(rng) {
+	if !instruct.Tiny(rng) {
 		actions = append(actions, protocol.CodeAction{
 			Title: hermesproto.CodeActionTitleAskSelection, Kind: protocol.Refactor,
 			Command: command(hermesproto.CodeActionTitleAskSelection, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: selectionPrompt, URI: uri, Range: &rng}),
@@ -170,70 +165,4 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		}
 	}
 	return wanted, nil
-}
-
-// instructionAt finds what "run instruction" runs: the instruction on the current line (with its
-// continuation lines: see instructionsIn), else, when the user asked for the code actions
-// (invoked), the selected text. Both are bounded: agenthost.InstructionMaxBytes and
-// InstructionMaxLines. Helix always sends its cursor as a one-character selection, which never
-// outranks a `hermes:` line and is never taken as a prompt by itself. In a transcript only the
-// user's instructions run: no selection (mostly what the agent wrote) is a prompt.
-func (s *Server) instructionAt(uri string, rng protocol.Range, invoked bool) (string, bool) {
-	if s.isTranscript(uri) {
-		return s.transcriptInstructionAt(uri, rng.Start.Line)
-	}
-	if line, ok := s.docs.Line(uri, rng.Start.Line); ok {
-		next := rng.Start.Line
-		in, ok := sourceInstruction(int(next), line, func() (string, bool) {
-			next++
-			return s.docs.Line(uri, next)
-		})
-		if ok {
-			return in.Prompt, true
-		}
-	}
-	if !invoked || tiny(rng) || selectionLines(rng) > agenthost.InstructionMaxLines {
-		return "", false
-	}
-	text, ok := s.docs.Range(uri, rng)
-	text = strings.TrimSpace(text)
-	if !ok || text == "" || len(text) > agenthost.InstructionMaxBytes {
-		return "", false
-	}
-	return text, true
-}
-
-// transcriptInstructionAt returns the instruction the user wrote on line n of a transcript, found
-// by the transcript's format: a line of the agent's is none.
-func (s *Server) transcriptInstructionAt(uri string, n uint32) (string, bool) {
-	line, ok := s.docs.Line(uri, n)
-	if !ok || !instruction.MatchString(line) {
-		return "", false // the common case, without reading the whole transcript
-	}
-	if size, ok := s.docs.Size(uri); !ok || size > instructionScanMax {
-		return "", false
-	}
-	text, ok := s.docs.Text(uri)
-	if !ok {
-		return "", false
-	}
-	for in := range agenthost.TranscriptInstructions(text) {
-		if in.Line >= int(n) {
-			return in.Prompt, in.Line == int(n)
-		}
-	}
-	return "", false
-}
-
-// selectionLines is how many lines r spans.
-func selectionLines(r protocol.Range) int {
-	if r.End.Line < r.Start.Line {
-		r.Start, r.End = r.End, r.Start
-	}
-	return int(r.End.Line-r.Start.Line) + 1
-}
-
-// tiny reports a selection of at most one character on one line: a cursor.
-func tiny(r protocol.Range) bool {
-	return r.Start.Line == r.End.Line && r.End.Character <= r.Start.Character+1
 }

@@ -284,7 +284,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		// The turn shows where it was asked: hover and an inlay hint on that line.
 		s.origins.Add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
 		s.refreshInlayHints()
-		s.hints.add(a.URI) // the line has been run: its hint goes
+		s.edits.Add(a.URI) // the line has been run: its hint goes
 	}
 	return res, nil
 }

@@ -71,7 +71,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.settings.Store(&st)
 	h := s.host.Load()
 	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
-		s.hints.add("") // every document's hints and findings again
+		s.edits.Add("") // every document's hints and findings again
 	}
 	if st.InlineStatus != current.InlineStatus {
 		s.refreshInlayHints()

@@ -155,7 +155,7 @@ func (s *Server) initialized() {
 	if refresh {
 		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
 	}
-	s.goAsync("edited documents", s.editedDocsLoop)
+	s.goAsync("edited documents", s.edits.Run)
 	s.goAsync("memory", s.memoryLoop)
 	if s.host.Load() != nil {
 		s.goAsync("review findings", func(ctx context.Context) { s.reviews.LoadSaved(ctx, s.folders.List()) })

@@ -26,6 +26,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
+	"github.com/hermes-lsp/hermes-lsp/lsp/instruct"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
@@ -88,23 +89,23 @@ type Server struct {
 	settings atomic.Pointer[settings.Settings]
 	host     atomic.Pointer[agenthost.Host] // set once, at initialize
 
-	mu          sync.Mutex
-	state       serverState
-	folders     *workspace.Set
-	docs        *textdoc.Documents
-	diagnostics map[string][]protocol.Diagnostic // per document, as code action requests showed them
-	turns       map[string]*turnView             // running turns by folder
-	origins     annotate.Origins                 // the lines turns were asked from (origins.go)
-	inlayKick   chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
-	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
-	hints       *hintQueue                       // documents edited since editedDocsLoop last told s.edited
-	edited      []editedFeature                  // the diagnostics that follow edits: hints, findings
-	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
-	findings    *review.Findings                 // review findings, published as diagnostics (lsp/review)
-	reviews     *review.Reviews                  // hermes.review and the automatic review
-	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
-	inflight    map[jsonrpc2.ID]context.CancelFunc
-	exitCode    int
+	mu           sync.Mutex
+	state        serverState
+	folders      *workspace.Set
+	docs         *textdoc.Documents
+	diagnostics  map[string][]protocol.Diagnostic // per document, as code action requests showed them
+	turns        map[string]*turnView             // running turns by folder
+	origins      annotate.Origins                 // the lines turns were asked from (origins.go)
+	inlayKick    chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
+	idleKick     chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
+	edits        *textdoc.Edits                   // tells the features that follow edits which documents changed
+	instructions *instruct.Instructions           // `hermes:` lines: the one to run, and hints on the others
+	threadCache  map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
+	findings     *review.Findings                 // review findings, published as diagnostics (lsp/review)
+	reviews      *review.Reviews                  // hermes.review and the automatic review
+	diagSets     diagnosticSets                   // the server's own diagnostics (diagnostics.go)
+	inflight     map[jsonrpc2.ID]context.CancelFunc
+	exitCode     int
 
 	approvals *approver
 
@@ -148,7 +149,6 @@ func NewServer(opts Options) *Server {
 		turns:       make(map[string]*turnView),
 		inlayKick:   make(chan struct{}, 1),
 		idleKick:    make(chan struct{}, 1),
-		hints:       newHintQueue(),
 		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
@@ -179,7 +179,18 @@ func NewServer(opts Options) *Server {
 			s.watch(ctx, folder, turn, "review "+run.Label, run, token, nil)
 		},
 	})
-	s.edited = []editedFeature{s.publishInstructionHints, s.findings.Refresh}
+	s.instructions = instruct.New(instruct.Config{
+		Docs: s.docs, Origins: &s.origins, Kind: s.instructionDocument, IsTranscript: s.isTranscript,
+		Enabled: func() bool { return s.settings.Load().InstructionHints },
+		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
+			s.publishDiagnostics(ctx, uri, instruct.Feature, diags)
+		},
+		Published: func() []string { return s.diagSets.uris(instruct.Feature) },
+		Source:    diagnosticSource,
+	})
+	// editDelay gathers a burst of edits into one pass.
+	const editDelay = 150 * time.Millisecond
+	s.edits = textdoc.NewEdits(s.docs, editDelay, s.instructions.Refresh, s.findings.Refresh)
 	return s
 }
 
@@ -317,7 +328,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		var p protocol.DidOpenTextDocumentParams
 		if s.decode(req, &p) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
-			s.hints.add(string(p.TextDocument.URI))
+			s.edits.Add(string(p.TextDocument.URI))
 			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
 			// must count as dirty, so that nothing the agent did replaces them. The editor opened
 			// this document, so it may lie outside every folder: it is read wherever it is, but
@@ -334,13 +345,13 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			if err := s.docs.Change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges); err != nil {
 				s.log.Warn("could not apply a document change", "uri", p.TextDocument.URI, "err", err)
 			}
-			s.hints.add(string(p.TextDocument.URI))
+			s.edits.Add(string(p.TextDocument.URI))
 		}
 	case protocol.MethodTextDocumentDidClose:
 		var p protocol.DidCloseTextDocumentParams
 		if s.decode(req, &p) {
 			s.docs.Close(string(p.TextDocument.URI))
-			s.hints.add(string(p.TextDocument.URI)) // a closed document's hints are cleared
+			s.edits.Add(string(p.TextDocument.URI)) // a closed document's hints are cleared
 			s.mu.Lock()
 			delete(s.diagnostics, string(p.TextDocument.URI))
 			s.mu.Unlock()

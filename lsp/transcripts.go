@@ -64,3 +64,14 @@ func (s *Server) transcriptPath(uri string) (string, bool) {
 	}
 	return path, true
 }
+
+// instructionDocument reports whether the server looks for instructions in the document at uri
+// (one of a workspace folder, or a thread's transcript of one), and whether it is a transcript.
+func (s *Server) instructionDocument(uri string) (transcript, ok bool) {
+	if s.isTranscript(uri) {
+		_, _, ok := s.transcriptThread(uri)
+		return true, ok
+	}
+	_, err := s.resolveFolder(uri)
+	return false, err == nil
+}
