@@ -282,8 +282,8 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	}
 	if tv != nil && a.URI != "" && a.Range != nil {
 		// The turn shows where it was asked: hover and an inlay hint on that line.
-		s.origins.Add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
-		s.refreshInlayHints()
+		s.lines.Origins().Add(a.URI, s.docs.Mark(a.URI, a.Range.Start.Line, ""), tv.rec)
+		s.lines.Refresh()
 		s.edits.Add(a.URI) // the line has been run: its hint goes
 	}
 	return res, nil

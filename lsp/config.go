@@ -74,7 +74,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.edits.Add("") // every document's hints and findings again
 	}
 	if st.InlineStatus != current.InlineStatus {
-		s.refreshInlayHints()
+		s.lines.Refresh()
 	}
 	if h != nil {
 		if err := h.Reconfigure(s.hostConfig(st)); err != nil {

@@ -153,7 +153,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 func (s *Server) initialized() {
 	refresh := s.editor.Caps().InlayHintRefresh
 	if refresh {
-		s.goAsync("inlay hint refresh", s.inlayRefreshLoop)
+		s.goAsync("inlay hint refresh", s.lines.RefreshLoop)
 	}
 	s.goAsync("edited documents", s.edits.Run)
 	s.goAsync("memory", s.memoryLoop)

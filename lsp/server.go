@@ -95,8 +95,7 @@ type Server struct {
 	docs         *textdoc.Documents
 	diagnostics  map[string][]protocol.Diagnostic // per document, as code action requests showed them
 	turns        map[string]*turnView             // running turns by folder
-	origins      annotate.Origins                 // the lines turns were asked from (origins.go)
-	inlayKick    chan struct{}                    // asks inlayRefreshLoop for a refresh (inlayhint.go)
+	lines        *annotate.Lines                  // the lines turns were asked from: inlay hints, hover
 	idleKick     chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
 	edits        *textdoc.Edits                   // tells the features that follow edits which documents changed
 	instructions *instruct.Instructions           // `hermes:` lines: the one to run, and hints on the others
@@ -147,7 +146,6 @@ func NewServer(opts Options) *Server {
 		docs:        textdoc.NewDocuments(),
 		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
-		inlayKick:   make(chan struct{}, 1),
 		idleKick:    make(chan struct{}, 1),
 		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
@@ -179,8 +177,9 @@ func NewServer(opts Options) *Server {
 			s.watch(ctx, folder, turn, "review "+run.Label, run, token, nil)
 		},
 	})
+	s.lines = annotate.NewLines(s.docs, s.editor, log, func() bool { return s.settings.Load().InlineStatus })
 	s.instructions = instruct.New(instruct.Config{
-		Docs: s.docs, Origins: &s.origins, Kind: s.instructionDocument, IsTranscript: s.isTranscript,
+		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.isTranscript,
 		Enabled: func() bool { return s.settings.Load().InstructionHints },
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
 			s.publishDiagnostics(ctx, uri, instruct.Feature, diags)
@@ -445,13 +444,13 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hover: %v", err)
 		}
-		return s.hover(&p)
-	case MethodInlayHint:
-		var p inlayHintParams
+		return s.lines.Hover(&p), nil
+	case annotate.MethodInlayHint:
+		var p annotate.InlayHintParams
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "inlayHint: %v", err)
 		}
-		return s.inlayHints(&p)
+		return s.lines.InlayHints(&p), nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "hermes-lsp does not implement %s", method)
 }

@@ -51,8 +51,8 @@ type recordObserver struct {
 }
 
 func (o recordObserver) Event(_ context.Context, ev *hermesproto.Event) {
-	if o.rec.Apply(*ev) && o.s.origins.Has(o.rec) {
-		o.s.refreshInlayHints()
+	if o.rec.Apply(*ev) && o.s.lines.Origins().Has(o.rec) {
+		o.s.lines.Refresh()
 	}
 }
 
@@ -109,7 +109,7 @@ func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result
 		}
 	}
 	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
-	if key, line, ok := s.origins.Where(tv.rec); ok {
+	if key, line, ok := s.lines.Origins().Where(tv.rec); ok {
 		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
 		if res.TranscriptPath != "" {
 			msg += ", or read the transcript"
