@@ -12,6 +12,9 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/instruct"
 )
 
+// diagnosticSource is the source of every diagnostic the server publishes.
+const diagnosticSource = "hermes"
+
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
 const selectionPrompt = "Look at the selected code: explain what it does and fix anything wrong with it."
 
@@ -73,9 +76,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		folder = f // a transcript: its `hermes:` lines continue its thread
 	}
 	if len(p.Context.Diagnostics) > 0 {
-		s.mu.Lock()
-		s.diagnostics[uri] = p.Context.Diagnostics
-		s.mu.Unlock()
+		s.diags.Seen(uri, p.Context.Diagnostics)
 	}
 	prefix := s.settings.Load().CommandPrefix
 	command := func(title, name string, arg any) *protocol.Command {

@@ -352,9 +352,7 @@ func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a her
 	}
 	diags := a.Diagnostics
 	if len(diags) == 0 {
-		s.mu.Lock()
-		diags = s.diagnostics[a.URI]
-		s.mu.Unlock()
+		diags = s.diags.SeenOn(a.URI)
 	}
 	var in []protocol.Diagnostic
 	for _, d := range diags {

@@ -93,16 +93,15 @@ type Server struct {
 	state        serverState
 	folders      *workspace.Set
 	docs         *textdoc.Documents
-	diagnostics  map[string][]protocol.Diagnostic // per document, as code action requests showed them
-	turns        map[string]*turnView             // running turns by folder
-	lines        *annotate.Lines                  // the lines turns were asked from: inlay hints, hover
-	idleKick     chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
-	edits        *textdoc.Edits                   // tells the features that follow edits which documents changed
-	instructions *instruct.Instructions           // `hermes:` lines: the one to run, and hints on the others
-	threadCache  map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
-	findings     *review.Findings                 // review findings, published as diagnostics (lsp/review)
-	reviews      *review.Reviews                  // hermes.review and the automatic review
-	diagSets     diagnosticSets                   // the server's own diagnostics (diagnostics.go)
+	diags        *editor.Diagnostics      // the server's own diagnostics, and the editor's as code actions show them
+	turns        map[string]*turnView     // running turns by folder
+	lines        *annotate.Lines          // the lines turns were asked from: inlay hints, hover
+	idleKick     chan struct{}            // a turn ended: memoryLoop waits for idleness (progress.go)
+	edits        *textdoc.Edits           // tells the features that follow edits which documents changed
+	instructions *instruct.Instructions   // `hermes:` lines: the one to run, and hints on the others
+	threadCache  map[string]cachedThreads // per folder, the past threads code actions offer (threads.go)
+	findings     *review.Findings         // review findings, published as diagnostics (lsp/review)
+	reviews      *review.Reviews          // hermes.review and the automatic review
 	inflight     map[jsonrpc2.ID]context.CancelFunc
 	exitCode     int
 
@@ -144,7 +143,6 @@ func NewServer(opts Options) *Server {
 		editor:      editor.New(log, opts.ClientTimeout),
 		folders:     &workspace.Set{},
 		docs:        textdoc.NewDocuments(),
-		diagnostics: make(map[string][]protocol.Diagnostic),
 		turns:       make(map[string]*turnView),
 		idleKick:    make(chan struct{}, 1),
 		threadCache: make(map[string]cachedThreads),
@@ -161,7 +159,7 @@ func NewServer(opts Options) *Server {
 	s.findings = review.New(review.Config{
 		Docs: s.docs,
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
-			s.publishDiagnostics(ctx, uri, review.Feature, diags)
+			s.diags.Publish(ctx, uri, review.Feature, diags)
 		},
 		Save:    func(folder string, data []byte) error { return s.reviews.Save(folder, data) },
 		Enabled: func() bool { return s.settings.Load().Review.Enabled },
@@ -177,14 +175,15 @@ func NewServer(opts Options) *Server {
 			s.watch(ctx, folder, turn, "review "+run.Label, run, token, nil)
 		},
 	})
+	s.diags = editor.NewDiagnostics(s.editor)
 	s.lines = annotate.NewLines(s.docs, s.editor, log, func() bool { return s.settings.Load().InlineStatus })
 	s.instructions = instruct.New(instruct.Config{
 		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.isTranscript,
 		Enabled: func() bool { return s.settings.Load().InstructionHints },
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
-			s.publishDiagnostics(ctx, uri, instruct.Feature, diags)
+			s.diags.Publish(ctx, uri, instruct.Feature, diags)
 		},
-		Published: func() []string { return s.diagSets.uris(instruct.Feature) },
+		Published: func() []string { return s.diags.URIs(instruct.Feature) },
 		Source:    diagnosticSource,
 	})
 	// editDelay gathers a burst of edits into one pass.
@@ -351,9 +350,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		if s.decode(req, &p) {
 			s.docs.Close(string(p.TextDocument.URI))
 			s.edits.Add(string(p.TextDocument.URI)) // a closed document's hints are cleared
-			s.mu.Lock()
-			delete(s.diagnostics, string(p.TextDocument.URI))
-			s.mu.Unlock()
+			s.diags.Forget(string(p.TextDocument.URI))
 		}
 	case protocol.MethodTextDocumentDidSave:
 		var p struct {
