@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
+	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -104,7 +105,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	st := settings.Default()
 	var warn []string
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		st, warn, err = settings.ParseWithMinTurn(withoutToken(p.InitializationOptions), st, s.minTurnTimeoutSeconds())
+		st, warn, err = settings.ParseWithMinTurn(gate.WithoutToken(p.InitializationOptions), st, s.minTurnTimeoutSeconds())
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
 		}

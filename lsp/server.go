@@ -26,6 +26,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
+	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/instruct"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -113,10 +114,7 @@ type Server struct {
 
 	exited chan struct{} // closed when the client sends exit
 
-	admitted   bool          // a strict connection has seen its good initialize (handshake.go)
-	admittedCh chan struct{} // closed then
-
-	admitter framing.Admitter // conn's stream, told by admit to lift its handshake limit
+	gate *gate.Gate // a socket connection's handshake: initialize (and its token) first
 }
 
 type serverState int
@@ -147,7 +145,7 @@ func NewServer(opts Options) *Server {
 		idleKick:    make(chan struct{}, 1),
 		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
-		admittedCh:  make(chan struct{}),
+		gate:        gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
 		exited:      make(chan struct{}),
 
 		trustAnswers: make(map[string]bool),
@@ -200,16 +198,17 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	defer cancel()
 	s.ctx = ctx
 	fopts := framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log}
-	if s.strictHandshake() {
-		fopts.HandshakeMaxBody = s.opts.HandshakeMaxBody // lifted by admit
+	if s.gate.Strict() {
+		fopts.HandshakeMaxBody = s.opts.HandshakeMaxBody // lifted once the gate admits the connection
 	}
 	stream := framing.NewStream(rwc, fopts)
 	s.conn = jsonrpc2.NewConn(stream)
 	notifier, _ := stream.(framing.Notifier)
 	s.editor.Attach(s.conn, notifier)
-	s.admitter, _ = stream.(framing.Admitter)
+	admitter, _ := stream.(framing.Admitter)
+	s.gate.Attach(s.conn.Close, admitter)
 	s.conn.Go(ctx, s.handle)
-	s.watchHandshake(ctx)
+	s.wg.Go(func() { s.gate.Watch(ctx) })
 
 	select {
 	case <-s.conn.Done():
@@ -261,7 +260,7 @@ func (s *Server) stopHost() error {
 // request (or one waiting for the editor) never blocks reading. It always returns nil: an error
 // would close the connection.
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	if !s.admit(req) {
+	if !s.gate.Admit(req) {
 		return nil
 	}
 	call, isCall := req.(*jsonrpc2.Call)
