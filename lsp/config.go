@@ -55,7 +55,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
 	current := *s.settings.Load()
-	st, warnings, err := settings.ParseWithMinTurn(raw, current, s.minTurnTimeoutSeconds())
+	st, warnings, err := settings.ParseWithMinTurn(raw, current, minTurnTimeoutSeconds(s.opts))
 	for _, w := range warnings {
 		s.log.Warn(w)
 	}
@@ -89,9 +89,9 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 
 // minTurnTimeoutSeconds is the least turnTimeoutSeconds the server takes: settings.MinTurnTimeoutSeconds, or
 // Options.MinTurnTimeout when set.
-func (s *Server) minTurnTimeoutSeconds() float64 {
-	if s.opts.MinTurnTimeout > 0 {
-		return s.opts.MinTurnTimeout.Seconds()
+func minTurnTimeoutSeconds(opts Options) float64 {
+	if opts.MinTurnTimeout > 0 {
+		return opts.MinTurnTimeout.Seconds()
 	}
 	return settings.MinTurnTimeoutSeconds
 }

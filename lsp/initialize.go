@@ -105,7 +105,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 	st := settings.Default()
 	var warn []string
 	if len(p.InitializationOptions) > 0 && string(p.InitializationOptions) != "null" {
-		st, warn, err = settings.ParseWithMinTurn(gate.WithoutToken(p.InitializationOptions), st, s.minTurnTimeoutSeconds())
+		st, warn, err = settings.ParseWithMinTurn(gate.WithoutToken(p.InitializationOptions), st, minTurnTimeoutSeconds(s.opts))
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings in initializationOptions: %v", err)
 		}
@@ -134,8 +134,8 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 			s.log.Warn("ignored a workspace folder", "folder", f.Path, "err", err)
 		}
 	}
-	s.state = stateInitialized
 	s.mu.Unlock()
+	s.life.move(stateInitialized)
 	s.log.Info("initialized", "client", caps.Name, "folders", len(folders), "progress", caps.WorkDoneProgress,
 		"showMessageRequest", caps.ShowMessage, "showDocument", caps.ShowDocument)
 
@@ -189,34 +189,6 @@ func (s *Server) initialized() {
 			}
 		}
 	})
-}
-
-func (s *Server) shutdown() error {
-	s.mu.Lock()
-	s.state = stateShutdown
-	s.mu.Unlock()
-	h := s.host.Load()
-	if h != nil {
-		// Interrupt running turns and stop codex now; Serve waits for the rest.
-		if err := h.Close(); err != nil {
-			s.log.Debug("closing the host", "err", err)
-		}
-	}
-	return nil
-}
-
-func (s *Server) exit() {
-	s.mu.Lock()
-	if s.state != stateShutdown {
-		s.exitCode = 1
-	}
-	already := s.state == stateExited
-	s.state = stateExited
-	s.mu.Unlock()
-	if !already {
-		close(s.exited)
-	}
-	_ = s.conn.Close()
 }
 
 // didChangeFolders adds and removes workspace folders; a removed folder's turn is interrupted.

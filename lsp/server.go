@@ -6,7 +6,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -90,8 +89,9 @@ type Server struct {
 	settings atomic.Pointer[settings.Settings]
 	host     atomic.Pointer[agenthost.Host] // set once, at initialize
 
+	life *lifecycle // initialize, shutdown, exit; requests in flight
+
 	mu           sync.Mutex
-	state        serverState
 	folders      *workspace.Set
 	docs         *textdoc.Documents
 	diags        *editor.Diagnostics      // the server's own diagnostics, and the editor's as code actions show them
@@ -103,8 +103,6 @@ type Server struct {
 	threadCache  map[string]cachedThreads // per folder, the past threads code actions offer (threads.go)
 	findings     *review.Findings         // review findings, published as diagnostics (lsp/review)
 	reviews      *review.Reviews          // hermes.review and the automatic review
-	inflight     map[jsonrpc2.ID]context.CancelFunc
-	exitCode     int
 
 	approvals *approver
 
@@ -112,19 +110,8 @@ type Server struct {
 	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
 	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
 
-	exited chan struct{} // closed when the client sends exit
-
 	gate *gate.Gate // a socket connection's handshake: initialize (and its token) first
 }
-
-type serverState int
-
-const (
-	stateNew serverState = iota
-	stateInitialized
-	stateShutdown
-	stateExited
-)
 
 // NewServer returns a server for one connection.
 func NewServer(opts Options) *Server {
@@ -144,9 +131,8 @@ func NewServer(opts Options) *Server {
 		turns:       make(map[string]*turnView),
 		idleKick:    make(chan struct{}, 1),
 		threadCache: make(map[string]cachedThreads),
-		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		gate:        gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
-		exited:      make(chan struct{}),
+		life:        newLifecycle(),
 
 		trustAnswers: make(map[string]bool),
 		warnedAuto:   make(map[string]string),
@@ -217,17 +203,15 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		<-s.conn.Done()
 	}
 	cancel() // every handler's context ends with the connection
-	err := s.stopHost()
+	var err error
+	if h := s.host.Load(); h != nil {
+		err = h.Close()
+	}
 	s.wg.Wait()
 
-	s.mu.Lock()
-	state, connErr := s.state, s.conn.Err()
-	if state != stateExited {
-		s.exitCode = 1 // the editor went away without shutdown and exit
-	}
-	s.mu.Unlock()
+	exited, connErr := s.life.end(), s.conn.Err()
 	switch {
-	case state == stateExited:
+	case exited:
 		return err
 	case connErr != nil && !errors.Is(connErr, io.EOF) && !errors.Is(connErr, io.ErrClosedPipe):
 		return fmt.Errorf("connection ended: %w", connErr)
@@ -237,23 +221,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 
 // Exited is closed when the client sends exit: the process should end soon after, whatever is
 // still running.
-func (s *Server) Exited() <-chan struct{} { return s.exited }
+func (s *Server) Exited() <-chan struct{} { return s.life.exited }
 
 // ExitCode is what the process should exit with: 0 after shutdown then exit, 1 otherwise (as the
 // LSP specification asks).
-func (s *Server) ExitCode() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exitCode
-}
-
-func (s *Server) stopHost() error {
-	h := s.host.Load()
-	if h == nil {
-		return nil
-	}
-	return h.Close()
-}
+func (s *Server) ExitCode() int { return s.life.code() }
 
 // handle is the connection's handler. The library calls it on its read goroutine, in order:
 // notifications run here, in order; each request runs on a goroutine of its own so that a long
@@ -270,15 +242,11 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	}
 	id := call.ID()
 	rctx, cancel := context.WithCancel(s.ctx)
-	s.mu.Lock()
-	s.inflight[id] = cancel
-	s.mu.Unlock()
+	s.life.track(id, cancel)
 	s.wg.Go(func() {
 		stackhint.Grow() // a request may start a turn: deep calls ahead (see stackhint)
 		defer func() {
-			s.mu.Lock()
-			delete(s.inflight, id)
-			s.mu.Unlock()
+			s.life.untrack(id)
 			cancel()
 		}()
 		result, err := s.safeRequest(rctx, req)
@@ -316,14 +284,17 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 	params := req.Params()
 	switch req.Method() {
 	case "$/cancelRequest":
-		s.cancelRequest(params)
+		if id, ok := cancelID(params); ok {
+			s.life.cancel(id)
+		}
 	case protocol.MethodInitialized:
 		s.initialized()
 	case protocol.MethodExit:
-		s.exit()
+		s.life.exit()
+		_ = s.conn.Close()
 	case protocol.MethodTextDocumentDidOpen:
 		var p protocol.DidOpenTextDocumentParams
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
 			s.edits.Add(string(p.TextDocument.URI))
 			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
@@ -338,7 +309,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		}
 	case protocol.MethodTextDocumentDidChange:
 		var p textdoc.DidChangeParams
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			if err := s.docs.Change(string(p.TextDocument.URI), p.TextDocument.Version, p.ContentChanges); err != nil {
 				s.log.Warn("could not apply a document change", "uri", p.TextDocument.URI, "err", err)
 			}
@@ -346,7 +317,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		}
 	case protocol.MethodTextDocumentDidClose:
 		var p protocol.DidCloseTextDocumentParams
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			s.docs.Close(string(p.TextDocument.URI))
 			s.edits.Add(string(p.TextDocument.URI)) // a closed document's hints are cleared
 			s.diags.Forget(string(p.TextDocument.URI))
@@ -356,19 +327,19 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
 			Text         *string                         `json:"text"`
 		}
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			s.docs.Saved(string(p.TextDocument.URI), p.Text)
 		}
 	case protocol.MethodWorkspaceDidChangeConfiguration:
 		s.didChangeConfiguration(params)
 	case protocol.MethodWorkspaceDidChangeWorkspaceFolders:
 		var p protocol.DidChangeWorkspaceFoldersParams
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			s.didChangeFolders(p)
 		}
 	case protocol.MethodWorkDoneProgressCancel:
 		var p protocol.WorkDoneProgressCancelParams
-		if s.decode(req, &p) {
+		if decode(s.log, req, &p) {
 			s.cancelProgress(p.Token)
 		}
 	default:
@@ -377,34 +348,18 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 }
 
 // decode reads a notification's params; a bad one is logged and skipped.
-func (s *Server) decode(req jsonrpc2.Request, v any) bool {
+func decode(log *slog.Logger, req jsonrpc2.Request, v any) bool {
 	if err := fastjson.Unmarshal(req.Params(), v); err != nil {
-		s.log.Warn("malformed notification params", "method", req.Method(), "err", err)
+		log.Warn("malformed notification params", "method", req.Method(), "err", err)
 		return false
 	}
 	return true
 }
 
-// cancelRequest handles $/cancelRequest with a numeric or string id.
-func (s *Server) cancelRequest(params json.RawMessage) {
-	id, ok := cancelID(params)
-	if !ok {
-		return
-	}
-	s.mu.Lock()
-	cancel := s.inflight[id]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
 // request dispatches a request.
 func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error) {
 	method := req.Method()
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
+	state := s.life.now()
 	switch {
 	case method == protocol.MethodInitialize:
 		if state != stateNew {
@@ -418,7 +373,14 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 	case state == stateNew:
 		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
 	case method == protocol.MethodShutdown:
-		return nil, s.shutdown()
+		s.life.move(stateShutdown)
+		if h := s.host.Load(); h != nil {
+			// Interrupt running turns and stop codex now; Serve waits for the rest.
+			if err := h.Close(); err != nil {
+				s.log.Debug("closing the host", "err", err)
+			}
+		}
+		return nil, nil
 	case state == stateShutdown:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is shutting down")
 	}

@@ -17,7 +17,11 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	if err != nil {
 		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
-	res, msg, err := undo.Turn(ctx, s.undoEditor(), folder, sess, a)
+	caps := s.editor.Caps()
+	res, msg, err := undo.Turn(ctx, undo.Editor{
+		Docs: s.docs, ApplyEdit: s.editor.ApplyEdit, SyncBuffers: s.syncBuffers,
+		CanEdit: caps.ApplyEdit, ResourceOps: caps.ResourceOps, SavesEdits: caps.SavesUndoEdits,
+	}, folder, sess, a)
 	if ue := (*undo.Error)(nil); errors.As(err, &ue) {
 		code := jsonrpc2.InternalError
 		if ue.Invalid {
@@ -27,21 +31,4 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	}
 	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 	return res, nil
-}
-
-// undoEditor is the editor as lsp/undo needs it.
-func (s *Server) undoEditor() undo.Editor {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return undo.Editor{
-		Docs: s.docs,
-		ApplyEdit: func(ctx context.Context, params any) (res protocol.ApplyWorkspaceEditResponse, err error) {
-			err = s.editor.Call(ctx, protocol.MethodWorkspaceApplyEdit, params, &res)
-			return res, err
-		},
-		SyncBuffers: s.syncBuffers,
-		CanEdit:     s.editor.Caps().ApplyEdit,
-		ResourceOps: s.editor.Caps().ResourceOps,
-		SavesEdits:  s.editor.Caps().SavesUndoEdits,
-	}
 }

@@ -185,3 +185,9 @@ func (c *Client) CreateProgress(ctx context.Context, name string) *protocol.Prog
 	}
 	return token
 }
+
+// ApplyEdit asks the editor to apply a workspace edit (workspace/applyEdit) and returns its answer.
+func (c *Client) ApplyEdit(ctx context.Context, params any) (res protocol.ApplyWorkspaceEditResponse, err error) {
+	err = c.Call(ctx, protocol.MethodWorkspaceApplyEdit, params, &res)
+	return res, err
+}
