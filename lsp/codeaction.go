@@ -142,26 +142,8 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 			actions = append(actions, s.resumeActions(ctx, folder.Path, uri, sess, h)...)
 		}
 	}
-	// Pending approvals come before everything else, each with Deny first: eglot pre-selects the
-	// first action and Helix's picker highlights it, and an accidental Enter must never grant.
-	var approvals []protocol.CodeAction
-	if h != nil {
-		if sess, err := h.Session(folder.Path); err == nil {
-			for _, a := range sess.Pending() {
-				for _, choice := range []struct {
-					title    string
-					decision hermesproto.Decision
-				}{{hermesproto.CodeActionTitleDeny, hermesproto.DecisionDeny}, {hermesproto.CodeActionTitleAllowOnce, hermesproto.DecisionOnce}, {hermesproto.CodeActionTitleAllowSession, hermesproto.DecisionSession}} {
-					title := choice.title + a.Summary
-					approvals = append(approvals, protocol.CodeAction{
-						Title: title, Kind: protocol.QuickFix,
-						Command: command(title, hermesproto.CmdApprove, hermesproto.ApproveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
-					})
-				}
-			}
-		}
-	}
-	actions = append(approvals, actions...)
+	// Pending approvals come before everything else (lsp/approve), each with Deny first.
+	actions = append(s.approvals.CodeActions(folder.Path, command), actions...)
 	wanted := []protocol.CodeAction{}
 	for _, a := range actions {
 		if kindWanted(a.Kind, only) {

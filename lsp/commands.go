@@ -82,7 +82,11 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.approve(a))
+		res, err := s.approvals.Answer(a)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return res, nil
 	case hermesproto.CmdNewThread, hermesproto.CmdCompact, hermesproto.CmdToggleYolo, hermesproto.CmdShowTranscript:
 		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
@@ -107,7 +111,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			s.watchTurn(ctx, folder, turn, "compacting the context", p.WorkDoneToken)
 			return hermesproto.CompactResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
 		case hermesproto.CmdToggleYolo:
-			return s.toggleYolo(ctx, folder, sess), nil
+			return s.approvals.ToggleYolo(ctx, folder, sess), nil
 		case hermesproto.CmdShowTranscript:
 			return result(s.showTranscript(ctx, folder, sess))
 		}
@@ -387,22 +391,6 @@ func (s *Server) cancel(ctx context.Context, a hermesproto.FolderArgs) (hermespr
 		}
 	}
 	return hermesproto.CancelResult{Cancelled: len(views)}, nil
-}
-
-// approve answers a pending approval.
-func (s *Server) approve(a hermesproto.ApproveArgs) (hermesproto.ApproveResult, error) {
-	d, ok := hermesproto.ParseDecision(a.Decision)
-	if !ok {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, `hermes.approve: decision %q: want "once", "session", "deny" or "stop"`, a.Decision)
-	}
-	h, err := s.hostOrErr()
-	if err != nil {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
-	}
-	if err := h.Resolve(a.ApprovalID, d); err != nil {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "hermes.approve: %v", err)
-	}
-	return hermesproto.ApproveResult{ApprovalID: a.ApprovalID, Decision: hermesproto.Decision(d)}, nil
 }
 
 func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) (hermesproto.ShowTranscriptResult, error) {

@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
@@ -106,11 +107,9 @@ type Server struct {
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
 
-	approvals *approver
+	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings (set by Serve)
 
-	configMu     sync.Mutex        // held while settings from the workspace are applied, one change at a time
-	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
-	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
+	configMu sync.Mutex // held while settings from the workspace are applied, one change at a time
 
 	exited chan struct{} // closed when the client sends exit
 
@@ -152,13 +151,9 @@ func NewServer(opts Options) *Server {
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
 		exited:      make(chan struct{}),
-
-		trustAnswers: make(map[string]bool),
-		warnedAuto:   make(map[string]string),
 	}
 	defaults := settings.Default()
 	s.settings.Store(&defaults)
-	s.approvals = newApprover(s)
 	s.findings = review.New(review.Config{
 		Docs: s.docs,
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
@@ -188,6 +183,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.conn = jsonrpc2.NewConn(stream)
 	notifier, _ := stream.(framing.Notifier)
 	s.editor = editor.New(s.conn, notifier, s.log, s.opts.ClientTimeout)
+	s.approvals = approve.New(approve.Config{
+		Editor: s.editor, Log: s.log, Host: s.host.Load, Settings: s.settings.Load,
+		Folders: s.folders, Docs: s.docs, StateDir: s.stateDir,
+	})
 	s.admitter, _ = stream.(framing.Admitter)
 	s.conn.Go(ctx, s.handle)
 	s.watchHandshake(ctx)

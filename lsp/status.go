@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		st := sess.Status()
 		fs := hermesproto.FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
-			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
+			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: approve.AutoStatus(st.AutoApprove),
 			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undo.Undoable(sess),
 			Model: st.Model, Effort: st.Effort,
 		}

@@ -80,7 +80,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 		s.mu.Unlock()
 	}
 	cfg := progress.Config{Editor: s.editor, Token: tv.token, Title: "Hermes", Note: s.rateLimitNote,
-		Auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }}
+		Auto: func() bool { return s.approvals.Auto(tv.folder.Path).Effective }}
 	if tv.review != nil {
 		cfg.Title = "Hermes review"
 	}
