@@ -16,6 +16,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/login"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -166,7 +167,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.login(ctx, a))
+		return result(login.Start(ctx, login.Config{Editor: s.editor, Log: s.log, Host: s.host.Load, Go: s.goAsync}, a))
 	case hermesproto.CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {

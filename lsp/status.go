@@ -10,6 +10,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
+	"github.com/hermes-lsp/hermes-lsp/lsp/login"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -51,6 +52,6 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		folders = append(folders, fs)
 	}
 	st := hermesproto.Status{Folders: folders, RateLimits: rl}
-	st.Account, st.SignedIn = s.account(ctx, h)
+	st.Account, st.SignedIn = login.Account(ctx, s.log, h)
 	return st
 }
