@@ -70,7 +70,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	}
 	folder, err := s.resolveFolder(uri)
 	if err != nil {
-		f, _, ok := s.transcriptThread(uri)
+		f, _, ok := s.threads.Transcript(uri)
 		if !ok {
 			return []protocol.CodeAction{}, nil // not ours to act on; say nothing
 		}
@@ -139,7 +139,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 					Command: command(title, hermesproto.CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
 				})
 			}
-			actions = append(actions, s.resumeActions(ctx, folder.Path, uri, sess, h)...)
+			actions = append(actions, s.threads.ResumeActions(ctx, folder.Path, uri, sess, h)...)
 		}
 	}
 	// Pending approvals come before everything else (lsp/approve), each with Deny first.
@@ -160,7 +160,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 // outranks a `hermes:` line and is never taken as a prompt by itself. In a transcript only the
 // user's instructions run: no selection (mostly what the agent wrote) is a prompt.
 func (s *Server) instructionAt(uri string, rng protocol.Range, invoked bool) (string, bool) {
-	if s.isTranscript(uri) {
+	if s.threads.IsTranscript(uri) {
 		return s.transcriptInstructionAt(uri, rng.Start.Line)
 	}
 	if line, ok := s.docs.Line(uri, rng.Start.Line); ok {

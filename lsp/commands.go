@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/login"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -114,7 +114,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		case hermesproto.CmdToggleYolo:
 			return s.approvals.ToggleYolo(ctx, folder, sess), nil
 		case hermesproto.CmdShowTranscript:
-			return result(s.showTranscript(ctx, folder, sess))
+			return result(s.threads.ShowTranscript(ctx, folder, sess))
 		}
 	case hermesproto.CmdStatus:
 		return s.status(ctx), nil
@@ -123,22 +123,34 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		if name == hermesproto.CmdThreads {
-			return result(s.threads(ctx, a))
+		_, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
 		}
-		return result(s.models(ctx, a))
+		if name == hermesproto.CmdThreads {
+			return result(threads.List(ctx, sess))
+		}
+		return result(s.threads.Models(ctx, sess))
 	case hermesproto.CmdResumeThread:
 		var a hermesproto.ResumeThreadArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.resumeThread(ctx, a))
+		folder, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.threads.Resume(ctx, folder, sess, a))
 	case hermesproto.CmdSetModel:
 		var a hermesproto.SetModelArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.setModel(ctx, a))
+		folder, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.threads.SetModel(ctx, folder, sess, a))
 	case hermesproto.CmdReview:
 		var a hermesproto.ReviewArgs
 		if err := args(p, &a); err != nil {
@@ -220,14 +232,14 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	if err := settings.CheckModelName(a.Model); err != nil {
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
-	if err := checkEffort(a.Effort); err != nil {
+	if err := threads.CheckEffort(a.Effort); err != nil {
 		return hermesproto.AskResult{}, err
 	}
 	folder, sess, err := s.sessionFor(a.URI)
 	inPrompt := a
 	if err != nil {
 		// A `hermes:` line in a thread's transcript continues that thread, in its folder.
-		f, threadID, ok := s.transcriptThread(a.URI)
+		f, threadID, ok := s.threads.Transcript(a.URI)
 		if !ok {
 			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
@@ -392,26 +404,6 @@ func (s *Server) cancel(ctx context.Context, a hermesproto.FolderArgs) (hermespr
 		}
 	}
 	return hermesproto.CancelResult{Cancelled: len(views)}, nil
-}
-
-func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) (hermesproto.ShowTranscriptResult, error) {
-	var none hermesproto.ShowTranscriptResult
-	st := sess.Status()
-	if st.ThreadID == "" {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet in %s: ask something first", folder.Name)
-	}
-	_, md, err := agenthost.TranscriptPaths(s.stateDir(), st.ThreadID)
-	if err != nil {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
-	}
-	//hermes:ownfile the thread's transcript, in the state folder
-	if _, err := os.Stat(md); err != nil {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
-	}
-	if !s.editor.ShowDocument(ctx, md, true) {
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes transcript: "+md)
-	}
-	return hermesproto.ShowTranscriptResult{Path: md, URI: workspace.URIFromPath(md)}, nil
 }
 
 // stateDir is where the host keeps its state: the host's own (a stateDir change applies after a

@@ -158,8 +158,8 @@ func (s *Server) instructionHints(uri string) []protocol.Diagnostic {
 // instructionDocument reports whether the server looks for instructions in the document at uri
 // (one of a workspace folder, or a thread's transcript of one), and whether it is a transcript.
 func (s *Server) instructionDocument(uri string) (transcript, ok bool) {
-	if s.isTranscript(uri) {
-		_, _, ok := s.transcriptThread(uri)
+	if s.threads.IsTranscript(uri) {
+		_, _, ok := s.threads.Transcript(uri)
 		return true, ok
 	}
 	_, err := s.resolveFolder(uri)

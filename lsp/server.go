@@ -30,6 +30,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -101,13 +102,13 @@ type Server struct {
 	idleKick    chan struct{}                    // a turn ended: memoryLoop waits for idleness (progress.go)
 	hints       *hintQueue                       // documents edited since editedDocsLoop last told s.edited
 	edited      []editedFeature                  // the diagnostics that follow edits: hints, findings
-	threadCache map[string]cachedThreads         // per folder, the past threads code actions offer (threads.go)
 	findings    *review.Findings                 // review findings, published as diagnostics (lsp/review)
 	diagSets    diagnosticSets                   // the server's own diagnostics (diagnostics.go)
 	inflight    map[jsonrpc2.ID]context.CancelFunc
 	exitCode    int
 
 	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings (set by Serve)
+	threads   *threads.Threads  // threads, models, rate limits and transcripts (set by Serve)
 
 	configMu sync.Mutex // held while settings from the workspace are applied, one change at a time
 
@@ -147,7 +148,6 @@ func NewServer(opts Options) *Server {
 		inlayKick:   make(chan struct{}, 1),
 		idleKick:    make(chan struct{}, 1),
 		hints:       newHintQueue(),
-		threadCache: make(map[string]cachedThreads),
 		inflight:    make(map[jsonrpc2.ID]context.CancelFunc),
 		admittedCh:  make(chan struct{}),
 		exited:      make(chan struct{}),
@@ -186,6 +186,10 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.approvals = approve.New(approve.Config{
 		Editor: s.editor, Log: s.log, Host: s.host.Load, Settings: s.settings.Load,
 		Folders: s.folders, Docs: s.docs, StateDir: s.stateDir,
+	})
+	s.threads = threads.New(threads.Config{
+		Editor: s.editor, Log: s.log, Host: s.host.Load, Settings: s.settings.Load,
+		Folders: s.folders, StateDir: s.stateDir,
 	})
 	s.admitter, _ = stream.(framing.Admitter)
 	s.conn.Go(ctx, s.handle)

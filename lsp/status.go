@@ -11,6 +11,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/login"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 	if err != nil {
 		return hermesproto.Status{Folders: folders}
 	}
-	rl := wireRateLimits(h.RateLimits(ctx))
+	rl := threads.RateLimits(h.RateLimits(ctx))
 	for _, f := range s.folders.List() {
 		sess, err := h.Session(f.Path)
 		if err != nil {
