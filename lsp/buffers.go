@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -22,31 +22,6 @@ import (
 // maxReloadBytes bounds the files whose new text the server sends to the editor: a larger one the
 // editor reloads itself, or the user does.
 const maxReloadBytes = 8 << 20
-
-// unsaved returns the files a patch approval changes that have unsaved edits in the editor,
-// relative to the approval's folder.
-func (s *Server) unsaved(a hermesproto.Approval) []string {
-	if a.Kind != hermesproto.ApprovalKindPatch {
-		return nil
-	}
-	var out []string
-	for _, c := range a.Changes {
-		if s.docs.Dirty(c.Path) {
-			rel, _ := workspace.Rel(a.Folder, c.Path)
-			out = append(out, rel)
-		}
-	}
-	return out
-}
-
-// unsavedSentence says that files have unsaved changes a patch will conflict with.
-func unsavedSentence(files []string) string {
-	verb := "has"
-	if len(files) > 1 {
-		verb = "have"
-	}
-	return fmt.Sprintf("%s %s unsaved changes in your editor: applying this patch will conflict with them", strings.Join(files, ", "), verb)
-}
 
 // agentEdits follows what a turn event means for the editor's buffers: a patch applied brings them
 // in line with the disk; a patch waiting for approval, or auto-approved, that touches a file with
@@ -57,14 +32,14 @@ func (s *Server) agentEdits(ctx context.Context, folder string, ev hermesproto.E
 	case ev.Kind == hermesproto.EventKindToolCompleted && ev.Tool != nil && ev.Tool.Name == "apply_patch" && !ev.Tool.IsError:
 		s.syncBuffers(ctx, folder)
 	case ev.Approval != nil && (ev.Kind == hermesproto.EventKindApprovalWaiting || ev.Kind == hermesproto.EventKindApprovalResolved):
-		files := s.unsaved(*ev.Approval)
+		files := approve.Unsaved(s.docs, *ev.Approval)
 		if len(files) == 0 {
 			return ""
 		}
 		if ev.Kind == hermesproto.EventKindApprovalResolved && ev.Approval.DecidedBy == "policy" {
-			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+unsavedSentence(files)+".")
+			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+approve.UnsavedSentence(files)+".")
 		}
-		return unsavedSentence(files)
+		return approve.UnsavedSentence(files)
 	}
 	return ""
 }

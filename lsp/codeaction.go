@@ -69,7 +69,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	folder, err := s.resolveFolder(uri)
 	docFolder := folder.Path // "" for a transcript, which is no file of a folder
 	if err != nil {
-		f, _, ok := s.transcriptThread(uri)
+		f, _, ok := s.threads.Transcript(uri)
 		if !ok {
 			return []protocol.CodeAction{}, nil // not ours to act on; say nothing
 		}
@@ -136,29 +136,11 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 					Command: command(title, hermesproto.CmdUndoTurn, hermesproto.UndoTurnArgs{URI: uri, TurnID: cps[0].TurnID}),
 				})
 			}
-			actions = append(actions, s.resumeActions(ctx, folder.Path, uri, sess, h)...)
+			actions = append(actions, s.threads.ResumeActions(ctx, folder.Path, uri, sess, h)...)
 		}
 	}
-	// Pending approvals come before everything else, each with Deny first: eglot pre-selects the
-	// first action and Helix's picker highlights it, and an accidental Enter must never grant.
-	var approvals []protocol.CodeAction
-	if h != nil {
-		if sess, err := h.Session(folder.Path); err == nil {
-			for _, a := range sess.Pending() {
-				for _, choice := range []struct {
-					title    string
-					decision hermesproto.Decision
-				}{{hermesproto.CodeActionTitleDeny, hermesproto.DecisionDeny}, {hermesproto.CodeActionTitleAllowOnce, hermesproto.DecisionOnce}, {hermesproto.CodeActionTitleAllowSession, hermesproto.DecisionSession}} {
-					title := choice.title + a.Summary
-					approvals = append(approvals, protocol.CodeAction{
-						Title: title, Kind: protocol.QuickFix,
-						Command: command(title, hermesproto.CmdApprove, hermesproto.ApproveArgs{ApprovalID: a.ID, Decision: string(choice.decision)}),
-					})
-				}
-			}
-		}
-	}
-	actions = append(approvals, actions...)
+	// Pending approvals come before everything else (lsp/approve), each with Deny first.
+	actions = append(s.approvals.CodeActions(folder.Path, command), actions...)
 	wanted := []protocol.CodeAction{}
 	for _, a := range actions {
 		if kindWanted(a.Kind, only) {
@@ -166,4 +148,15 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		}
 	}
 	return wanted, nil
+}
+
+// instructionDocument reports whether the server looks for instructions in the document at uri
+// (one of a workspace folder, or a thread's transcript of one), and whether it is a transcript.
+func (s *Server) instructionDocument(uri string) (transcript, ok bool) {
+	if s.threads.IsTranscript(uri) {
+		_, _, ok := s.threads.Transcript(uri)
+		return true, ok
+	}
+	_, err := s.resolveFolder(uri)
+	return false, err == nil
 }

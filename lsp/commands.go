@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,9 +15,11 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/login"
 	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -83,7 +84,11 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.approve(a))
+		res, err := s.approvals.Answer(a)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return res, nil
 	case hermesproto.CmdNewThread, hermesproto.CmdCompact, hermesproto.CmdToggleYolo, hermesproto.CmdShowTranscript:
 		var a hermesproto.FolderArgs
 		if err := args(p, &a); err != nil {
@@ -108,9 +113,9 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			s.watch(ctx, folder, turn, "compacting the context", nil, p.WorkDoneToken, nil)
 			return hermesproto.CompactResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path}, nil
 		case hermesproto.CmdToggleYolo:
-			return s.toggleYolo(ctx, folder, sess), nil
+			return s.approvals.ToggleYolo(ctx, folder, sess), nil
 		case hermesproto.CmdShowTranscript:
-			return result(s.showTranscript(ctx, folder, sess))
+			return result(s.threads.ShowTranscript(ctx, folder, sess))
 		}
 	case hermesproto.CmdStatus:
 		return s.status(ctx), nil
@@ -119,22 +124,34 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		if name == hermesproto.CmdThreads {
-			return result(s.threads(ctx, a))
+		_, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
 		}
-		return result(s.models(ctx, a))
+		if name == hermesproto.CmdThreads {
+			return result(threads.List(ctx, sess))
+		}
+		return result(s.threads.Models(ctx, sess))
 	case hermesproto.CmdResumeThread:
 		var a hermesproto.ResumeThreadArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.resumeThread(ctx, a))
+		folder, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.threads.Resume(ctx, folder, sess, a))
 	case hermesproto.CmdSetModel:
 		var a hermesproto.SetModelArgs
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.setModel(ctx, a))
+		folder, sess, err := s.sessionFor(a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.threads.SetModel(ctx, folder, sess, a))
 	case hermesproto.CmdReview:
 		var a hermesproto.ReviewArgs
 		if err := args(p, &a); err != nil {
@@ -167,7 +184,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		return result(s.login(ctx, a))
+		return result(login.Start(ctx, login.Config{Editor: s.editor, Log: s.log, Host: s.host.Load, Go: s.goAsync}, a))
 	case hermesproto.CmdUndoTurn:
 		var a hermesproto.UndoTurnArgs
 		if err := args(p, &a); err != nil {
@@ -229,14 +246,14 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	if err := settings.CheckModelName(a.Model); err != nil {
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
-	if err := checkEffort(a.Effort); err != nil {
+	if err := threads.CheckEffort(a.Effort); err != nil {
 		return hermesproto.AskResult{}, err
 	}
 	folder, sess, err := s.sessionFor(a.URI)
 	inPrompt := a
 	if err != nil {
 		// A `hermes:` line in a thread's transcript continues that thread, in its folder.
-		f, threadID, ok := s.transcriptThread(a.URI)
+		f, threadID, ok := s.threads.Transcript(a.URI)
 		if !ok {
 			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
@@ -402,42 +419,6 @@ func (s *Server) cancel(ctx context.Context, a hermesproto.FolderArgs) (hermespr
 		}
 	}
 	return hermesproto.CancelResult{Cancelled: len(views)}, nil
-}
-
-// approve answers a pending approval.
-func (s *Server) approve(a hermesproto.ApproveArgs) (hermesproto.ApproveResult, error) {
-	d, ok := hermesproto.ParseDecision(a.Decision)
-	if !ok {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, `hermes.approve: decision %q: want "once", "session", "deny" or "stop"`, a.Decision)
-	}
-	h, err := s.hostOrErr()
-	if err != nil {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
-	}
-	if err := h.Resolve(a.ApprovalID, d); err != nil {
-		return hermesproto.ApproveResult{}, errorf(jsonrpc2.InvalidParams, "hermes.approve: %v", err)
-	}
-	return hermesproto.ApproveResult{ApprovalID: a.ApprovalID, Decision: hermesproto.Decision(d)}, nil
-}
-
-func (s *Server) showTranscript(ctx context.Context, folder workspace.Folder, sess *agenthost.Session) (hermesproto.ShowTranscriptResult, error) {
-	var none hermesproto.ShowTranscriptResult
-	st := sess.Status()
-	if st.ThreadID == "" {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet in %s: ask something first", folder.Name)
-	}
-	_, md, err := agenthost.TranscriptPaths(s.stateDir(), st.ThreadID)
-	if err != nil {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript for %s: %v", folder.Name, err)
-	}
-	//hermes:ownfile the thread's transcript, in the state folder
-	if _, err := os.Stat(md); err != nil {
-		return none, errorf(jsonrpc2.InvalidParams, "no transcript yet for thread %s in %s", st.ThreadID, folder.Name)
-	}
-	if !s.editor.ShowDocument(ctx, md, true) {
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes transcript: "+md)
-	}
-	return hermesproto.ShowTranscriptResult{Path: md, URI: workspace.URIFromPath(md)}, nil
 }
 
 // stateDir is where the host keeps its state: the host's own (a stateDir change applies after a

@@ -49,7 +49,7 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 
 // applySettings parses settings a workspace source brought (workspace/configuration or
 // didChangeConfiguration) over the ones in force and reconfigures the host. A bad value is shown to
-// the user and changes nothing; a change of a trusted setting waits for the user's yes (gateTrusted).
+// the user and changes nothing; a change of a trusted setting waits for the user's yes (lsp/approve).
 // Changes apply one at a time, in order.
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	s.configMu.Lock()
@@ -63,7 +63,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 		s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes settings not applied: "+err.Error())
 		return
 	}
-	st = s.gateTrusted(ctx, current, st)
+	st = s.approvals.GateTrusted(ctx, current, st)
 	if st.CommandPrefix != current.CommandPrefix {
 		s.log.Warn("hermes.commandPrefix changes apply after a restart of the server")
 		st.CommandPrefix = current.CommandPrefix
@@ -84,7 +84,7 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	}
 	s.log.Info("settings applied", "approvals", st.Approvals.Mode, "yolo", st.Yolo, "turnEvents", st.TurnEvents)
 	s.editor.LogMessage(ctx, protocol.MessageTypeLog, fmt.Sprintf("Hermes: settings applied (approvals %s, yolo %v)", st.Approvals.Mode, st.Yolo))
-	s.warnAutoApprove(ctx)
+	s.approvals.WarnAuto(ctx)
 }
 
 // minTurnTimeoutSeconds is the least turnTimeoutSeconds the server takes: settings.MinTurnTimeoutSeconds, or

@@ -169,7 +169,7 @@ func (s *Server) initialized() {
 		for _, w := range s.opts.Warnings {
 			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: "+w)
 		}
-		s.warnAutoApprove(ctx)
+		s.approvals.WarnAuto(ctx)
 		prewarm := s.settings.Load().Prewarm
 		host := s.host.Load()
 		if prewarm && host != nil {
@@ -215,7 +215,7 @@ func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
 		}
 	}
 	if len(p.Event.Added) > 0 {
-		s.goAsync("auto-approve warning", s.warnAutoApprove)
+		s.goAsync("auto-approve warning", s.approvals.WarnAuto)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
@@ -30,6 +31,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -94,21 +96,19 @@ type Server struct {
 	mu           sync.Mutex
 	folders      *workspace.Set
 	docs         *textdoc.Documents
-	diags        *editor.Diagnostics      // the server's own diagnostics, and the editor's as code actions show them
-	turns        map[string]*turnView     // running turns by folder
-	lines        *annotate.Lines          // the lines turns were asked from: inlay hints, hover
-	idleKick     chan struct{}            // a turn ended: memoryLoop waits for idleness (progress.go)
-	edits        *textdoc.Edits           // tells the features that follow edits which documents changed
-	instructions *instruct.Instructions   // `hermes:` lines: the one to run, and hints on the others
-	threadCache  map[string]cachedThreads // per folder, the past threads code actions offer (threads.go)
-	findings     *review.Findings         // review findings, published as diagnostics (lsp/review)
-	reviews      *review.Reviews          // hermes.review and the automatic review
+	diags        *editor.Diagnostics    // the server's own diagnostics, and the editor's as code actions show them
+	turns        map[string]*turnView   // running turns by folder
+	lines        *annotate.Lines        // the lines turns were asked from: inlay hints, hover
+	idleKick     chan struct{}          // a turn ended: memoryLoop waits for idleness (progress.go)
+	edits        *textdoc.Edits         // tells the features that follow edits which documents changed
+	instructions *instruct.Instructions // `hermes:` lines: the one to run, and hints on the others
+	findings     *review.Findings       // review findings, published as diagnostics (lsp/review)
+	reviews      *review.Reviews        // hermes.review and the automatic review
 
-	approvals *approver
+	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings
+	threads   *threads.Threads  // threads, models, rate limits and transcripts
 
-	configMu     sync.Mutex        // held while settings from the workspace are applied, one change at a time
-	trustAnswers map[string]bool   // the user's answers about trusted settings, by folder, key and value
-	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
+	configMu sync.Mutex // held while settings from the workspace are applied, one change at a time
 
 	gate *gate.Gate // a socket connection's handshake: initialize (and its token) first
 }
@@ -123,23 +123,26 @@ func NewServer(opts Options) *Server {
 		opts.ClientTimeout = 10 * time.Second
 	}
 	s := &Server{
-		opts:        opts,
-		log:         log,
-		editor:      editor.New(log, opts.ClientTimeout),
-		folders:     &workspace.Set{},
-		docs:        textdoc.NewDocuments(),
-		turns:       make(map[string]*turnView),
-		idleKick:    make(chan struct{}, 1),
-		threadCache: make(map[string]cachedThreads),
-		gate:        gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
-		life:        newLifecycle(),
-
-		trustAnswers: make(map[string]bool),
-		warnedAuto:   make(map[string]string),
+		opts:     opts,
+		log:      log,
+		editor:   editor.New(log, opts.ClientTimeout),
+		folders:  &workspace.Set{},
+		docs:     textdoc.NewDocuments(),
+		turns:    make(map[string]*turnView),
+		idleKick: make(chan struct{}, 1),
+		gate:     gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
+		life:     newLifecycle(),
 	}
 	defaults := settings.Default()
 	s.settings.Store(&defaults)
-	s.approvals = newApprover(s)
+	s.approvals = approve.New(approve.Config{
+		Editor: s.editor, Log: log, Host: s.host.Load, Settings: s.settings.Load,
+		Folders: s.folders, Docs: s.docs, StateDir: s.stateDir,
+	})
+	s.threads = threads.New(threads.Config{
+		Editor: s.editor, Log: log, Host: s.host.Load, Settings: s.settings.Load,
+		Folders: s.folders, StateDir: s.stateDir,
+	})
 	s.findings = review.New(review.Config{
 		Docs: s.docs,
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
@@ -162,7 +165,7 @@ func NewServer(opts Options) *Server {
 	s.diags = editor.NewDiagnostics(s.editor)
 	s.lines = annotate.NewLines(s.docs, s.editor, log, func() bool { return s.settings.Load().InlineStatus })
 	s.instructions = instruct.New(instruct.Config{
-		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.isTranscript,
+		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.threads.IsTranscript,
 		Enabled: func() bool { return s.settings.Load().InstructionHints },
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
 			s.diags.Publish(ctx, uri, instruct.Feature, diags)

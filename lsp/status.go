@@ -9,6 +9,9 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
+	"github.com/hermes-lsp/hermes-lsp/lsp/login"
+	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -18,7 +21,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 	if err != nil {
 		return hermesproto.Status{Folders: folders}
 	}
-	rl := wireRateLimits(h.RateLimits(ctx))
+	rl := threads.RateLimits(h.RateLimits(ctx))
 	for _, f := range s.folders.List() {
 		sess, err := h.Session(f.Path)
 		if err != nil {
@@ -27,7 +30,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		st := sess.Status()
 		fs := hermesproto.FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
-			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: autoApproveStatus(st.AutoApprove),
+			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: approve.AutoStatus(st.AutoApprove),
 			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undo.Undoable(sess),
 			Model: st.Model, Effort: st.Effort,
 		}
@@ -50,6 +53,6 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		folders = append(folders, fs)
 	}
 	st := hermesproto.Status{Folders: folders, RateLimits: rl}
-	st.Account, st.SignedIn = s.account(ctx, h)
+	st.Account, st.SignedIn = login.Account(ctx, s.log, h)
 	return st
 }

@@ -62,8 +62,8 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 		tv.token = token
 		s.mu.Unlock()
 	}
-	cfg := progress.Config{Editor: s.editor, Token: tv.token, Title: "Hermes", Note: s.rateLimitNote,
-		Auto: func() bool { return s.autoApproveOf(tv.folder.Path).Effective }}
+	cfg := progress.Config{Editor: s.editor, Token: tv.token, Title: "Hermes", Note: s.threads.RateLimitNote,
+		Auto: func() bool { return s.approvals.Auto(tv.folder.Path).Effective }}
 	if tv.review != nil {
 		cfg.Title = "Hermes review"
 	}

@@ -1,12 +1,13 @@
-package lsp
-
-// This file is hermes.login: codex's own ChatGPT sign-in started from the editor, its page opened
-// in the user's browser (window/showDocument, external) or shown, and its end reported.
+// Package login is hermes.login: codex's own ChatGPT sign-in started from the editor, its page
+// opened in the user's browser (window/showDocument, external) or shown, and its end reported; and
+// the account hermes.status names.
+package login
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -19,7 +20,20 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 )
+
+// Config is what a sign-in needs of the server.
+type Config struct {
+	// Editor opens the sign-in page and shows how the sign-in goes.
+	Editor *editor.Client
+	Log    *slog.Logger
+	// Host returns the agent host, nil before initialize.
+	Host func() *agenthost.Host
+	// Go runs f on a goroutine the server owns and waits for (the wait for the sign-in's end),
+	// with a context that ends with the connection.
+	Go func(name string, f func(ctx context.Context))
+}
 
 // loginWait bounds the wait for the browser's part of a sign-in; codex's own login server gives up
 // sooner.
@@ -28,26 +42,28 @@ const loginWait = 15 * time.Minute
 // accountWait bounds hermes.status's question to codex about its account.
 const accountWait = 2 * time.Second
 
-func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesproto.LoginResult, error) {
+// Start is hermes.login: it starts codex's sign-in by the method a asks for and answers at once; a
+// goroutine of cfg.Go reports the sign-in's end. An unknown method is an InvalidParams error.
+func Start(ctx context.Context, cfg Config, a hermesproto.LoginArgs) (hermesproto.LoginResult, error) {
 	loginType := codex.LoginTypeChatGPT
 	switch a.Method {
 	case "", hermesproto.LoginChatGPT:
 	case hermesproto.LoginDeviceCode:
 		loginType = codex.LoginTypeChatGPTDeviceCode
 	default:
-		return hermesproto.LoginResult{}, errorf(jsonrpc2.InvalidParams, "%v", fmt.Errorf("hermes.login: unknown method %q: use %q (a browser on this machine) or %q (any browser, with a code)",
+		return hermesproto.LoginResult{}, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("hermes.login: unknown method %q: use %q (a browser on this machine) or %q (any browser, with a code)",
 			a.Method, hermesproto.LoginChatGPT, hermesproto.LoginDeviceCode))
 	}
-	h, err := s.hostOrErr()
-	if err != nil {
-		return hermesproto.LoginResult{}, err
+	h := cfg.Host()
+	if h == nil {
+		return hermesproto.LoginResult{}, errors.New("the server is not initialized")
 	}
 	l, err := h.Login(ctx, loginType)
 	if err != nil {
 		return hermesproto.LoginResult{}, fmt.Errorf("could not start the codex sign-in: %w (`hermes-lsp doctor` checks the codex binary and its login)", err)
 	}
 	if l.Already != nil {
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is already signed in as "+accountName(l.Already)+".")
+		cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is already signed in as "+accountName(l.Already)+".")
 		acc := wireAccount(l.Already)
 		return hermesproto.LoginResult{AlreadySignedIn: &acc}, nil
 	}
@@ -67,32 +83,32 @@ func (s *Server) login(ctx context.Context, a hermesproto.LoginArgs) (hermesprot
 		if res.UserCode != "" {
 			msg += " The code to enter there: " + res.UserCode + "."
 		}
-		s.log.Warn("hermes.login: sign-in link not opened", "why", why)
-		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
+		cfg.Log.Warn("hermes.login: sign-in link not opened", "why", why)
+		cfg.Editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
 		res.URL = ""
-		s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
+		cfg.Go("login", func(ctx context.Context) { awaitEnd(ctx, cfg.Editor, h, l) })
 		return res, nil
 	}
-	res.Opened = s.editor.OpenExternal(ctx, res.URL)
+	res.Opened = cfg.Editor.OpenExternal(ctx, res.URL)
 	switch {
 	case res.UserCode != "":
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: to sign in to codex, open %s and enter the code %s.", res.URL, res.UserCode))
+		cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: to sign in to codex, open %s and enter the code %s.", res.URL, res.UserCode))
 	case !res.Opened:
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: to sign in to codex, open "+res.URL+" in a browser on this machine.")
+		cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: to sign in to codex, open "+res.URL+" in a browser on this machine.")
 	}
-	s.goAsync("login", func(ctx context.Context) { s.awaitLogin(ctx, h, l) })
+	cfg.Go("login", func(ctx context.Context) { awaitEnd(ctx, cfg.Editor, h, l) })
 	return res, nil
 }
 
-// awaitLogin reports the sign-in's end.
-func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost.Login) {
+// awaitEnd reports the sign-in's end.
+func awaitEnd(ctx context.Context, ed *editor.Client, h *agenthost.Host, l *agenthost.Login) {
 	timer := time.NewTimer(loginWait)
 	defer timer.Stop()
 	select {
 	case out := <-l.Done():
 		if out.Err != nil {
 			// codex's words: one line, no terminal escapes.
-			s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes: "+safetext.LineCut(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
+			ed.ShowMessage(ctx, protocol.MessageTypeError, "Hermes: "+safetext.LineCut(out.Err.Error(), maxLoginURL)+". Run hermes.login again to retry.")
 			return
 		}
 		name := "your account"
@@ -101,9 +117,9 @@ func (s *Server) awaitLogin(ctx context.Context, h *agenthost.Host, l *agenthost
 		if st, err := h.Account(actx); err == nil && st != nil && st.Account != nil {
 			name = accountName(st.Account)
 		}
-		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is signed in as "+name+".")
+		ed.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: codex is signed in as "+name+".")
 	case <-timer.C:
-		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
+		ed.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: the codex sign-in did not finish in 15 minutes. Run hermes.login again to retry.")
 	case <-ctx.Done():
 	}
 }
@@ -139,15 +155,15 @@ func loginURLProblem(raw string) string {
 	return "it is not an https address"
 }
 
-// account is hermes.status's account: asked of the running codex, unknown (nil, nil) when codex
-// does not run or does not answer in time.
-func (s *Server) account(ctx context.Context, h *agenthost.Host) (*hermesproto.Account, *bool) {
+// Account is hermes.status's account and whether codex is signed in: asked of the running codex,
+// unknown (nil, nil) when codex does not run or does not answer in time.
+func Account(ctx context.Context, log *slog.Logger, h *agenthost.Host) (*hermesproto.Account, *bool) {
 	ctx, cancel := context.WithTimeout(ctx, accountWait)
 	defer cancel()
 	st, err := h.Account(ctx)
 	if err != nil {
 		if !errors.Is(err, context.DeadlineExceeded) {
-			s.log.Debug("account/read", "err", err)
+			log.Debug("account/read", "err", err)
 		}
 		return nil, nil
 	}

@@ -1,0 +1,194 @@
+// Package approve is the person's say over what codex does, in the editor: the host's Approver
+// (agenthost.Approver) that asks about each command and patch with window/showMessageRequest, or
+// falls back to a message plus code actions and hermes.approve when the editor cannot ask; the
+// answers given that way (Answer, CodeActions); auto-approval, never silent (Auto, WarnAuto,
+// ToggleYolo); and the questions about trusted settings a workspace's own settings change
+// (GateTrusted).
+package approve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
+	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
+)
+
+// Config is what an Approver needs of the server.
+type Config struct {
+	// Editor asks the person and shows messages.
+	Editor *editor.Client
+	Log    *slog.Logger
+	// Host returns the agent host, nil before initialize.
+	Host func() *agenthost.Host
+	// Settings returns the settings in force.
+	Settings func() *settings.Settings
+	// Folders are the workspace folders: auto-approval is warned of in each, and trusted
+	// settings are remembered per set of folders.
+	Folders *workspace.Set
+	// Docs are the documents open in the editor: a patch's files with unsaved edits are named.
+	Docs *textdoc.Documents
+	// StateDir returns the host's state directory, where "Show diff" writes the patch.
+	StateDir func() string
+}
+
+// Approver is the host's Approver for one editor: it asks with window/showMessageRequest, one
+// request at a time (Helix replaces an open prompt with a new one), and falls back to a message
+// plus code actions and hermes.approve when the editor cannot ask. It also remembers what the
+// user was told and answered: auto-approval warned of, trusted settings allowed or kept.
+type Approver struct {
+	cfg  Config
+	turn chan struct{} // a one-slot semaphore: the prompt on screen
+
+	mu           sync.Mutex
+	trustAnswers map[string]bool   // the user's answers about trusted settings, by folders, key and value
+	warnedAuto   map[string]string // per folder, the auto-approval source the user was last warned of
+}
+
+// New returns an Approver that asks through cfg.Editor.
+func New(cfg Config) *Approver {
+	return &Approver{
+		cfg:          cfg,
+		turn:         make(chan struct{}, 1),
+		trustAnswers: make(map[string]bool),
+		warnedAuto:   make(map[string]string),
+	}
+}
+
+// Approve asks the editor about a. It returns when the person answered, or ctx ended (timeout, or
+// the approval was answered another way, or withdrawn).
+func (ap *Approver) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+	if ap.cfg.Editor.CanPrompt() {
+		d, err, unsupported := ap.ask(ctx, a)
+		if !unsupported {
+			return d, err
+		}
+	}
+	return ap.waitForAnswer(ctx, a)
+}
+
+// promptParams are an approval's window/showMessageRequest params: go.lsp.dev/protocol v0.12.0's
+// MessageActionItem has no room for the approvalId its items carry for editors that keep an item's
+// own properties (additionalPropertiesSupport). Like the workarounds in lsp's compat.go, it goes
+// when the protocol types are replaced.
+type promptParams struct {
+	Type    protocol.MessageType `json:"type"`
+	Message string               `json:"message"`
+	Actions []promptAction       `json:"actions"`
+}
+
+// promptAction is an approval prompt's action item.
+type promptAction struct {
+	Title      string `json:"title"`
+	ApprovalID string `json:"approvalId,omitempty"`
+}
+
+// ask shows the prompt, one at a time. unsupported says the editor cannot show it.
+func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (d hermesproto.Decision, err error, unsupported bool) {
+	ed := ap.cfg.Editor
+	select {
+	case ap.turn <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err(), false
+	}
+	defer func() { <-ap.turn }()
+	var diffs []string // written for "Show diff", removed once the person decided
+	defer func() {
+		for _, path := range diffs {
+			_ = agenthost.RemoveDiff(path)
+		}
+	}()
+	if !ed.CanPrompt() {
+		return "", nil, true // an earlier prompt found out while this one queued
+	}
+	for {
+		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
+		// accidental Enter must never grant.
+		titles := []string{hermesproto.ApprovalActionDeny, hermesproto.ApprovalActionAllowOnce, hermesproto.ApprovalActionAllowSession, hermesproto.ApprovalActionStop}
+		if a.Kind == hermesproto.ApprovalKindPatch && len(a.Changes) > 0 {
+			titles = append(titles, hermesproto.ApprovalActionShowDiff)
+		}
+		withID := ed.Caps().ActionProps
+		actions := make([]promptAction, len(titles))
+		for i, t := range titles {
+			actions[i].Title = t
+			if withID {
+				actions[i].ApprovalID = a.ID // which approval, for a client that reads it (VS Code's)
+			}
+		}
+		params := &promptParams{Type: protocol.MessageTypeWarning, Message: message(a, Unsaved(ap.cfg.Docs, a)), Actions: actions}
+		var choice *promptAction
+		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
+		if err := ed.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err(), false
+			}
+			// Only "method not found" (Helix 25.01) says the editor cannot ask: use the fallback for
+			// the rest of the session. Any other error declines this approval (the host fails
+			// closed) and the next one is asked again.
+			var rpcErr *jsonrpc2.Error
+			if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
+				ap.cfg.Log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
+				ed.CannotPrompt()
+				return "", nil, true
+			}
+			return "", fmt.Errorf("approval prompt: %w", err), false
+		}
+		if choice == nil {
+			return hermesproto.DecisionDeny, nil, false // dismissed: a null answer is Deny
+		}
+		switch choice.Title {
+		case hermesproto.ApprovalActionAllowOnce:
+			return hermesproto.DecisionOnce, nil, false
+		case hermesproto.ApprovalActionAllowSession:
+			return hermesproto.DecisionSession, nil, false
+		case hermesproto.ApprovalActionStop:
+			return hermesproto.DecisionStop, nil, false
+		case hermesproto.ApprovalActionShowDiff:
+			if path := ap.showDiff(ctx, a); path != "" {
+				diffs = append(diffs, path)
+			}
+			continue // and ask again
+		}
+		return hermesproto.DecisionDeny, nil, false
+	}
+}
+
+// waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
+// (which resolve the approval in the host, ending ctx) until the approval times out.
+func (ap *Approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
+		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
+		message(a, Unsaved(ap.cfg.Docs, a)), filepath.Base(a.Folder), a.ID)
+	ap.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// showDiff writes the patch to a new file under a random name in the state dir's private diffs
+// folder (agenthost.WriteDiff) and opens it when the editor can. It returns the file's path (""
+// when none was written).
+func (ap *Approver) showDiff(ctx context.Context, a hermesproto.Approval) string {
+	ed := ap.cfg.Editor
+	path, err := agenthost.WriteDiff(ap.cfg.StateDir(), []byte(a.Diff()))
+	if err != nil {
+		ap.cfg.Log.Warn("could not write the diff", "err", err)
+		ed.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not show the diff of approval "+a.ID+": "+err.Error())
+		return ""
+	}
+	if !ed.ShowDocument(ctx, path, true) {
+		ed.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: the patch of approval "+a.ID+" is in "+path)
+	}
+	return path
+}
