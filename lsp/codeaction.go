@@ -112,9 +112,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 
 	actions = append(actions, s.reviews.Actions(uri, docFolder, rng, command)...)
 
-	s.mu.Lock()
-	_, running := s.turns[folder.Path]
-	s.mu.Unlock()
+	running := s.turns.in(folder.Path) != nil
 	h := s.host.Load()
 	if !running && s.reviews.Enabled() {
 		actions = append(actions, protocol.CodeAction{

@@ -274,9 +274,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	}
 	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
 	var early *progress.Early
-	s.mu.Lock()
-	running := s.turns[folder.Path] != nil
-	s.mu.Unlock()
+	running := s.turns.in(folder.Path) != nil
 	if token == nil && !running {
 		early = progress.AskEarly(s.goAsync, s.editor) // beside the turn's start: a new turn needs one
 	}
@@ -291,9 +289,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	res := hermesproto.AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
 	var tv *turnView
 	if turn.Steered() {
-		s.mu.Lock()
-		tv = s.turns[folder.Path]
-		s.mu.Unlock()
+		tv = s.turns.in(folder.Path)
 	} else {
 		tv = s.watch(ctx, folder, turn, a.Prompt, nil, token, early)
 	}
@@ -395,23 +391,16 @@ func fenceLang(path string) string {
 
 // cancel interrupts the folder's turn; without a uri, every running turn.
 func (s *Server) cancel(ctx context.Context, a hermesproto.FolderArgs) (hermesproto.CancelResult, error) {
-	var views []*turnView
-	s.mu.Lock()
-	for _, tv := range s.turns {
-		views = append(views, tv)
-	}
-	s.mu.Unlock()
+	views := s.turns.all()
 	if a.URI != "" || s.folders.Len() == 1 {
 		folder, err := s.resolveFolder(a.URI)
 		if err != nil {
 			return hermesproto.CancelResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
 		views = views[:0]
-		s.mu.Lock()
-		if tv := s.turns[folder.Path]; tv != nil {
+		if tv := s.turns.in(folder.Path); tv != nil {
 			views = append(views, tv)
 		}
-		s.mu.Unlock()
 	}
 	for _, tv := range views {
 		if err := tv.turn.Interrupt(ctx); err != nil {

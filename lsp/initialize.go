@@ -125,7 +125,6 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hermes settings: %v", err)
 	}
 
-	s.mu.Lock()
 	s.editor.SetCaps(caps)
 	s.settings.Store(&st)
 	s.host.Store(host)
@@ -134,7 +133,6 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 			s.log.Warn("ignored a workspace folder", "folder", f.Path, "err", err)
 		}
 	}
-	s.mu.Unlock()
 	s.life.move(stateInitialized)
 	s.log.Info("initialized", "client", caps.Name, "folders", len(folders), "progress", caps.WorkDoneProgress,
 		"showMessageRequest", caps.ShowMessage, "showDocument", caps.ShowDocument)
@@ -157,7 +155,7 @@ func (s *Server) initialized() {
 		s.goAsync("inlay hint refresh", s.lines.RefreshLoop)
 	}
 	s.goAsync("edited documents", s.edits.Run)
-	s.goAsync("memory", s.memoryLoop)
+	s.goAsync("memory", s.turns.releaseLoop)
 	if s.host.Load() != nil {
 		s.goAsync("review findings", func(ctx context.Context) { s.reviews.LoadSaved(ctx, s.folders.List()) })
 	}

@@ -93,13 +93,11 @@ type Server struct {
 
 	life *lifecycle // initialize, shutdown, exit; requests in flight
 
-	mu           sync.Mutex
 	folders      *workspace.Set
 	docs         *textdoc.Documents
 	diags        *editor.Diagnostics    // the server's own diagnostics, and the editor's as code actions show them
-	turns        map[string]*turnView   // running turns by folder
+	turns        *runningTurns          // the turns being followed, by folder
 	lines        *annotate.Lines        // the lines turns were asked from: inlay hints, hover
-	idleKick     chan struct{}          // a turn ended: memoryLoop waits for idleness (progress.go)
 	edits        *textdoc.Edits         // tells the features that follow edits which documents changed
 	instructions *instruct.Instructions // `hermes:` lines: the one to run, and hints on the others
 	findings     *review.Findings       // review findings, published as diagnostics (lsp/review)
@@ -123,15 +121,14 @@ func NewServer(opts Options) *Server {
 		opts.ClientTimeout = 10 * time.Second
 	}
 	s := &Server{
-		opts:     opts,
-		log:      log,
-		editor:   editor.New(log, opts.ClientTimeout),
-		folders:  &workspace.Set{},
-		docs:     textdoc.NewDocuments(),
-		turns:    make(map[string]*turnView),
-		idleKick: make(chan struct{}, 1),
-		gate:     gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
-		life:     newLifecycle(),
+		opts:    opts,
+		log:     log,
+		editor:  editor.New(log, opts.ClientTimeout),
+		folders: &workspace.Set{},
+		docs:    textdoc.NewDocuments(),
+		turns:   newRunningTurns(),
+		gate:    gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
+		life:    newLifecycle(),
 	}
 	defaults := settings.Default()
 	s.settings.Store(&defaults)

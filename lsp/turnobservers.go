@@ -87,7 +87,7 @@ func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
 	if res == nil {
 		return
 	}
-	defer o.s.turnEndedIdle()
+	defer o.s.turns.endedIdle()
 	if o.tv.review != nil {
 		o.s.reviews.Finish(ctx, o.tv.folder, o.tv.review, res)
 		return

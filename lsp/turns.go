@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"context"
-	"runtime/debug"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -20,7 +18,7 @@ import (
 type turnView struct {
 	folder workspace.Folder
 	turn   *agenthost.Turn
-	token  *protocol.ProgressToken // nil when the client shows no progress; s.mu, once early is set
+	token  *protocol.ProgressToken // nil when the client shows no progress; set under runningTurns.mu once early is
 	early  *progress.Early         // the token being asked for: follow waits for it
 	rec    *annotate.Record
 	review *review.Run // set when the turn is a review
@@ -39,9 +37,7 @@ func (s *Server) watch(ctx context.Context, folder workspace.Folder, turn *agent
 	default:
 		tv.token = s.editor.CreateProgress(ctx, "hermes/"+turn.TurnID())
 	}
-	s.mu.Lock()
-	s.turns[folder.Path] = tv
-	s.mu.Unlock()
+	s.turns.add(tv)
 	// The events are asked for now, while the turn surely runs: a session that has ended (its
 	// folder removed, the turn over) delivers nothing to a late caller.
 	events := turn.Events()
@@ -57,10 +53,7 @@ func (s *Server) watch(ctx context.Context, folder workspace.Folder, turn *agent
 func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan hermesproto.Event) {
 	title := progress.FirstWords(prompt, 8)
 	if tv.early != nil {
-		token := tv.early.Wait(ctx)
-		s.mu.Lock()
-		tv.token = token
-		s.mu.Unlock()
+		s.turns.setToken(tv, tv.early.Wait(ctx))
 	}
 	cfg := progress.Config{Editor: s.editor, Token: tv.token, Title: "Hermes", Note: s.threads.RateLimitNote,
 		Auto: func() bool { return s.approvals.Auto(tv.folder.Path).Effective }}
@@ -90,62 +83,15 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 			result = ev.Result
 		}
 	}
-	s.mu.Lock()
-	if s.turns[tv.folder.Path] == tv {
-		delete(s.turns, tv.folder.Path)
-	}
-	s.mu.Unlock()
+	s.turns.remove(tv)
 	for _, o := range observers {
 		o.End(ctx, result)
 	}
 }
 
-// idleRelease is how long the server waits, with no turn running, before it gives the memory of
-// its turns back to the system: not after each turn, since a forced collection costs a
-// millisecond, and turns often follow each other.
-const idleRelease = 2 * time.Second
-
-// turnEndedIdle tells memoryLoop a turn has ended.
-func (s *Server) turnEndedIdle() {
-	select {
-	case s.idleKick <- struct{}{}:
-	default:
-	}
-}
-
-// memoryLoop gives the memory turns used back to the system once the server has been idle for
-// idleRelease: a turn's events and transcript come and go, and an idle server should not keep their
-// pages.
-func (s *Server) memoryLoop(ctx context.Context) {
-	var timer <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.idleKick:
-			timer = time.After(idleRelease) // a later turn's end starts the wait again
-		case <-timer:
-			timer = nil
-			s.mu.Lock()
-			idle := len(s.turns) == 0
-			s.mu.Unlock()
-			if idle {
-				debug.FreeOSMemory()
-			}
-		}
-	}
-}
-
 // cancelProgress interrupts the turn whose progress the user cancelled.
 func (s *Server) cancelProgress(token protocol.ProgressToken) {
-	s.mu.Lock()
-	var target *turnView
-	for _, tv := range s.turns {
-		if tv.token != nil && tv.token.String() == token.String() {
-			target = tv
-		}
-	}
-	s.mu.Unlock()
+	target := s.turns.byToken(token)
 	if target == nil {
 		return
 	}
