@@ -76,7 +76,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 		folder = f // a transcript: its `hermes:` lines continue its thread
 	}
 	if len(p.Context.Diagnostics) > 0 {
-		s.diags.Seen(uri, p.Context.Diagnostics)
+		s.editor.Diagnostics().Seen(uri, p.Context.Diagnostics)
 	}
 	prefix := s.settings.Load().CommandPrefix
 	command := func(title, name string, arg any) *protocol.Command {

@@ -167,7 +167,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		n := s.findings.Dismiss(ctx, "", func(f *review.Finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
+		n := s.reviews.Findings().Dismiss(ctx, "", func(f *review.Finding) bool { return f.ReviewID == a.ReviewID && f.FindingID == a.FindingID })
 		return hermesproto.DismissResult{Dismissed: n}, nil
 	case hermesproto.CmdDismissReview:
 		var a hermesproto.FolderArgs
@@ -178,7 +178,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err != nil {
 			return nil, invalid(err)
 		}
-		return hermesproto.DismissResult{Dismissed: s.findings.Dismiss(ctx, folder.Path, func(*review.Finding) bool { return true })}, nil
+		return hermesproto.DismissResult{Dismissed: s.reviews.Findings().Dismiss(ctx, folder.Path, func(*review.Finding) bool { return true })}, nil
 	case hermesproto.CmdLogin:
 		var a hermesproto.LoginArgs
 		if err := args(p, &a); err != nil {
@@ -365,7 +365,7 @@ func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a her
 	}
 	diags := a.Diagnostics
 	if len(diags) == 0 {
-		diags = s.diags.SeenOn(a.URI)
+		diags = s.editor.Diagnostics().SeenOn(a.URI)
 	}
 	var in []protocol.Diagnostic
 	for _, d := range diags {

@@ -52,8 +52,8 @@ func (s *Server) didChangeConfiguration(params json.RawMessage) {
 // the user and changes nothing; a change of a trusted setting waits for the user's yes (lsp/approve).
 // Changes apply one at a time, in order.
 func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
-	s.configMu.Lock()
-	defer s.configMu.Unlock()
+	s.settings.Lock()
+	defer s.settings.Unlock()
 	current := *s.settings.Load()
 	st, warnings, err := settings.ParseWithMinTurn(raw, current, minTurnTimeoutSeconds(s.opts))
 	for _, w := range warnings {

@@ -133,7 +133,7 @@ func (s *Server) initialize(ctx context.Context, p *initializeParams) (any, erro
 			s.log.Warn("ignored a workspace folder", "folder", f.Path, "err", err)
 		}
 	}
-	s.life.move(stateInitialized)
+	s.conn.move(stateInitialized)
 	s.log.Info("initialized", "client", caps.Name, "folders", len(folders), "progress", caps.WorkDoneProgress,
 		"showMessageRequest", caps.ShowMessage, "showDocument", caps.ShowDocument)
 

@@ -10,12 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	fastjson "github.com/segmentio/encoding/json"
-	"github.com/sourcegraph/conc"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
@@ -82,33 +80,23 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 
-	conn   jsonrpc2.Conn
-	editor *editor.Client  // the server's requests and notifications to the editor, and its caps
-	ctx    context.Context // cancelled when the connection ends
-	wg     conc.WaitGroup  // request handlers and every other goroutine of the connection
+	editor *editor.Client // the server's requests and notifications to the editor, and its caps
 
-	// settings are the ones in force: a value never changed, replaced whole when settings change.
-	settings atomic.Pointer[settings.Settings]
+	settings *settings.Current              // the settings in force, replaced whole on a change
 	host     atomic.Pointer[agenthost.Host] // set once, at initialize
 
-	life *lifecycle // initialize, shutdown, exit; requests in flight
+	conn *connection // the client's connection: its goroutines, handshake, state and requests
 
 	folders      *workspace.Set
 	docs         *textdoc.Documents
-	diags        *editor.Diagnostics    // the server's own diagnostics, and the editor's as code actions show them
 	turns        *runningTurns          // the turns being followed, by folder
 	lines        *annotate.Lines        // the lines turns were asked from: inlay hints, hover
 	edits        *textdoc.Edits         // tells the features that follow edits which documents changed
 	instructions *instruct.Instructions // `hermes:` lines: the one to run, and hints on the others
-	findings     *review.Findings       // review findings, published as diagnostics (lsp/review)
 	reviews      *review.Reviews        // hermes.review and the automatic review
 
 	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings
 	threads   *threads.Threads  // threads, models, rate limits and transcripts
-
-	configMu sync.Mutex // held while settings from the workspace are applied, one change at a time
-
-	gate *gate.Gate // a socket connection's handshake: initialize (and its token) first
 }
 
 // NewServer returns a server for one connection.
@@ -121,17 +109,15 @@ func NewServer(opts Options) *Server {
 		opts.ClientTimeout = 10 * time.Second
 	}
 	s := &Server{
-		opts:    opts,
-		log:     log,
-		editor:  editor.New(log, opts.ClientTimeout),
-		folders: &workspace.Set{},
-		docs:    textdoc.NewDocuments(),
-		turns:   newRunningTurns(),
-		gate:    gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log}),
-		life:    newLifecycle(),
+		opts:     opts,
+		log:      log,
+		editor:   editor.New(log, opts.ClientTimeout),
+		settings: settings.NewCurrent(settings.Default()),
+		folders:  &workspace.Set{},
+		docs:     textdoc.NewDocuments(),
+		turns:    newRunningTurns(),
+		conn:     newConnection(gate.New(gate.Config{Token: opts.Token, Timeout: opts.HandshakeTimeout, OnAdmit: opts.OnAdmit, Log: log})),
 	}
-	defaults := settings.Default()
-	s.settings.Store(&defaults)
 	s.approvals = approve.New(approve.Config{
 		Editor: s.editor, Log: log, Host: s.host.Load, Settings: s.settings.Load,
 		Folders: s.folders, Docs: s.docs, StateDir: s.stateDir,
@@ -140,17 +126,17 @@ func NewServer(opts Options) *Server {
 		Editor: s.editor, Log: log, Host: s.host.Load, Settings: s.settings.Load,
 		Folders: s.folders, StateDir: s.stateDir,
 	})
-	s.findings = review.New(review.Config{
+	findings := review.New(review.Config{
 		Docs: s.docs,
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
-			s.diags.Publish(ctx, uri, review.Feature, diags)
+			s.editor.Diagnostics().Publish(ctx, uri, review.Feature, diags)
 		},
 		Save:    func(folder string, data []byte) error { return s.reviews.Save(folder, data) },
 		Enabled: func() bool { return s.settings.Load().Review.Enabled },
 		Source:  diagnosticSource,
 		Log:     log,
 	})
-	s.reviews = review.NewReviews(s.findings, review.ReviewsConfig{
+	s.reviews = review.NewReviews(findings, review.ReviewsConfig{
 		Editor:   s.editor,
 		Log:      log,
 		Settings: s.settings.Load,
@@ -159,20 +145,19 @@ func NewServer(opts Options) *Server {
 			s.watch(ctx, folder, turn, "review "+run.Label, run, token, nil)
 		},
 	})
-	s.diags = editor.NewDiagnostics(s.editor)
 	s.lines = annotate.NewLines(s.docs, s.editor, log, func() bool { return s.settings.Load().InlineStatus })
 	s.instructions = instruct.New(instruct.Config{
 		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.threads.IsTranscript,
 		Enabled: func() bool { return s.settings.Load().InstructionHints },
 		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
-			s.diags.Publish(ctx, uri, instruct.Feature, diags)
+			s.editor.Diagnostics().Publish(ctx, uri, instruct.Feature, diags)
 		},
-		Published: func() []string { return s.diags.URIs(instruct.Feature) },
+		Published: func() []string { return s.editor.Diagnostics().URIs(instruct.Feature) },
 		Source:    diagnosticSource,
 	})
 	// editDelay gathers a burst of edits into one pass.
 	const editDelay = 150 * time.Millisecond
-	s.edits = textdoc.NewEdits(s.docs, editDelay, s.instructions.Refresh, s.findings.Refresh)
+	s.edits = textdoc.NewEdits(s.docs, editDelay, s.instructions.Refresh, findings.Refresh)
 	return s
 }
 
@@ -182,34 +167,34 @@ func NewServer(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s.ctx = ctx
+	s.conn.ctx = ctx
 	fopts := framing.Options{CloseOnOversized: s.opts.CloseOnOversizedFrame, Logger: s.log}
-	if s.gate.Strict() {
+	if s.conn.gate.Strict() {
 		fopts.HandshakeMaxBody = s.opts.HandshakeMaxBody // lifted once the gate admits the connection
 	}
 	stream := framing.NewStream(rwc, fopts)
-	s.conn = jsonrpc2.NewConn(stream)
+	s.conn.rpc = jsonrpc2.NewConn(stream)
 	notifier, _ := stream.(framing.Notifier)
-	s.editor.Attach(s.conn, notifier)
+	s.editor.Attach(s.conn.rpc, notifier)
 	admitter, _ := stream.(framing.Admitter)
-	s.gate.Attach(s.conn.Close, admitter)
-	s.conn.Go(ctx, s.handle)
-	s.wg.Go(func() { s.gate.Watch(ctx) })
+	s.conn.gate.Attach(s.conn.rpc.Close, admitter)
+	s.conn.rpc.Go(ctx, s.handle)
+	s.conn.wg.Go(func() { s.conn.gate.Watch(ctx) })
 
 	select {
-	case <-s.conn.Done():
+	case <-s.conn.rpc.Done():
 	case <-ctx.Done():
-		_ = s.conn.Close()
-		<-s.conn.Done()
+		_ = s.conn.rpc.Close()
+		<-s.conn.rpc.Done()
 	}
 	cancel() // every handler's context ends with the connection
 	var err error
 	if h := s.host.Load(); h != nil {
 		err = h.Close()
 	}
-	s.wg.Wait()
+	s.conn.wg.Wait()
 
-	exited, connErr := s.life.end(), s.conn.Err()
+	exited, connErr := s.conn.end(), s.conn.rpc.Err()
 	switch {
 	case exited:
 		return err
@@ -221,18 +206,18 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 
 // Exited is closed when the client sends exit: the process should end soon after, whatever is
 // still running.
-func (s *Server) Exited() <-chan struct{} { return s.life.exited }
+func (s *Server) Exited() <-chan struct{} { return s.conn.exited }
 
 // ExitCode is what the process should exit with: 0 after shutdown then exit, 1 otherwise (as the
 // LSP specification asks).
-func (s *Server) ExitCode() int { return s.life.code() }
+func (s *Server) ExitCode() int { return s.conn.code() }
 
 // handle is the connection's handler. The library calls it on its read goroutine, in order:
 // notifications run here, in order; each request runs on a goroutine of its own so that a long
 // request (or one waiting for the editor) never blocks reading. It always returns nil: an error
 // would close the connection.
 func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	if !s.gate.Admit(req) {
+	if !s.conn.gate.Admit(req) {
 		return nil
 	}
 	call, isCall := req.(*jsonrpc2.Call)
@@ -241,16 +226,16 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return nil
 	}
 	id := call.ID()
-	rctx, cancel := context.WithCancel(s.ctx)
-	s.life.track(id, cancel)
-	s.wg.Go(func() {
+	rctx, cancel := context.WithCancel(s.conn.ctx)
+	s.conn.track(id, cancel)
+	s.conn.wg.Go(func() {
 		stackhint.Grow() // a request may start a turn: deep calls ahead (see stackhint)
 		defer func() {
-			s.life.untrack(id)
+			s.conn.untrack(id)
 			cancel()
 		}()
 		result, err := s.safeRequest(rctx, req)
-		if err == nil && rctx.Err() != nil && s.ctx.Err() == nil {
+		if err == nil && rctx.Err() != nil && s.conn.ctx.Err() == nil {
 			err = jsonrpc2.NewError(requestCancelled, "request cancelled")
 		}
 		// A reply written with a cancelled context is dropped: always reply on one that is not.
@@ -285,13 +270,13 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 	switch req.Method() {
 	case "$/cancelRequest":
 		if id, ok := cancelID(params); ok {
-			s.life.cancel(id)
+			s.conn.cancel(id)
 		}
 	case protocol.MethodInitialized:
 		s.initialized()
 	case protocol.MethodExit:
-		s.life.exit()
-		_ = s.conn.Close()
+		s.conn.exit()
+		_ = s.conn.rpc.Close()
 	case protocol.MethodTextDocumentDidOpen:
 		var p protocol.DidOpenTextDocumentParams
 		if decode(s.log, req, &p) {
@@ -320,7 +305,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		if decode(s.log, req, &p) {
 			s.docs.Close(string(p.TextDocument.URI))
 			s.edits.Add(string(p.TextDocument.URI)) // a closed document's hints are cleared
-			s.diags.Forget(string(p.TextDocument.URI))
+			s.editor.Diagnostics().Forget(string(p.TextDocument.URI))
 		}
 	case protocol.MethodTextDocumentDidSave:
 		var p struct {
@@ -359,7 +344,7 @@ func decode(log *slog.Logger, req jsonrpc2.Request, v any) bool {
 // request dispatches a request.
 func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error) {
 	method := req.Method()
-	state := s.life.now()
+	state := s.conn.now()
 	switch {
 	case method == protocol.MethodInitialize:
 		if state != stateNew {
@@ -373,7 +358,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 	case state == stateNew:
 		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "the server is not initialized: send initialize first")
 	case method == protocol.MethodShutdown:
-		s.life.move(stateShutdown)
+		s.conn.move(stateShutdown)
 		if h := s.host.Load(); h != nil {
 			// Interrupt running turns and stop codex now; Serve waits for the rest.
 			if err := h.Close(); err != nil {
@@ -415,13 +400,13 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 
 // goAsync runs f on a goroutine the connection owns (for work a notification starts).
 func (s *Server) goAsync(name string, f func(ctx context.Context)) {
-	s.wg.Go(func() {
+	s.conn.wg.Go(func() {
 		stackhint.Grow() // a turn's follower, a review: deep calls ahead (see stackhint)
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("background task panicked", "task", name, "panic", r)
 			}
 		}()
-		f(s.ctx)
+		f(s.conn.ctx)
 	})
 }

@@ -25,8 +25,8 @@ type Diagnostics struct {
 	seen map[string][]protocol.Diagnostic // per document, as code action requests showed them
 }
 
-// NewDiagnostics returns the diagnostics published to ed.
-func NewDiagnostics(ed *Client) *Diagnostics {
+// newDiagnostics returns the diagnostics published to ed.
+func newDiagnostics(ed *Client) *Diagnostics {
 	return &Diagnostics{ed: ed, seen: make(map[string][]protocol.Diagnostic)}
 }
 

@@ -60,6 +60,7 @@ type Client struct {
 	log      *slog.Logger
 	timeout  time.Duration // bounds each request but the ones that wait for a person
 
+	diags     *Diagnostics         // the server's diagnostics, published through this client
 	caps      atomic.Pointer[Caps] // set once, at initialize
 	noPrompts atomic.Bool          // the editor answered showMessageRequest "method not found"
 }
@@ -67,8 +68,14 @@ type Client struct {
 // New returns a client that waits at most timeout for the answer to each request. It sends nothing
 // until Attach gives it its connection.
 func New(log *slog.Logger, timeout time.Duration) *Client {
-	return &Client{log: log, timeout: timeout}
+	c := &Client{log: log, timeout: timeout}
+	c.diags = newDiagnostics(c)
+	return c
 }
+
+// Diagnostics are the diagnostics the server publishes to the editor, and the editor's as code
+// action requests show them.
+func (c *Client) Diagnostics() *Diagnostics { return c.diags }
 
 // Attach gives the client the connection it writes to (notifications through notifier when it is
 // not nil). The server calls it once, before the connection reads its first message.

@@ -60,6 +60,9 @@ func NewReviews(findings *Findings, cfg ReviewsConfig) *Reviews {
 	return &Reviews{findings: findings, cfg: cfg}
 }
 
+// Findings are the findings the reviews found.
+func (r *Reviews) Findings() *Findings { return r.findings }
+
 // Enabled reports the review.enabled setting.
 func (r *Reviews) Enabled() bool { return r.cfg.Settings().Review.Enabled }
 
