@@ -22,6 +22,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
+	"github.com/hermes-lsp/hermes-lsp/lsp/buffers"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
@@ -287,7 +288,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 			// this document, so it may lie outside every folder: it is read wherever it is, but
 			// only if it is a regular file, bounded.
 			if path, err := workspace.PathFromURI(string(p.TextDocument.URI)); err == nil {
-				if disk, err := workspace.ReadAnywhere(ctx, path, maxReloadBytes); err == nil {
+				if disk, err := workspace.ReadAnywhere(ctx, path, buffers.MaxReloadBytes); err == nil {
 					s.docs.Reloaded(path, string(disk))
 				}
 			}

@@ -12,47 +12,29 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
+	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"go.lsp.dev/protocol"
 )
 
 // A turnObserver watches one turn: Event for each of its events, in order, then End once, with the
 // turn's result (nil when it ended without one). Both are called on the turn's follower goroutine.
-// An observer may annotate the event for the observers after it (bufferObserver does).
+// An observer may annotate the event for the observers after it (buffers.Observer does).
 type turnObserver interface {
 	Event(ctx context.Context, ev *hermesproto.Event)
 	End(ctx context.Context, res *hermesproto.Result)
 }
 
-// bufferObserver keeps the editor's buffers in line with what the turn wrote on disk, and marks an
-// approval whose patch conflicts with unsaved edits (Approval.Warning, on a copy: the approval is
-// the host's).
-type bufferObserver struct {
-	s      *Server
-	folder string
-}
-
-func (o bufferObserver) Event(ctx context.Context, ev *hermesproto.Event) {
-	if warning := o.s.agentEdits(ctx, o.folder, *ev); warning != "" && ev.Approval != nil {
-		a := *ev.Approval
-		a.Warning = warning
-		ev.Approval = &a
-	}
-}
-
-func (o bufferObserver) End(ctx context.Context, _ *hermesproto.Result) {
-	o.s.syncBuffers(ctx, o.folder) // every file the turn changed, patches or commands
-}
-
 // recordObserver keeps the turn's record behind hover and inlay hints, and redraws the hints when
 // the record's line changes.
 type recordObserver struct {
-	s   *Server
-	rec *annotate.Record
+	lines *annotate.Lines
+	rec   *annotate.Record
 }
 
 func (o recordObserver) Event(_ context.Context, ev *hermesproto.Event) {
-	if o.rec.Apply(*ev) && o.s.lines.Origins().Has(o.rec) {
-		o.s.lines.Refresh()
+	if o.rec.Apply(*ev) && o.lines.Origins().Has(o.rec) {
+		o.lines.Refresh()
 	}
 }
 
@@ -61,15 +43,16 @@ func (recordObserver) End(context.Context, *hermesproto.Result) {}
 // wireObserver streams the turn's events as hermes/turnEvent notifications while the turnEvents
 // setting is on.
 type wireObserver struct {
-	s      *Server
-	folder string
+	ed       *editor.Client
+	settings *settings.Current
+	folder   string
 }
 
 func (o wireObserver) Event(ctx context.Context, ev *hermesproto.Event) {
-	if !o.s.settings.Load().TurnEvents {
+	if !o.settings.Load().TurnEvents {
 		return
 	}
-	o.s.editor.Notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: o.folder, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: *ev})
+	o.ed.Notify(ctx, hermesproto.MethodTurnEvent, &hermesproto.TurnEventParams{Folder: o.folder, ThreadID: ev.ThreadID, TurnID: ev.TurnID, Event: *ev})
 }
 
 func (wireObserver) End(context.Context, *hermesproto.Result) {}

@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
+	"github.com/hermes-lsp/hermes-lsp/lsp/buffers"
 	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -68,9 +69,9 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 		s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 	}
 	observers := []turnObserver{
-		bufferObserver{s, tv.folder.Path},
-		recordObserver{s, tv.rec},
-		wireObserver{s, tv.folder.Path},
+		buffers.New(s.docs, s.editor, s.log).Follow(tv.folder.Path),
+		recordObserver{s.lines, tv.rec},
+		wireObserver{s.editor, s.settings, tv.folder.Path},
 		progress.Start(ctx, cfg, title),
 		afterTurnObserver{s, tv},
 	}

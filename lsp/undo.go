@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/buffers"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 	}
 	caps := s.editor.Caps()
 	res, msg, err := undo.Turn(ctx, undo.Editor{
-		Docs: s.docs, ApplyEdit: s.editor.ApplyEdit, SyncBuffers: s.syncBuffers,
+		Docs: s.docs, ApplyEdit: s.editor.ApplyEdit, SyncBuffers: buffers.New(s.docs, s.editor, s.log).Sync,
 		CanEdit: caps.ApplyEdit, ResourceOps: caps.ResourceOps, SavesEdits: caps.SavesUndoEdits,
 	}, folder, sess, a)
 	if ue := (*undo.Error)(nil); errors.As(err, &ue) {

@@ -1,13 +1,13 @@
-package lsp
-
-// This file keeps the editor's buffers in line with what the agent wrote on disk, and says when a
-// patch would conflict with a buffer's unsaved edits.
+// Package buffers keeps the editor's open buffers in line with what the agent wrote on disk, and
+// says when a patch would conflict with a buffer's unsaved edits.
+package buffers
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
@@ -15,45 +15,83 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
+	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
-// maxReloadBytes bounds the files whose new text the server sends to the editor: a larger one the
+// MaxReloadBytes bounds the files whose new text the server sends to the editor: a larger one the
 // editor reloads itself, or the user does.
-const maxReloadBytes = 8 << 20
+const MaxReloadBytes = 8 << 20
+
+// Buffers keep the editor's buffers in line with what the agent wrote on disk.
+type Buffers struct {
+	docs *textdoc.Documents
+	ed   *editor.Client
+	log  *slog.Logger
+}
+
+// New returns the buffers of docs, open in ed.
+func New(docs *textdoc.Documents, ed *editor.Client, log *slog.Logger) *Buffers {
+	return &Buffers{docs: docs, ed: ed, log: log}
+}
+
+// Follow returns the turn observer of a turn in folder: it keeps the buffers in line with the disk
+// as the turn changes files, and marks an approval whose patch conflicts with unsaved edits
+// (Approval.Warning, on a copy: the approval is the host's) for the observers after it.
+func (s *Buffers) Follow(folder string) Observer { return Observer{s, folder} }
+
+// Observer is a turn observer (see Follow).
+type Observer struct {
+	s      *Buffers
+	folder string
+}
+
+// Event takes one of the turn's events.
+func (o Observer) Event(ctx context.Context, ev *hermesproto.Event) {
+	if warning := o.s.agentEdits(ctx, o.folder, *ev); warning != "" && ev.Approval != nil {
+		a := *ev.Approval
+		a.Warning = warning
+		ev.Approval = &a
+	}
+}
+
+// End brings the buffers in line with every file the turn changed, by patches or commands.
+func (o Observer) End(ctx context.Context, _ *hermesproto.Result) {
+	o.s.Sync(ctx, o.folder)
+}
 
 // agentEdits follows what a turn event means for the editor's buffers: a patch applied brings them
 // in line with the disk; a patch waiting for approval, or auto-approved, that touches a file with
 // unsaved edits returns the sentence that says so (for the progress report), and an auto-approved
 // one is also a Warning, since nobody is asked.
-func (s *Server) agentEdits(ctx context.Context, folder string, ev hermesproto.Event) string {
+func (s *Buffers) agentEdits(ctx context.Context, folder string, ev hermesproto.Event) string {
 	switch {
 	case ev.Kind == hermesproto.EventKindToolCompleted && ev.Tool != nil && ev.Tool.Name == "apply_patch" && !ev.Tool.IsError:
-		s.syncBuffers(ctx, folder)
+		s.Sync(ctx, folder)
 	case ev.Approval != nil && (ev.Kind == hermesproto.EventKindApprovalWaiting || ev.Kind == hermesproto.EventKindApprovalResolved):
 		files := approve.Unsaved(s.docs, *ev.Approval)
 		if len(files) == 0 {
 			return ""
 		}
 		if ev.Kind == hermesproto.EventKindApprovalResolved && ev.Approval.DecidedBy == "policy" {
-			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+approve.UnsavedSentence(files)+".")
+			s.ed.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes auto-approved a patch: "+approve.UnsavedSentence(files)+".")
 		}
 		return approve.UnsavedSentence(files)
 	}
 	return ""
 }
 
-// syncBuffers brings the open buffers of folder in line with the disk after the agent changed
+// Sync brings the open buffers of folder in line with the disk after the agent changed
 // files there: a clean buffer whose file changed gets the new text (or the editor reloads it
 // itself); a buffer with unsaved edits keeps them, and the user is told. Only buffers whose file
 // resolves inside folder (links followed) are read or sent anything: a buffer opened through a
 // link that leads outside is not the agent's to change.
-func (s *Server) syncBuffers(ctx context.Context, folder string) {
-	canEdit := s.editor.Caps().ApplyEdit
-	reloads := s.editor.Caps().ReloadsBuffers // VS Code, and Neovim with the hermes plugin, reload a clean buffer themselves
+func (s *Buffers) Sync(ctx context.Context, folder string) {
+	canEdit := s.ed.Caps().ApplyEdit
+	reloads := s.ed.Caps().ReloadsBuffers // VS Code, and Neovim with the hermes plugin, reload a clean buffer themselves
 	for _, f := range s.docs.OpenFiles(folder) {
-		b, err := workspace.ReadFile(ctx, folder, f.Path, maxReloadBytes)
+		b, err := workspace.ReadFile(ctx, folder, f.Path, MaxReloadBytes)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				s.log.Debug("not reloading a buffer", "path", f.Path, "err", err)
@@ -68,7 +106,7 @@ func (s *Server) syncBuffers(ctx context.Context, folder string) {
 		switch {
 		case f.Text != f.Saved:
 			s.docs.Reloaded(f.Path, disk) // the buffer stays as the user left it, now unsaved against the disk
-			s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			s.ed.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 				"Hermes changed %s on disk, but it has unsaved changes in your editor: your changes are kept. "+
 					"Saving overwrites the agent's change; reload the file to take it instead.", rel))
 		case reloads:
@@ -84,7 +122,7 @@ func (s *Server) syncBuffers(ctx context.Context, folder string) {
 // sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit),
 // and reports whether the editor applied it. A buffer the editor did not change stays recorded as
 // it was (clean, not reloaded): never as unsaved edits the user did not make.
-func (s *Server) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel string) bool {
+func (s *Buffers) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel string) bool {
 	docURI := uri.URI(f.URI)
 	edit := protocol.ApplyWorkspaceEditParams{
 		Label: "Hermes: " + filepath.Base(f.Path) + " as the agent left it",
@@ -93,7 +131,7 @@ func (s *Server) sendNewText(ctx context.Context, f textdoc.OpenFile, disk, rel 
 		}},
 	}
 	var res protocol.ApplyWorkspaceEditResponse
-	if err := s.editor.Call(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
+	if err := s.ed.Call(ctx, protocol.MethodWorkspaceApplyEdit, &edit, &res); err != nil || !res.Applied {
 		s.log.Info("the editor did not take the agent's change of a buffer", "path", rel, "err", err, "reason", res.FailureReason)
 		return false
 	}
