@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	fastjson "github.com/segmentio/encoding/json"
@@ -17,6 +16,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/login"
 	"github.com/hermes-lsp/hermes-lsp/lsp/progress"
+	"github.com/hermes-lsp/hermes-lsp/lsp/prompt"
 	"github.com/hermes-lsp/hermes-lsp/lsp/review"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
@@ -265,14 +265,14 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		}
 		inPrompt.URI, inPrompt.Range, inPrompt.Diagnostics = "", nil, nil // the transcript is no file of the folder
 	}
-	prompt, err := s.buildPrompt(ctx, folder, inPrompt)
+	text, err := prompt.Build(ctx, prompt.Source{Docs: s.docs, Seen: s.editor.Diagnostics().SeenOn, Log: s.log}, folder, inPrompt)
 	if err != nil {
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
 	if ctx.Err() != nil {
 		return hermesproto.AskResult{}, ctx.Err()
 	}
-	in := agenthost.Input{Prompt: prompt, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
+	in := agenthost.Input{Prompt: text, Title: a.Prompt, Model: a.Model, Effort: a.Effort}
 	var early *progress.Early
 	running := s.turns.in(folder.Path) != nil
 	if token == nil && !running {
@@ -300,93 +300,6 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		s.edits.Add(a.URI) // the line has been run: its hint goes
 	}
 	return res, nil
-}
-
-// buildPrompt adds to the person's words where they are (see withContext), and names the files
-// of the folder with unsaved changes in the editor: what codex reads of them on disk is older.
-func (s *Server) buildPrompt(ctx context.Context, folder workspace.Folder, a hermesproto.AskArgs) (string, error) {
-	prompt, err := s.withContext(ctx, folder, a)
-	if err != nil {
-		return "", err
-	}
-	var unsaved []string
-	for _, f := range s.docs.OpenFiles(folder.Path) {
-		if f.Text != f.Saved {
-			rel, _ := workspace.Rel(folder.Path, f.Path)
-			unsaved = append(unsaved, rel)
-		}
-	}
-	if len(unsaved) > 0 {
-		prompt += "\n\nUnsaved in the editor (the files on disk are older; do not overwrite them without saying so): " + strings.Join(unsaved, ", ")
-	}
-	return prompt, nil
-}
-
-// withContext adds to the person's words where they are: the file, the selected lines as the
-// editor's buffer has them (unsaved edits count), and the diagnostics in the range.
-func (s *Server) withContext(ctx context.Context, folder workspace.Folder, a hermesproto.AskArgs) (string, error) {
-	var b strings.Builder
-	b.WriteString(strings.TrimSpace(a.Prompt))
-	if a.URI == "" {
-		return b.String(), nil
-	}
-	path, err := workspace.PathFromURI(a.URI)
-	if err != nil {
-		return b.String(), nil
-	}
-	rel, _ := workspace.Rel(folder.Path, path)
-	if rel == "." {
-		return b.String(), nil // the folder itself (a chat buffer asks so): no file to name
-	}
-	b.WriteString("\n\nFile: " + rel)
-	if a.Range == nil {
-		return b.String(), nil
-	}
-	start, end := a.Range.Start.Line, a.Range.End.Line
-	if end < start {
-		start, end = end, start // a selection made upwards, taken in order as Documents.Lines does
-	}
-	if end > start && a.Range.End.Character == 0 && a.Range.End.Line == end {
-		end-- // a selection of whole lines ends at the start of the next one
-	}
-	text, ok := s.docs.Lines(a.URI, start, end)
-	if !ok {
-		var err error
-		if text, err = linesFromDisk(ctx, folder.Path, path, start, end); err != nil {
-			if errors.Is(err, workspace.ErrNotRegular) {
-				return "", fmt.Errorf("%s is not a regular file: Hermes reads context only from regular files", rel)
-			}
-			s.log.Info("no context lines from disk", "path", path, "err", err)
-		}
-		ok = err == nil
-	}
-	if ok {
-		fmt.Fprintf(&b, " (lines %d-%d)\n```%s\n%s\n```", start+1, end+1, fenceLang(path), strings.TrimRight(text, "\n"))
-	}
-	diags := a.Diagnostics
-	if len(diags) == 0 {
-		diags = s.editor.Diagnostics().SeenOn(a.URI)
-	}
-	var in []protocol.Diagnostic
-	for _, d := range diags {
-		if d.Range.Start.Line <= end && d.Range.End.Line >= start {
-			in = append(in, d)
-		}
-	}
-	if len(in) > 0 {
-		b.WriteString("\nDiagnostics in this range:")
-		for _, d := range in {
-			fmt.Fprintf(&b, "\n- line %d: %s", d.Range.Start.Line+1, d.Message)
-			if d.Source != "" {
-				b.WriteString(" (" + d.Source + ")")
-			}
-		}
-	}
-	return b.String(), nil
-}
-
-func fenceLang(path string) string {
-	return strings.TrimPrefix(filepath.Ext(path), ".")
 }
 
 // cancel interrupts the folder's turn; without a uri, every running turn.
