@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
@@ -137,8 +138,8 @@ func (h *Host) decide(ctx context.Context, a hermesproto.Approval) string {
 	// Codex may ask as soon as the turn has started, before Run has told the session the turn's id:
 	// wait for that (the turn is registered before codex is asked to start it), so the approval is
 	// emitted and recorded on its turn. The wait selects on the request's context.
-	var cur *turnState
-	if err := s.call(func(st *sessionState) { cur = st.current }); err != nil {
+	cur, err := s.currentTurn()
+	if err != nil {
 		return codex.DecisionCancel // the host is shutting down
 	}
 	if cur != nil {
@@ -149,49 +150,25 @@ func (h *Host) decide(ctx context.Context, a hermesproto.Approval) string {
 	a.Asked = time.Now()
 	cfg := h.config()
 	p := &pendingApproval{answer: make(chan hermesproto.Decision, 1)}
-	if err := s.call(func(st *sessionState) {
-		if a.Kind == hermesproto.ApprovalKindPatch {
-			a.Changes = st.fileChanges[a.ItemID]
-			a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
-		}
-		switch auto := autoApprove(cfg, st.yolo); {
-		case auto.Effective:
-			// Auto-approval is never silent: the editor shows each one as it happens.
-			a.Decision, a.DecidedBy, a.AutoSource = hermesproto.DecisionOnce, "policy", auto.Source
-			st.settle(a)
-		case cfg.Approver == nil:
-			// Nobody can be asked: fail closed at once rather than after the approval timeout.
-			a.Decision, a.DecidedBy = hermesproto.DecisionDeny, "no approver"
-			st.settle(a)
-		default:
-			p.approval = a
-			st.pending[a.ID] = p
-			if ts := st.turnFor(a.TurnID); ts != nil {
-				waiting := a // a is decided below, after the event has gone out
-				ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindApprovalWaiting, Approval: &waiting})
-			}
-		}
-	}); err != nil {
+	a, err = s.askApproval(a, cfg, p)
+	if err != nil {
 		return codex.DecisionCancel
 	}
 	if a.Decision != "" {
 		return codexDecision(a.Decision)
 	}
 	a.Decision, a.DecidedBy = h.ask(ctx, cfg, a, p)
-	if err := s.call(func(st *sessionState) {
-		delete(st.pending, a.ID)
-		st.settle(a)
-	}); err != nil {
+	if err := s.settleApproval(a); err != nil {
 		return codex.DecisionCancel
 	}
 	return codexDecision(a.Decision)
 }
 
-// settle records a decided approval on its turn and tells the editor. Loop only.
+// settle records a decided approval on its turn and tells the editor. On the session's goroutine.
 func (st *sessionState) settle(a hermesproto.Approval) {
 	if ts := st.turnFor(a.TurnID); ts != nil {
-		ts.shared.approvals = append(ts.shared.approvals, a)
-		ts.approvals.Store(int64(len(ts.shared.approvals)))
+		ts.approvals = append(ts.approvals, a)
+		ts.settled.Store(int64(len(ts.approvals)))
 		ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindApprovalResolved, Approval: &a})
 	}
 }
@@ -268,21 +245,9 @@ func (h *Host) rememberFileChange(ev codex.Event) {
 			}
 		}
 	}
-	_ = s.call(func(st *sessionState) {
-		if ts := st.turnFor(ev.TurnID); ts != nil && images != nil {
-			if completed {
-				ts.after(images)
-			} else {
-				ts.before(images)
-			}
-		}
-		if completed {
-			delete(st.fileChanges, v.Item.ID)
-			return
-		}
-		if len(st.fileChanges) > 256 {
-			clear(st.fileChanges) // approvals come right after their item: old entries are dead
-		}
-		st.fileChanges[v.Item.ID] = fileChangesOf(v.Item.Changes)
-	})
+	var changes []hermesproto.FileChange
+	if !completed {
+		changes = fileChangesOf(v.Item.Changes)
+	}
+	s.noteFileChange(ev.TurnID, v.Item.ID, completed, changes, images)
 }

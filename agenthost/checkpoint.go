@@ -97,9 +97,10 @@ func ReadImage(ctx context.Context, folder, path string) FileImage {
 }
 
 // before records paths as they are now in the turn's checkpoint, for those it has not seen yet: the
-// first patch of a turn to touch a file sets what undoing the turn restores. Loop only.
-func (ts *turnState) before(images map[string]FileImage) {
-	cp := &ts.shared.checkpoint
+// first patch of a turn to touch a file sets what undoing the turn restores. On the session's
+// goroutine.
+func (ts *turnSession) before(images map[string]FileImage) {
+	cp := &ts.checkpoint
 	for path, img := range images {
 		if !slices.ContainsFunc(cp.Files, func(f FileCheckpoint) bool { return f.Path == path }) {
 			cp.Files = append(cp.Files, FileCheckpoint{Path: path, Before: img, After: img})
@@ -107,9 +108,9 @@ func (ts *turnState) before(images map[string]FileImage) {
 	}
 }
 
-// after records paths as a completed patch left them. Loop only.
-func (ts *turnState) after(images map[string]FileImage) {
-	cp := &ts.shared.checkpoint
+// after records paths as a completed patch left them. On the session's goroutine.
+func (ts *turnSession) after(images map[string]FileImage) {
+	cp := &ts.checkpoint
 	for i := range cp.Files {
 		if img, ok := images[cp.Files[i].Path]; ok {
 			cp.Files[i].After = img

@@ -39,7 +39,7 @@ func cooldownOf(e *codex.TurnError, def time.Duration) time.Duration {
 
 // runChatOnly runs a turn on a chat fallback the session is on (within its cooldown), codex not
 // involved; it finishes the turn.
-func (ts *turnState) runChatOnly(fb FallbackProvider) {
+func (ts *turnRunner) runChatOnly(fb FallbackProvider) {
 	cfg := ts.s.h.config()
 	deadline := time.NewTimer(cfg.TurnTimeout)
 	defer deadline.Stop()
@@ -52,16 +52,14 @@ func (ts *turnState) runChatOnly(fb FallbackProvider) {
 
 // fallbackFor says whether the turn should be retried on a fallback provider: it failed for quota,
 // a fallback is configured, and the session is not already on one.
-func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
+func (ts *turnRunner) fallbackFor(cfg Config) (FallbackProvider, bool) {
 	if ts.compaction || len(cfg.Fallbacks) == 0 || ts.fallback != "" {
 		return FallbackProvider{}, false
 	}
 	if ts.failure != nil || ts.status != codex.TurnFailed || !isQuotaFailure(ts.turnErr) {
 		return FallbackProvider{}, false
 	}
-	var already bool
-	_ = ts.s.call(func(st *sessionState) { already = st.fallback != nil })
-	if already {
+	if ts.s.usesFallback() {
 		return FallbackProvider{}, false
 	}
 	return cfg.Fallbacks[0], true
@@ -71,7 +69,7 @@ func (ts *turnState) fallbackFor(cfg Config) (FallbackProvider, bool) {
 // thread resumed under that provider (same input, tools and approvals); a chat provider answers the
 // prompt with the transcript so far as context, text only. It reports whether a responses attempt
 // left codex retired (it could not start, or its outcome retired it).
-func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turnDeadline) (retired bool) {
+func (ts *turnRunner) runFallback(cfg Config, fb FallbackProvider, deadline *turnDeadline) (retired bool) {
 	why := "the usage limit is reached"
 	if ts.turnErr != nil {
 		why = ts.turnErr.Message
@@ -85,11 +83,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turn
 		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
 	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
 	s := ts.s
-	var view threadView
-	_ = s.call(func(st *sessionState) {
-		st.moveToFallback(fb, cooldown)
-		view = st.threadView()
-	})
+	view := s.moveToFallback(fb, cooldown)
 
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline.timer.C)
@@ -98,11 +92,13 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turn
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := s.startCodexTurn(ctx, ts, view); err != nil {
+	a, fresh, err := s.startCodexTurn(ctx, ts.input, view)
+	if err != nil {
+		ts.newThread = ts.newThread || fresh
 		ts.failure = fmt.Errorf("fallback %s: %w", fb.Name, err)
 		return true
 	}
-	ts.moved(ts.cur)
+	ts.moved(a, fresh)
 	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
 	ts.drive(deadline)
 	retire, why := ts.assess()
@@ -112,7 +108,7 @@ func (ts *turnState) runFallback(cfg Config, fb FallbackProvider, deadline *turn
 	return retire
 }
 
-func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
+func (ts *turnRunner) runChatFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
 	var wg conc.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.TurnTimeout)
@@ -132,14 +128,7 @@ func (ts *turnState) runChatFallback(cfg Config, fb FallbackProvider, deadline <
 	if fb.APIKeyEnv != "" {
 		apiKey = os.Getenv(fb.APIKeyEnv)
 	}
-	var history []chatfallback.Message
-	_ = ts.s.call(func(st *sessionState) {
-		h := st.history
-		if len(h) > historyKept {
-			h = h[len(h)-historyKept:]
-		}
-		history = chatHistory(h)
-	})
+	history := ts.s.fallbackHistory()
 	history = append(history, chatHistory(ts.messages[1:])...) // this turn's rows so far, prompt excluded
 
 	resp, err := chatfallback.Stream(ctx, chatfallback.Request{
@@ -188,7 +177,7 @@ func chatHistory(rows []hermesproto.Message) []chatfallback.Message {
 // fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
 // session goes back to the primary once the fallback's cooldown has passed, or when the provider is
 // no longer configured; a thread that ran under a responses fallback is then resumed under the
-// primary. Loop only.
+// primary. On the session's goroutine (planRun).
 func (s *Session) fallbackNow(st *sessionState) *FallbackProvider {
 	if st.fallback == nil {
 		return nil
@@ -202,21 +191,4 @@ func (s *Session) fallbackNow(st *sessionState) *FallbackProvider {
 	}
 	st.fallback = nil
 	return nil
-}
-
-// moveToFallback puts the session on fb until cooldown has passed. Loop only.
-func (st *sessionState) moveToFallback(fb FallbackProvider, cooldown time.Duration) {
-	st.fallback, st.fallbackEnd = &fb, time.Now().Add(cooldown)
-	if fb.Kind == FallbackResponses {
-		st.loadedGen = 0 // resume the thread under the fallback provider
-	}
-}
-
-// beginChat runs ts, a registered turn, on a chat fallback alone: codex is not involved. Loop only.
-func (s *Session) beginChat(st *sessionState, ts *turnState, fb FallbackProvider) {
-	ts.cur = attempt{threadID: st.threadID, turnID: "fallback-" + newID()}
-	ts.shared.attempt = ts.cur
-	ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
-	close(ts.startedCh)
-	s.wg.Go(func() { ts.runChatOnly(fb) })
 }

@@ -352,20 +352,6 @@ func (h *Host) codexOptions(cfg Config) codex.Options {
 	}
 }
 
-// startPump starts delivering a turn's events on a goroutine of the session's, once. Loop only.
-func (s *Session) startPump(st *sessionState, q *eventQueue) {
-	if _, ok := st.pumps[q]; ok {
-		return
-	}
-	st.pumps[q] = struct{}{}
-	s.wg.Go(func() {
-		// The loop reads these until every pump has ended; deferred, so that a panic in Run ends
-		// the pump too and surfaces from the loop's wait rather than holding it forever.
-		defer func() { s.pumpEnded <- q }()
-		q.Run()
-	})
-}
-
 func (h *Host) anyRunning() bool {
 	h.mu.Lock()
 	sessions := slices.Collect(maps.Values(h.sessions))

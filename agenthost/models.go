@@ -73,10 +73,7 @@ func (s *Session) SetModel(model, effort string) error {
 	if err := CheckEffort(effort); err != nil {
 		return err
 	}
-	if err := s.call(func(st *sessionState) {
-		st.model, st.effort = model, effort
-		s.save(st)
-	}); err != nil {
+	if err := s.setModel(model, effort); err != nil {
 		return err
 	}
 	s.flush()

@@ -27,32 +27,30 @@ var ErrReviewRunning = errors.New("a review is running in this folder: wait for 
 // for the turn's prompt. A turn running in the folder makes it ErrBusy. A review that yields (an
 // automatic one) is stopped by the next prompt; another one makes prompts ErrReviewRunning.
 func (s *Session) Review(ctx context.Context, target json.RawMessage, label string, yields bool) (*Turn, error) {
-	ts, err := s.registerIfIdle(func() *turnState {
-		ts := s.newTurnState(Input{Prompt: "Review " + label}, false)
-		ts.review, ts.yields = true, yields
-		return ts
-	})
+	ts, err := s.registerIfIdle(turnSpec{input: Input{Prompt: "Review " + label}, review: true, yields: yields})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	if err := s.startReview(ctx, ts, target); err != nil {
-		s.abandon(ts)
+	a, err := s.startReview(ctx, target)
+	if err != nil {
+		s.abandon(ts.turn)
 		return nil, err
 	}
+	ts.cur = a
 	s.begin(ts)
-	return &Turn{state: ts}, nil
+	return &Turn{t: ts.turn}, nil
 }
 
-// startReview starts the review thread and the review on it; ts.cur then says where it runs.
-func (s *Session) startReview(ctx context.Context, ts *turnState, target json.RawMessage) error {
+// startReview starts the review thread and the review on it, and returns where it runs.
+func (s *Session) startReview(ctx context.Context, target json.RawMessage) (attempt, error) {
 	client, _, err := s.h.codexClient(ctx)
 	if err != nil {
-		return err
+		return attempt{}, err
 	}
-	var model string
-	_ = s.call(func(st *sessionState) { model = st.model })
+	view, _ := s.threadView()
+	model := view.model
 	cfg := s.h.config()
 	if model == "" {
 		model = cfg.Model
@@ -62,17 +60,16 @@ func (s *Session) startReview(ctx context.Context, ts *turnState, target json.Ra
 	})
 	if err != nil {
 		s.retireIfSilent(ctx, client)
-		return fmt.Errorf("start the review thread in %s: %w", s.folder, err)
+		return attempt{}, fmt.Errorf("start the review thread in %s: %w", s.folder, err)
 	}
 	threadID := res.Thread.ID
 	s.h.bindThread(threadID, s) // its approvals are the session's
-	turn, sub, err := client.StartReview(ctx, threadID, target)
+	started, sub, err := client.StartReview(ctx, threadID, target)
 	if err != nil {
 		s.retireIfSilent(ctx, client)
-		return fmt.Errorf("start the review: %w", err)
+		return attempt{}, fmt.Errorf("start the review: %w", err)
 	}
-	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
-	return nil
+	return attempt{client: client, threadID: threadID, turnID: started.ID, sub: sub}, nil
 }
 
 // maxReviewState bounds the saved review findings of a folder.

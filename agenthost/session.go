@@ -16,11 +16,12 @@ import (
 // Session is one workspace folder's conversation with codex: a thread whose cwd is the folder, at
 // most one running turn, the session's approvals and its accounting.
 //
-// One goroutine per session (loop) owns its state: the thread, the current turn, pending approvals,
-// accounting. Everyone else — editor requests, the turn's runner, codex's approval requests — hands
-// it a command over a channel (call). The loop never blocks: whatever waits on codex or on a person
+// One goroutine per session (loop) owns its state (sessionState): the thread, the current turn's
+// session part (turnSession), pending approvals, accounting. Everyone else — editor requests, the
+// turn's runner, codex's approval requests — asks it through the operations of session_protocol.go,
+// each a command handed over a channel. The loop never blocks: whatever waits on codex or on a person
 // (starting a turn, steering, interrupting, asking for an approval) runs on the caller's goroutine,
-// which then reports back with another command. So a command is answered at once, and no lock is
+// which then reports back with another operation. So a command is answered at once, and no lock is
 // held across a wait.
 type Session struct {
 	h      *Host
@@ -28,7 +29,7 @@ type Session struct {
 	id     string
 
 	cmds      chan func(*sessionState)
-	pumpEnded chan *eventQueue // a turn's events were all delivered (or abandoned)
+	pumpEnded chan *eventQueue // a pump of a turn's events has ended (see pump)
 	stopped   chan struct{}    // closed when the loop takes no more commands
 	exited    chan struct{}    // closed when the session's goroutines have all ended
 	wg        conc.WaitGroup
@@ -36,12 +37,13 @@ type Session struct {
 	st sessionState // owned by loop
 }
 
-// sessionState is what the session's goroutine owns. Only functions run by loop (through call)
-// touch it, nor the fields of turnState marked as the session's.
+// sessionState is what the session's goroutine owns, with the current turn's turnSession: only loop
+// touches them, running the operations of session_protocol.go and the helpers those call (the
+// methods of sessionState and turnSession, and the Session methods that take a *sessionState).
 type sessionState struct {
 	threadID    string
-	loadedGen   int // the codex generation the thread is loaded in; 0 = not loaded
-	current     *turnState
+	loadedGen   int          // the codex generation the thread is loaded in; 0 = not loaded
+	current     *turnSession // the turn registered to run, from before codex starts it until it ends
 	yolo        bool
 	fallback    *FallbackProvider // the provider the session moved to after a quota failure
 	fallbackEnd time.Time         // when the primary is tried again
@@ -54,11 +56,11 @@ type sessionState struct {
 	pending     map[string]*pendingApproval
 	fileChanges map[string][]hermesproto.FileChange // fileChange item id -> its changes, for its approval
 	last        *hermesproto.Result
-	pumps       map[*eventQueue]struct{} // event queues being delivered, abandoned when the loop ends
-	ending      bool                     // the host closes or the session was removed: no new turns
-	unnamed     string                   // a thread codex started for the session, to be named by its first turn
-	model       string                   // the folder's model for its turns ("" = codex's default)
-	effort      string                   // the folder's reasoning effort ("" = the model's default)
+	pumps       map[*eventQueue]int // event queues being delivered, by pumps running; abandoned when the loop ends
+	ending      bool                // the host closes or the session was removed: no new turns
+	unnamed     string              // a thread codex started for the session, to be named by its first turn
+	model       string              // the folder's model for its turns ("" = codex's default)
+	effort      string              // the folder's reasoning effort ("" = the model's default)
 	// transcripts are the thread's transcript files kept open between turns (see keepTranscripts):
 	// lent to each turn as it begins, given back at its end.
 	transcripts transcriptFiles
@@ -83,7 +85,7 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			compactions: saved.Compactions,
 			pending:     make(map[string]*pendingApproval),
 			fileChanges: make(map[string][]hermesproto.FileChange),
-			pumps:       make(map[*eventQueue]struct{}),
+			pumps:       make(map[*eventQueue]int),
 		},
 	}
 	h.wg.Go(s.loop)
@@ -116,7 +118,7 @@ func (s *Session) loop() {
 		case f := <-s.cmds:
 			f(&s.st)
 		case q := <-s.pumpEnded:
-			delete(s.st.pumps, q)
+			s.st.pumpEnded(q)
 		case <-closing:
 			closing = nil
 			s.st.ending = true
@@ -132,7 +134,7 @@ func (s *Session) loop() {
 	for len(s.st.pumps) > 0 {
 		select {
 		case q := <-s.pumpEnded:
-			delete(s.st.pumps, q)
+			s.st.pumpEnded(q)
 		case <-closing:
 			abandon()
 		}
@@ -160,29 +162,6 @@ func (s *Session) Folder() string { return s.folder }
 // ID identifies the session in events.
 func (s *Session) ID() string { return s.id }
 
-// SetYolo turns the session's auto-approval on or off, from the next request on.
-func (s *Session) SetYolo(on bool) {
-	_ = s.call(func(st *sessionState) { st.yolo = on })
-}
-
-// Yolo reports whether the session auto-approves.
-func (s *Session) Yolo() bool {
-	var on bool
-	_ = s.call(func(st *sessionState) { on = st.yolo })
-	return on
-}
-
-func (s *Session) running() bool {
-	var running bool
-	_ = s.call(func(st *sessionState) { running = st.current != nil })
-	return running
-}
-
-// end makes the session take no new turns; its goroutine ends once the running turn has.
-func (s *Session) end() {
-	_ = s.call(func(st *sessionState) { st.ending = true })
-}
-
 // save stages the session's thread and totals for the state file; flush (off the loop) writes them.
 // Staging on the loop keeps the saves in the order the state changed.
 func (s *Session) save(st *sessionState) {
@@ -194,3 +173,50 @@ func (s *Session) save(st *sessionState) {
 
 // flush writes what save staged to the state file. It does file I/O: never on the loop.
 func (s *Session) flush() { s.h.store.flushLogged() }
+
+// pump runs deliver, which delivers q's events, on a goroutine of the session's: the loop waits for
+// it, and abandons q if the host closes meanwhile. On the session's goroutine.
+func (s *Session) pump(st *sessionState, q *eventQueue, deliver func()) {
+	st.pumps[q]++
+	s.wg.Go(func() {
+		// The loop reads these until every pump has ended; deferred, so that a panic in deliver ends
+		// the pump too and surfaces from the loop's wait rather than holding it forever.
+		defer func() { s.pumpEnded <- q }()
+		deliver()
+	})
+}
+
+// pumpEnded counts off a pump of q that has ended. On the session's goroutine.
+func (st *sessionState) pumpEnded(q *eventQueue) {
+	if st.pumps[q]--; st.pumps[q] <= 0 {
+		delete(st.pumps, q)
+	}
+}
+
+// turnSession is the part of a turn its session's goroutine owns: what requests from outside the
+// runner (steers, interrupts, approvals, patches) read and change. Only sessionState holds it
+// (current, from when the turn is registered until it ends), so only the session's operations
+// touch it; the runner asks for what it needs of it (session_protocol.go).
+type turnSession struct {
+	*turn
+	interruptReason string
+	approvals       []hermesproto.Approval
+	steeredIn       []string               // input codex took into the turn, not yet in the runner's messages
+	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
+	checkpoint      Checkpoint             // what the turn's patches changed, for undoing it
+}
+
+// setAttempt records where the turn runs now, for everyone (turn.at).
+func (ts *turnSession) setAttempt(a attempt) { ts.at.Store(&a) }
+
+// emitShared queues an event from the session's goroutine.
+func (ts *turnSession) emitShared(ev hermesproto.Event) { ts.events.queue.Push(ts.where().stamp(ev)) }
+
+// turnOf returns the session's part of t while t is the session's turn (registered and not ended),
+// else nil.
+func (st *sessionState) turnOf(t *turn) *turnSession {
+	if st.current == nil || st.current.turn != t {
+		return nil
+	}
+	return st.current
+}

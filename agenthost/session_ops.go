@@ -1,7 +1,7 @@
 package agenthost
 
-// This file holds the session's commands on a running or finished turn: interrupt, new thread,
-// resolving approvals, and taking a finished turn's accounting.
+// This file holds the session's requests about its turns: interrupt, new thread, resolving
+// approvals, and accounting for a finished turn.
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // Interrupt stops the running turn. Its result is partial.
 func (s *Session) Interrupt(ctx context.Context) error {
-	var cur *turnState
-	if err := s.call(func(st *sessionState) { cur = st.current }); err != nil {
+	cur, err := s.currentTurn()
+	if err != nil {
 		return err
 	}
 	if cur == nil {
@@ -27,19 +28,7 @@ func (s *Session) Interrupt(ctx context.Context) error {
 
 // NewThread makes the next turn start a new thread (the current one stays in codex's history).
 func (s *Session) NewThread() error {
-	var err error
-	if cerr := s.call(func(st *sessionState) {
-		if st.current != nil {
-			err = ErrBusy
-			return
-		}
-		st.threadID, st.loadedGen, st.fallback = "", 0, nil
-		st.history = nil
-		s.save(st)
-	}); cerr != nil {
-		return cerr
-	}
-	if err != nil {
+	if err := s.forgetThread(); err != nil {
 		return err
 	}
 	s.flush()
@@ -49,20 +38,7 @@ func (s *Session) NewThread() error {
 // Resolve answers a pending approval (from a code action or a command, for example), whichever way
 // it is also being asked.
 func (s *Session) Resolve(approvalID string, d hermesproto.Decision) error {
-	err := fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
-	_ = s.call(func(st *sessionState) {
-		p, ok := st.pending[approvalID]
-		if !ok {
-			return
-		}
-		select {
-		case p.answer <- d:
-			err = nil
-		default:
-			err = fmt.Errorf("%w: %s was already answered", ErrNoApproval, approvalID)
-		}
-	})
-	return err
+	return s.resolve(approvalID, d)
 }
 
 // Resolve answers a pending approval of any session.
@@ -75,12 +51,13 @@ func (h *Host) Resolve(approvalID string, d hermesproto.Decision) error {
 	return fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
 }
 
-// turnFor returns the running turn if it is codex turn turnID (or either id is not known). Loop only.
-func (st *sessionState) turnFor(turnID string) *turnState {
+// turnFor returns the running turn's session part if it is codex turn turnID (or either id is not
+// known). On the session's goroutine.
+func (st *sessionState) turnFor(turnID string) *turnSession {
 	// While turn/start has not been answered the running turn's id is unknown, yet codex may already
 	// send its items and approvals (they race the answer): they can only be that turn's, since
 	// codex runs one turn per thread at a time.
-	if current := st.current; current == nil || (turnID != "" && current.shared.attempt.turnID != "" && current.shared.attempt.turnID != turnID) {
+	if current := st.current; current == nil || (turnID != "" && current.where().turnID != "" && current.where().turnID != turnID) {
 		return nil
 	}
 	return st.current
@@ -97,16 +74,13 @@ type turnEnd struct {
 	awaitingUsage bool
 }
 
-// endTurn clears the running turn once ts has finished and accounts for it; it returns what the
-// turn added to the session's totals. Loop only.
 // historyKept is how many of the session's last projected messages a chat fallback gets as the
 // conversation so far (it keeps up to twice that between cuts).
 const historyKept = 400
 
-func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) hermesproto.Usage {
-	if st.current == ts {
-		st.current = nil
-	}
+// account adds a finished turn to the session's totals and history (endTurn). On the session's
+// goroutine.
+func (s *Session) account(st *sessionState, e turnEnd) {
 	added := e.usage // a chat fallback's usage is the turn's own: no thread total
 	if e.total != nil {
 		added = st.turnTotal(*e.total, e.usage)
@@ -125,5 +99,4 @@ func (s *Session) endTurn(st *sessionState, ts *turnState, e turnEnd) hermesprot
 		st.history = slices.Clone(st.history[len(st.history)-historyKept:])
 	}
 	s.save(st)
-	return added
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // ErrNoTurn is returned when an operation needs a running turn and there is none.
@@ -30,9 +29,18 @@ const (
 	planPreempt                  // an automatic review runs: stop it, then start the turn
 )
 
-// Run starts a turn with in and returns once codex has started it. If a turn is already running,
-// the input steers it (codex adds it to the running turn) and the returned Turn says Steered; two
-// prompts arriving together become one turn and a steer.
+// plannedRun is what the session's goroutine made of a prompt (planRun).
+type plannedRun struct {
+	plan   runPlan
+	t      *turn       // the turn the prompt starts, steers or waits for
+	runner *turnRunner // a new turn's runner part (planStart), for the caller to start and hand to begin
+	at     attempt     // where the turn to steer runs (planSteer)
+	view   threadView  // the session's thread, for starting a new turn
+}
+
+// Run starts a turn with in and returns once codex has started it: the Turn knows its ids. If a turn
+// is already running, the input steers it (codex adds it to the running turn) and the returned Turn
+// says Steered; two prompts arriving together become one turn and a steer.
 func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 	if in.Prompt == "" {
 		return nil, errors.New("empty prompt: say what the agent should do")
@@ -40,54 +48,45 @@ func (s *Session) Run(ctx context.Context, in Input) (*Turn, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
 	for {
-		var (
-			ts   *turnState
-			plan runPlan
-			snap attempt
-			view threadView
-			err  error
-		)
-		if cerr := s.call(func(st *sessionState) {
-			ts, plan, snap, err = s.planRun(st, in)
-			view = st.threadView() // read now: starting the turn needs no other hop before begin
-		}); cerr != nil {
-			return nil, cerr
-		}
+		p, err := s.planRun(in)
 		if err != nil {
 			return nil, err
 		}
-		switch plan {
+		switch p.plan {
 		case planStarted:
-			return &Turn{state: ts}, nil
+			return &Turn{t: p.t}, nil
 		case planStart:
-			if err := s.startCodexTurn(ctx, ts, view); err != nil {
-				s.abandon(ts)
+			ts := p.runner
+			a, fresh, err := s.startCodexTurn(ctx, ts.input, p.view)
+			if err != nil {
+				s.abandon(ts.turn)
 				return nil, err
 			}
+			ts.cur, ts.newThread = a, fresh
 			s.begin(ts)
-			return &Turn{state: ts}, nil
+			return &Turn{t: p.t}, nil
 		case planPreempt:
-			if err := waitFor(ctx, ts.startedCh, "the review being started did not start"); err != nil {
+			if err := waitFor(ctx, p.t.startedCh, "the review being started did not start"); err != nil {
 				return nil, err
 			}
-			_ = ts.interrupt(ctx, "a prompt came")
-			if err := waitFor(ctx, ts.done, "the automatic review did not stop"); err != nil {
+			_ = p.t.interrupt(ctx, "a prompt came")
+			if err := waitFor(ctx, p.t.done, "the automatic review did not stop"); err != nil {
 				return nil, err
 			}
 		case planWaitStart:
-			if err := waitFor(ctx, ts.startedCh, "the turn being started did not start"); err != nil {
+			if err := waitFor(ctx, p.t.startedCh, "the turn being started did not start"); err != nil {
 				return nil, err
 			}
 		case planSteer:
-			err := ts.steer(ctx, snap, in)
+			err := p.t.steer(ctx, p.at, in)
 			if !errors.Is(err, errTurnOver) {
 				if err != nil {
 					return nil, err
 				}
-				return &Turn{state: ts, steered: true}, nil
+				return &Turn{t: p.t, steered: true}, nil
 			}
 			// The turn ended while we asked: start a new one once its runner has finished it.
-			if err := waitFor(ctx, ts.done, "the running turn did not finish"); err != nil {
+			if err := waitFor(ctx, p.t.done, "the running turn did not finish"); err != nil {
 				return nil, err
 			}
 		}
@@ -104,36 +103,6 @@ func waitFor(ctx context.Context, ch <-chan struct{}, what string) error {
 	}
 }
 
-// planRun decides, on the session's goroutine, what a prompt becomes.
-func (s *Session) planRun(st *sessionState, in Input) (*turnState, runPlan, attempt, error) {
-	if st.ending {
-		return nil, 0, attempt{}, errStopped
-	}
-	if cur := st.current; cur != nil {
-		if cur.review && cur.yields {
-			return cur, planPreempt, attempt{}, nil
-		}
-		if cur.review {
-			return nil, 0, attempt{}, ErrReviewRunning
-		}
-		if !closed(cur.startedCh) {
-			return cur, planWaitStart, attempt{}, nil
-		}
-		return cur, planSteer, cur.shared.attempt, nil
-	}
-	ts := s.newTurnState(in, false)
-	s.register(st, ts)
-	if fb := s.fallbackNow(st); fb != nil {
-		// Still within the fallback's cooldown: the turn runs there, and its result says so.
-		ts.fallback = fb.Name
-		if fb.Kind == FallbackChat {
-			s.beginChat(st, ts, *fb)
-			return ts, planStarted, attempt{}, nil
-		}
-	}
-	return ts, planStart, attempt{}, nil
-}
-
 func closed(ch <-chan struct{}) bool {
 	select {
 	case <-ch:
@@ -146,27 +115,27 @@ func closed(ch <-chan struct{}) bool {
 // Compact asks codex to compact the thread's context. Codex runs it as a turn of its own, returned
 // like any other; the session's compaction count goes up when it is done.
 func (s *Session) Compact(ctx context.Context) (*Turn, error) {
-	ts, err := s.registerIfIdle(func() *turnState { return s.newTurnState(Input{}, true) })
+	ts, err := s.registerIfIdle(turnSpec{compaction: true})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
-	client, threadID, err := s.prepare(ctx, ts, nil)
+	client, threadID, fresh, err := s.prepare(ctx, nil)
 	if err != nil {
-		s.abandon(ts)
+		s.abandon(ts.turn)
 		return nil, err
 	}
 	sub := client.Subscribe(threadID)
 	if err := client.CompactThread(ctx, threadID); err != nil {
 		sub.Close()
 		s.retireIfSilent(ctx, client)
-		s.abandon(ts)
+		s.abandon(ts.turn)
 		return nil, fmt.Errorf("compact: %w", err)
 	}
-	ts.cur = attempt{client: client, threadID: threadID, sub: sub}
+	ts.cur, ts.newThread = attempt{client: client, threadID: threadID, sub: sub}, fresh
 	s.begin(ts)
-	return &Turn{state: ts}, nil
+	return &Turn{t: ts.turn}, nil
 }
 
 // errSilent is why a call that starts, steers or compacts a turn gave up: codex answered nothing
@@ -193,70 +162,5 @@ func (s *Session) bounded(ctx context.Context) (context.Context, context.CancelF
 func (s *Session) retireIfSilent(ctx context.Context, client *codex.Client) {
 	if client != nil && errors.Is(context.Cause(ctx), errSilent) {
 		s.h.retire(client, "codex did not answer within the turn timeout")
-	}
-}
-
-// registerIfIdle registers the turn newTurn makes, when no turn runs (else ErrBusy): for turns a
-// prompt does not start (a compaction, a review).
-func (s *Session) registerIfIdle(newTurn func() *turnState) (*turnState, error) {
-	var (
-		ts  *turnState
-		err error
-	)
-	if cerr := s.call(func(st *sessionState) {
-		switch {
-		case st.ending:
-			err = errStopped
-		case st.current != nil:
-			err = ErrBusy
-		default:
-			ts = newTurn()
-			s.register(st, ts)
-		}
-	}); cerr != nil {
-		return nil, cerr
-	}
-	return ts, err
-}
-
-// register makes ts the session's turn before codex is asked to start it, so that an approval
-// codex asks for as soon as the turn runs finds its turn (and waits for begin). Loop only.
-func (s *Session) register(st *sessionState, ts *turnState) {
-	st.current = ts
-}
-
-// abandon undoes register for a turn codex did not start.
-func (s *Session) abandon(ts *turnState) {
-	_ = s.call(func(st *sessionState) {
-		if st.current == ts {
-			st.current = nil
-		}
-		close(ts.startedCh)
-	})
-}
-
-// begin starts the runner of ts, a registered turn codex has started (ts.cur says where).
-func (s *Session) begin(ts *turnState) {
-	_ = s.call(func(st *sessionState) {
-		ts.nameIfFirst(st)
-		ts.live.borrow(&st.transcripts)
-		ts.shared.attempt = ts.cur
-		ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
-		close(ts.startedCh)
-		s.wg.Go(ts.run)
-	})
-}
-
-// nameIfFirst makes a prompt's turn name its thread when the thread is new (codex started it for
-// this session and no turn has named it): once the turn has ended, as codex refuses to name a
-// thread whose rollout is still empty. On the session's goroutine.
-func (ts *turnState) nameIfFirst(st *sessionState) {
-	if !ts.mayName || st.unnamed == "" || st.unnamed != ts.cur.threadID {
-		return
-	}
-	st.unnamed = ""
-	ts.nameAs = ts.input.Title
-	if ts.nameAs == "" {
-		ts.nameAs = ts.input.Prompt
 	}
 }

@@ -5,8 +5,9 @@ package agenthost
 import (
 	"slices"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // Where auto-approval comes from, as AutoApprove reports it.
@@ -80,33 +81,10 @@ type TurnStatus struct {
 func (s *Session) Status() Status {
 	cfg := s.h.config()
 	st := Status{Folder: s.folder, SessionID: s.id, PendingApprovals: []hermesproto.Approval{}}
-	_ = s.call(func(ss *sessionState) { s.status(ss, cfg, &st) })
+	s.status(cfg, &st)
 	st.ContextPercent = st.Usage.ContextPercent()
 	slices.SortFunc(st.PendingApprovals, func(a, b hermesproto.Approval) int { return a.Asked.Compare(b.Asked) })
 	return st
-}
-
-// status fills st from the session's state. Loop only.
-func (s *Session) status(ss *sessionState, cfg Config, st *Status) {
-	st.ThreadID = ss.threadID
-	st.Usage, st.Turns, st.ToolIterations, st.Compactions = ss.totals, ss.turns, ss.toolIters, ss.compactions
-	st.Yolo, st.AutoApprove = ss.yolo, autoApprove(cfg, ss.yolo)
-	st.Model, st.Effort = ss.model, ss.effort
-	if ss.fallback != nil {
-		st.Fallback = ss.fallback.Name
-	}
-	switch {
-	case ss.current != nil:
-		st.Turn = &TurnStatus{ID: ss.current.shared.attempt.turnID, State: StatusRunning}
-		if u := ss.current.lastUsage.Load(); u != nil && u.ContextWindow != 0 {
-			st.Usage.ContextWindow, st.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
-		}
-	case ss.last != nil:
-		st.Turn = &TurnStatus{ID: ss.last.TurnID, State: ss.last.Status}
-	}
-	for _, p := range ss.pending {
-		st.PendingApprovals = append(st.PendingApprovals, p.approval)
-	}
 }
 
 // Pending returns the approvals waiting for an answer, oldest first.

@@ -10,50 +10,46 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
-// prepare makes sure codex runs and the session's thread is loaded in it.
-func (s *Session) prepare(ctx context.Context, ts *turnState, view *threadView) (*codex.Client, string, error) {
+// prepare makes sure codex runs and the session's thread is loaded in it; fresh says codex started
+// a new thread for it (see ensureThread).
+func (s *Session) prepare(ctx context.Context, view *threadView) (client *codex.Client, threadID string, fresh bool, err error) {
 	client, gen, err := s.h.codexClient(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
-	threadID, fresh, err := s.ensureThread(ctx, client, gen, view)
+	threadID, fresh, err = s.ensureThread(ctx, client, gen, view)
 	if err != nil {
 		s.retireIfSilent(ctx, client)
-		return nil, "", err
+		return nil, "", false, err
 	}
-	if fresh {
-		_ = s.call(func(*sessionState) { ts.shared.newThread = true })
-	}
-	return client, threadID, nil
+	return client, threadID, fresh, nil
 }
 
-// startCodexTurn starts ts's input as a codex turn on the session's thread; ts.cur then says where
-// it runs.
-func (s *Session) startCodexTurn(ctx context.Context, ts *turnState, view threadView) error {
-	client, threadID, err := s.prepare(ctx, ts, &view)
+// startCodexTurn starts in as a codex turn on the session's thread and returns where it runs; fresh
+// says codex started a new thread for it (also when the turn then failed to start).
+func (s *Session) startCodexTurn(ctx context.Context, in Input, view threadView) (a attempt, fresh bool, err error) {
+	client, threadID, fresh, err := s.prepare(ctx, &view)
 	if err != nil {
-		return err
+		return attempt{}, false, err
 	}
 	model, effort := view.model, view.effort
-	if ts.input.Model != "" {
-		model = ts.input.Model
+	if in.Model != "" {
+		model = in.Model
 	}
-	if ts.input.Effort != "" {
-		effort = ts.input.Effort
+	if in.Effort != "" {
+		effort = in.Effort
 	}
-	turn, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
+	started, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
 		ThreadID: threadID,
-		Input:    []codex.UserInput{codex.TextInput(ts.input.Prompt)},
+		Input:    []codex.UserInput{codex.TextInput(in.Prompt)},
 		Model:    model,
 		Effort:   effort,
 	})
 	if err != nil {
 		s.retireIfSilent(ctx, client)
-		return fmt.Errorf("start turn: %w", err)
+		return attempt{}, fresh, fmt.Errorf("start turn: %w", err)
 	}
-	ts.mayName = true // begin names the thread if this is its first turn
-	ts.cur = attempt{client: client, threadID: threadID, turnID: turn.ID, sub: sub}
-	return nil
+	return attempt{client: client, threadID: threadID, turnID: started.ID, sub: sub}, fresh, nil
 }
 
 // threadView is what starting a turn reads of the session, in the hop that registers the turn.
@@ -74,10 +70,11 @@ func (st *sessionState) threadView() threadView {
 // session as the caller read it, or nil to read it now.
 func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int, view *threadView) (threadID string, fresh bool, err error) {
 	if view == nil {
-		view = new(threadView)
-		if err := s.call(func(st *sessionState) { *view = st.threadView() }); err != nil {
+		v, err := s.threadView()
+		if err != nil {
 			return "", false, err
 		}
+		view = &v
 	}
 	threadID, loaded, fb := view.threadID, view.loadedGen, view.fallback
 	if threadID != "" && loaded == gen {
@@ -94,7 +91,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 			Model: model, ModelProvider: provider, ExcludeTurns: true,
 		})
 		if rerr == nil {
-			s.loaded(res.Thread.ID, gen)
+			s.loaded(res.Thread.ID, gen, false)
 			return res.Thread.ID, false, nil
 		}
 		if ctx.Err() != nil || client.Err() != nil {
@@ -109,8 +106,7 @@ func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen in
 	if err != nil {
 		return "", false, fmt.Errorf("start thread in %s: %w", s.folder, err)
 	}
-	_ = s.call(func(st *sessionState) { st.unnamed = res.Thread.ID }) // its first turn names it
-	s.loaded(res.Thread.ID, gen)
+	s.loaded(res.Thread.ID, gen, true) // its first turn names it
 	return res.Thread.ID, threadID != "", nil
 }
 
@@ -130,17 +126,10 @@ func (s *Session) Warm(ctx context.Context) error {
 	return nil
 }
 
-// loaded records that threadID is loaded in codex generation gen, and saves a new thread.
-func (s *Session) loaded(threadID string, gen int) {
-	var changed bool
-	_ = s.call(func(st *sessionState) {
-		changed = st.threadID != threadID
-		st.threadID, st.loadedGen = threadID, gen
-		if changed {
-			st.threadTotal = &codex.TokenUsage{} // a new thread counts from zero
-			s.save(st)
-		}
-	})
+// loaded records that threadID is loaded in codex generation gen (started: codex started it for the
+// session), and saves a new thread.
+func (s *Session) loaded(threadID string, gen int, started bool) {
+	changed := s.recordThread(threadID, gen, started)
 	s.h.bindThread(threadID, s)
 	if changed {
 		s.flush()

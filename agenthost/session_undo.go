@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// saveCheckpoint keeps what a finished turn's patches changed, if anything. Runner only.
+// saveCheckpoint keeps what a finished turn's patches changed, if anything. On the turn's runner.
 func (s *Session) saveCheckpoint(cp Checkpoint, threadID, turnID string) {
 	if len(cp.Files) == 0 || turnID == "" {
 		return
@@ -44,9 +44,8 @@ func (s *Session) DropCheckpoint(turnID string) error {
 // RevertThread makes the session's thread forget turnID and every later turn, so that the model no
 // longer sees an undone turn. It needs the session idle, and the turn in the session's thread.
 func (s *Session) RevertThread(ctx context.Context, threadID, turnID string) error {
-	var current string
-	var busy bool
-	if err := s.call(func(st *sessionState) { current, busy = st.threadID, st.current != nil }); err != nil {
+	current, busy, err := s.thread()
+	if err != nil {
 		return err
 	}
 	switch {

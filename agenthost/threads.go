@@ -40,8 +40,7 @@ func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var current string
-	_ = s.call(func(st *sessionState) { current = st.threadID })
+	current, _, _ := s.thread()
 	out := make([]ThreadInfo, 0, len(threads))
 	for _, t := range threads {
 		out = append(out, ThreadInfo{
@@ -80,9 +79,7 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
 	if !isFileID(threadID) {
 		return fmt.Errorf("%q is not a thread id", Truncate(threadID, 80))
 	}
-	var current string
-	_ = s.call(func(st *sessionState) { current = st.threadID })
-	if current == threadID {
+	if current, _, _ := s.thread(); current == threadID {
 		return nil // already the folder's (a turn may run on it: a prompt steers it)
 	}
 	ctx, cancel := s.bounded(ctx)
@@ -98,20 +95,8 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
 	if len(found) == 0 {
 		return fmt.Errorf("thread %s is not one of %s's threads", threadID, s.folder)
 	}
-	var busy bool
-	if err := s.call(func(st *sessionState) {
-		if st.current != nil {
-			busy = true
-			return
-		}
-		if st.threadID == threadID {
-			return
-		}
-		st.threadID, st.loadedGen, st.fallback = threadID, 0, nil
-		st.threadTotal = nil // unknown until codex reports it: the next turn counts its own usage
-		st.history = nil
-		s.save(st)
-	}); err != nil {
+	busy, err := s.useThread(threadID)
+	if err != nil {
 		return err
 	}
 	if busy {
@@ -119,6 +104,20 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
 	}
 	s.flush()
 	return nil
+}
+
+// claimName returns the title t's thread gets once t has ended, or "": a prompt's turn names its
+// thread when codex started it for this session and no turn has named it. It is named at the turn's
+// end, as codex refuses to name a thread whose rollout is still empty. On the session's goroutine.
+func (st *sessionState) claimName(t *turn, threadID string) string {
+	if !t.names() || st.unnamed == "" || st.unnamed != threadID {
+		return ""
+	}
+	st.unnamed = ""
+	if t.input.Title != "" {
+		return t.input.Title
+	}
+	return t.input.Prompt
 }
 
 // nameThread gives a thread codex started for this session a title from the prompt of its first

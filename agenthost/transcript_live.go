@@ -158,26 +158,31 @@ func (lt *liveTranscript) closeLent() {
 	lt.lent = transcriptFiles{}
 }
 
-// borrow takes the session's open transcripts for the turn (as it begins, before its runner
-// starts); on the session's goroutine. setThread takes them up when they are the turn's thread's.
-func (lt *liveTranscript) borrow(kept *transcriptFiles) {
+// borrow takes the session's open transcripts, lent to the turn as it begins (Session.begin).
+// setThread takes them up when they are the turn's thread's.
+func (lt *liveTranscript) borrow(lent transcriptFiles) {
 	lt.closeLent()
-	lt.lent, *kept = *kept, transcriptFiles{}
+	lt.lent = lent
 }
 
-// giveBack hands the turn's open transcripts to the session at its end, after the last append, to
-// be kept open for the next turn where keepTranscriptsOpen allows, else closed; on the session's
-// goroutine.
-func (lt *liveTranscript) giveBack(kept *transcriptFiles) {
+// giveBack returns the turn's open transcripts at its end, after the last append, for the session
+// to keep open for the next turn where keepTranscriptsOpen allows; it closes the others.
+func (lt *liveTranscript) giveBack() transcriptFiles {
 	lt.closeLent()
+	if keepTranscriptsOpen {
+		kept := lt.files
+		lt.files = transcriptFiles{}
+		return kept
+	}
+	lt.close()
+	return transcriptFiles{}
+}
+
+// closeKept closes transcripts the session kept open and no turn took (Session.endTurn).
+func (lt *liveTranscript) closeKept(kept transcriptFiles) {
 	if err := kept.close(); err != nil {
 		lt.st.log.Warn("could not close the transcript", "path", kept.mdPath, "err", err)
 	}
-	if keepTranscriptsOpen {
-		*kept, lt.files = lt.files, transcriptFiles{}
-		return
-	}
-	lt.close()
 }
 
 // tool writes a finished tool item with the approvals it needed.

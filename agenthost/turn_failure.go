@@ -10,7 +10,7 @@ import (
 )
 
 // assess classifies how the turn ended and whether codex must be retired for it.
-func (ts *turnState) assess() (retire bool, why string) {
+func (ts *turnRunner) assess() (retire bool, why string) {
 	reason := ts.interruptReason()
 	switch {
 	case ts.failure != nil:

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // apply takes one notification into the turn; it reports whether the turn completed.
-func (ts *turnState) apply(ev codex.Event) bool {
+func (ts *turnRunner) apply(ev codex.Event) bool {
 	ts.takeSteered()
 	if ev.Err != nil {
 		return false // malformed: logged by the client, never a tool event
@@ -24,7 +25,7 @@ func (ts *turnState) apply(ev codex.Event) bool {
 		if v, ok := ev.Value.(*codex.TurnStartedParams); ok {
 			a := ts.cur
 			a.turnID = v.Turn.ID
-			ts.moved(a)
+			ts.moved(a, false)
 		}
 		return false
 	}
@@ -76,7 +77,7 @@ func (ts *turnState) apply(ev codex.Event) bool {
 	return false
 }
 
-func (ts *turnState) itemStarted(item *codex.Item) {
+func (ts *turnRunner) itemStarted(item *codex.Item) {
 	if item.Type == "" || item.ID == "" || !isTool(item) {
 		return
 	}
@@ -87,7 +88,7 @@ func (ts *turnState) itemStarted(item *codex.Item) {
 	}})
 }
 
-func (ts *turnState) itemCompleted(item *codex.Item) {
+func (ts *turnRunner) itemCompleted(item *codex.Item) {
 	switch {
 	case item.Type == "" || item.ID == "":
 		return
@@ -128,7 +129,7 @@ func (ts *turnState) itemCompleted(item *codex.Item) {
 
 // toolDone reports a finished tool item and projects it: an assistant row with its call, a tool row
 // with its result. note replaces the result of an item that never completed.
-func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string) {
+func (ts *turnRunner) toolDone(item *codex.Item, took time.Duration, note string) {
 	result, isErr := ToolResult(item)
 	status := item.Status
 	if note != "" {
@@ -151,7 +152,7 @@ func (ts *turnState) toolDone(item *codex.Item, took time.Duration, note string)
 	}}))
 }
 
-func (ts *turnState) takeReasoning() string {
+func (ts *turnRunner) takeReasoning() string {
 	r := ts.reasoning.String()
 	ts.reasoning.Reset()
 	return r
@@ -160,7 +161,7 @@ func (ts *turnState) takeReasoning() string {
 // compactedItem takes a compaction into the turn: a contextCompaction item, or the older
 // thread/compacted notification. The session counts one compaction per turn, however many items and
 // notifications announce it. Until a token usage update follows, the context's size is unknown.
-func (ts *turnState) compactedItem(itemID string) {
+func (ts *turnRunner) compactedItem(itemID string) {
 	ts.usageAfterCompaction = false
 	if ts.compacted[itemID] {
 		return
@@ -169,18 +170,14 @@ func (ts *turnState) compactedItem(itemID string) {
 	if len(ts.compacted) > 1 {
 		return
 	}
-	var count int
-	_ = ts.s.call(func(st *sessionState) {
-		st.compactions++
-		count = st.compactions
-	})
+	count := ts.s.countCompaction()
 	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindCompaction, Compaction: &hermesproto.Compaction{
 		SessionID: ts.s.id, Count: count, Runtime: "codex_app_server", ThreadID: ts.cur.threadID, TurnID: ts.cur.turnID,
 	}})
 }
 
 // closeOpen closes the items still open when the turn ended.
-func (ts *turnState) closeOpen(why string) {
+func (ts *turnRunner) closeOpen(why string) {
 	for id, o := range ts.open {
 		delete(ts.open, id)
 		ts.toolDone(&o.item, time.Since(o.started), "[did not complete: "+why+"]")
@@ -188,8 +185,8 @@ func (ts *turnState) closeOpen(why string) {
 }
 
 // setUsage takes a token usage update (chat says it is a chat fallback's, not the thread's), tells
-// the session for its status, and reports it. Runner only.
-func (ts *turnState) setUsage(u *codex.ThreadTokenUsage, chat bool) {
+// the session for its status, and reports it.
+func (ts *turnRunner) setUsage(u *codex.ThreadTokenUsage, chat bool) {
 	ts.usage, ts.chatUsage = u, chat
 	usage := usageOf(u)
 	ts.lastUsage.Store(&usage)

@@ -6,12 +6,13 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
+	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
-func (ts *turnState) finish(retired bool) {
+func (ts *turnRunner) finish(retired bool) {
 	s := ts.s
 	// The events applied so far are queued for the editor's follower, which the scheduler runs next
 	// on this thread only once the runner blocks: let it report them before the end's work (the
@@ -19,15 +20,11 @@ func (ts *turnState) finish(retired bool) {
 	// append below (liveTranscript.hold).
 	runtime.Gosched()
 	ts.takeSteered()
-	reason := ts.interruptReason()
-	var (
-		approvals []hermesproto.Approval
-		newThread bool
-	)
-	_ = s.call(func(*sessionState) {
-		approvals = append([]hermesproto.Approval(nil), ts.shared.approvals...)
-		newThread = ts.shared.newThread
-	})
+	reason, approvals := ts.s.turnEnding(ts.turn)
+	if ts.stopReason != "" {
+		reason = ts.stopReason // the runner's own reason comes first (see interruptReason)
+	}
+	newThread := ts.newThread
 	threadID, turnID := ts.cur.threadID, ts.cur.turnID
 	var usage hermesproto.Usage
 	var total *codex.TokenUsage
@@ -86,20 +83,16 @@ func (ts *turnState) finish(retired bool) {
 	md, msgs := ts.live.takeUnsaved(threadID)
 	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
 	ts.live.release() // the tools' rows are on disk: their events go on
-	var cp Checkpoint
-	_ = s.call(func(st *sessionState) {
-		ts.live.giveBack(&st.transcripts)
-		s.endTurn(st, ts, turnEnd{
-			res: res, usage: usage, total: total, iterations: ts.iterations,
-			awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
-		})
-		cp = ts.shared.checkpoint
+	cp, kept := s.endTurn(ts.turn, ts.live.giveBack(), turnEnd{
+		res: res, usage: usage, total: total, iterations: ts.iterations,
+		awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
 	})
+	ts.live.closeKept(kept)
 	cp.StartedAt = ts.started
 	s.saveCheckpoint(cp, threadID, turnID) // before the report: an undo may follow it at once
 	ts.result = res
 	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnCompleted, Result: res})
-	ts.queue.Close()
+	ts.events.queue.Close()
 	s.h.store.saveSoon() // after the report, and shared with the turns that end next (see saveSoon)
 	close(ts.done)
 }

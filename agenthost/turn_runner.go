@@ -1,6 +1,7 @@
 package agenthost
 
-// This file holds the turn's runner: the goroutine that drives a turn to its end.
+// This file holds the turn's runner: the goroutine that drives a turn to its end, and the part of the
+// turn it owns.
 
 import (
 	"context"
@@ -9,18 +10,58 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 )
 
+// turnRunner is the part of a turn its runner owns: what codex reported and what the result will
+// say. Whoever starts the turn makes it (Session.newTurn) and sets where the turn runs (cur); begin
+// hands it to the runner's goroutine (run, or runChatOnly), the only one to touch it from then on.
+// What the runner needs of the session's part of the turn it asks the session for (session_protocol.go).
+type turnRunner struct {
+	*turn
+
+	cur       attempt // where the turn runs now
+	nameAs    string  // the title its new thread gets once the turn has ended (sessionState.claimName)
+	newThread bool    // codex started a new thread for the turn, as the session had none (or lost it)
+
+	steersTaken   uint64                 // steers counted when takeSteered last found none outstanding
+	approvalsSeen []hermesproto.Approval // the session's record of the turn's approvals as the runner last copied it
+	stopReason    string                 // the runner stopped the turn (deadline, shutdown): the result's reason
+	usage         *codex.ThreadTokenUsage
+	chatUsage     bool                  // usage is a chat fallback's, not codex's thread
+	messages      []hermesproto.Message // the user message, then the newest rows (see addMessages)
+	omitted       int                   // rows dropped from messages
+	reasoning     strings.Builder       // reasoning to attach to the next assistant row
+	finalText     string
+	iterations    int
+	open          map[string]*openItem
+	compacted     map[string]bool
+	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
+	// one the context's size is unknown until the next update.
+	usageAfterCompaction bool
+	status               string
+	turnErr              *codex.TurnError
+	failure              error // the run broke: codex died or a call failed
+	fallback             string
+	apiCalls             int
+	live                 liveTranscript // the markdown transcript, written as the turn goes
+}
+
 // run drives the turn to its end: it applies codex's notifications, enforces the deadline, retires
 // codex when the turn shows it is broken, retries on a fallback provider, and finishes the result.
-func (ts *turnState) run() {
+// begin gives it the session's open transcripts (lent), for the turn to take up when they are its
+// thread's, and the title the turn's new thread gets at its end (nameAs; see sessionState.claimName).
+func (ts *turnRunner) run(lent transcriptFiles, nameAs string) {
 	stackhint.Grow() // decoding, the transcript's JSON, the session's calls: deep calls ahead
+	ts.nameAs = nameAs
 	h := ts.s.h
 	cfg := h.config()
 	deadline := newTurnDeadline(h)
 	defer deadline.stop()
+	ts.live.borrow(lent)
 	ts.live.setThread(ts.cur.threadID)
 	ts.live.turnID = ts.cur.turnID
 	// The transcript shows the turn from its start: drive writes its first rows once it has applied
@@ -75,7 +116,7 @@ func (d *turnDeadline) stop() { d.timer.Stop() }
 
 // drive applies notifications until the turn completes, codex goes away, the deadline passes, or
 // the host closes.
-func (ts *turnState) drive(d *turnDeadline) {
+func (ts *turnRunner) drive(d *turnDeadline) {
 	deadline := d.timer.C
 	sub := ts.cur.sub
 	defer sub.Close()
@@ -130,7 +171,7 @@ func (ts *turnState) drive(d *turnDeadline) {
 // interruptResend is how long an interrupted turn may run on before the interrupt is sent again.
 const interruptResend = 500 * time.Millisecond
 
-func (ts *turnState) resendInterrupt() {
+func (ts *turnRunner) resendInterrupt() {
 	a := ts.cur
 	if a.client == nil || a.turnID == "" {
 		return
@@ -142,7 +183,7 @@ func (ts *turnState) resendInterrupt() {
 
 // withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex
 // went away, unless err carries them already (an *codex.ExitError does).
-func (ts *turnState) withStderr(err error) error {
+func (ts *turnRunner) withStderr(err error) error {
 	client := ts.cur.client
 	var exit *codex.ExitError
 	if client == nil || errors.As(err, &exit) {
@@ -156,7 +197,7 @@ func (ts *turnState) withStderr(err error) error {
 }
 
 // stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives.
-func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
+func (ts *turnRunner) stopAndWait(sub *codex.Subscription, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	_ = ts.interrupt(ctx, reason)
@@ -177,4 +218,109 @@ func (ts *turnState) stopAndWait(sub *codex.Subscription, reason string) {
 			return
 		}
 	}
+}
+
+// MaxResultMessages is how many rows a turn's result keeps: the user message and the newest rows.
+// A turn of thousands of tool calls writes them all to its transcript as they come, and holds no
+// more than this of them.
+const MaxResultMessages = 400
+
+// addMessages adds rows to the turn's projected transcript and to its JSONL transcript.
+func (ts *turnRunner) addMessages(rows ...hermesproto.Message) {
+	ts.messages = append(ts.messages, rows...)
+	ts.live.messages(rows)
+	if len(ts.messages) > 2*MaxResultMessages {
+		ts.trimMessages() // amortised over MaxResultMessages additions
+	}
+}
+
+// trimMessages keeps the first row (the user message) and the newest, MaxResultMessages in all.
+func (ts *turnRunner) trimMessages() {
+	n := len(ts.messages)
+	if n <= MaxResultMessages {
+		return
+	}
+	drop := n - MaxResultMessages
+	kept := make([]hermesproto.Message, 0, 2*MaxResultMessages)
+	ts.messages = append(append(kept, ts.messages[0]), ts.messages[drop+1:]...)
+	ts.omitted += drop
+}
+
+// moved tells the session where the turn runs now (a fallback attempt, or a compaction turn's id);
+// fresh says codex started a new thread for it.
+func (ts *turnRunner) moved(a attempt, fresh bool) {
+	ts.cur = a
+	ts.live.turnID = a.turnID
+	if name := ts.s.turnMoved(ts.turn, a); name != "" {
+		ts.nameAs = name
+	}
+	ts.newThread = ts.newThread || fresh
+}
+
+func usageOf(u *codex.ThreadTokenUsage) hermesproto.Usage {
+	return UsageFrom(u.Last, u.ModelContextWindow)
+}
+
+// emit queues an event of the runner, stamped with where the turn runs, behind any held for the
+// transcript (liveTranscript.hold).
+func (ts *turnRunner) emit(ev hermesproto.Event) { ts.live.send(ts.cur.stamp(ev)) }
+
+// awaitSteers waits (briefly) for the steers codex has not answered yet, so that input codex took
+// into the turn comes before what codex made of it; it reports whether all were answered.
+func (ts *turnRunner) awaitSteers() bool {
+	pending := ts.s.steersPending(ts.turn)
+	if len(pending) == 0 {
+		return true
+	}
+	timer := time.NewTimer(steerAnswerWait)
+	defer timer.Stop()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		case <-ts.s.h.closing:
+			return false
+		}
+	}
+	return true
+}
+
+// steerAnswerWait bounds how long a finished turn waits for codex to answer a steer.
+const steerAnswerWait = 2 * time.Second
+
+// takeSteered adds the input steered into the turn since the last event to the turn's messages, as
+// the user's, where it came in: the transcript and a fallback's history then have it.
+func (ts *turnRunner) takeSteered() {
+	begun := ts.steers.Load()
+	if begun == ts.steersTaken {
+		return // no steer since the last look found none outstanding: nothing to ask the session
+	}
+	answered := ts.awaitSteers() // what codex sends now may be its answer to them
+	for _, text := range ts.s.takeSteeredIn(ts.turn) {
+		ts.addMessages(hermesproto.Message{Role: "user", Content: text})
+		ts.live.steered(text)
+	}
+	if answered {
+		// Each answered steer added its input before its answer was signalled: all taken now.
+		ts.steersTaken = begun
+	}
+}
+
+// settledApprovals returns the turn's settled approvals, asking the session only when one was
+// settled since the runner last asked.
+func (ts *turnRunner) settledApprovals() []hermesproto.Approval {
+	if int(ts.settled.Load()) != len(ts.approvalsSeen) {
+		ts.approvalsSeen = ts.s.turnApprovals(ts.turn)
+	}
+	return ts.approvalsSeen
+}
+
+// interruptReason is why the turn was stopped: the runner's own reason (deadline, shutdown), else
+// the one an interrupt gave, else "".
+func (ts *turnRunner) interruptReason() string {
+	if ts.stopReason != "" {
+		return ts.stopReason
+	}
+	return ts.s.interruptReason(ts.turn)
 }
