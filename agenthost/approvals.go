@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 

@@ -24,6 +24,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Host runs agent turns for any number of workspace folders on one codex app-server.
@@ -45,8 +46,8 @@ type Host struct {
 
 	approvalSeq atomic.Int64
 
-	rateLimits     atomic.Pointer[RateLimits] // as codex last reported them
-	rateLimitsRead atomic.Int64               // the codex generation asked for them last
+	rateLimits     atomic.Pointer[hermesproto.RateLimits] // as codex last reported them
+	rateLimitsRead atomic.Int64                           // the codex generation asked for them last
 
 	loginsMu sync.Mutex
 	logins   map[string]chan LoginOutcome // the sign-ins codex has not ended yet, by login id

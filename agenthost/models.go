@@ -10,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // effortName is what a reasoning effort looks like: codex takes any effort its models advertise
@@ -80,40 +81,14 @@ func (s *Session) SetModel(model, effort string) error {
 	return nil
 }
 
-// RateLimits is the account's use of its rate-limit windows, as codex last reported it.
-type RateLimits struct {
-	Primary   *RateLimitWindow `json:"primary,omitempty"`
-	Secondary *RateLimitWindow `json:"secondary,omitempty"`
-	// Reached names the limit that was hit, if one was (codex's rateLimitReachedType).
-	Reached string `json:"reached,omitempty"`
-}
-
-// RateLimitWindow is one window: how much of it is used, its length and when it resets.
-type RateLimitWindow struct {
-	UsedPercent   int   `json:"usedPercent"`
-	WindowMinutes int64 `json:"windowMinutes,omitempty"`
-	// ResetsAt is a Unix time in seconds, 0 when unknown.
-	ResetsAt int64 `json:"resetsAt,omitempty"`
-}
-
-// Highest is the most used of the windows and its length in minutes, or false when none is known.
-func (r RateLimits) Highest() (percent int, minutes int64, ok bool) {
-	for _, w := range []*RateLimitWindow{r.Primary, r.Secondary} {
-		if w != nil && (!ok || w.UsedPercent > percent) {
-			percent, minutes, ok = w.UsedPercent, w.WindowMinutes, true
-		}
-	}
-	return percent, minutes, ok
-}
-
-func rateLimitsOf(snap codex.RateLimitSnapshot) RateLimits {
-	window := func(w codex.RateLimitWindow) *RateLimitWindow {
+func rateLimitsOf(snap codex.RateLimitSnapshot) hermesproto.RateLimits {
+	window := func(w codex.RateLimitWindow) *hermesproto.RateLimitWindow {
 		if w == (codex.RateLimitWindow{}) {
 			return nil
 		}
-		return &RateLimitWindow{UsedPercent: w.UsedPercent, WindowMinutes: w.WindowDurationMins, ResetsAt: w.ResetsAt}
+		return &hermesproto.RateLimitWindow{UsedPercent: w.UsedPercent, WindowMinutes: w.WindowDurationMins, ResetsAt: w.ResetsAt}
 	}
-	return RateLimits{Primary: window(snap.Primary), Secondary: window(snap.Secondary), Reached: snap.RateLimitReachedType}
+	return hermesproto.RateLimits{Primary: window(snap.Primary), Secondary: window(snap.Secondary), Reached: snap.RateLimitReachedType}
 }
 
 // noteRateLimits keeps an account/rateLimits/updated notification. It runs on the client's read
@@ -133,11 +108,11 @@ func (h *Host) noteRateLimits(ev codex.Event) {
 
 // KnownRateLimits returns the account's rate limits as codex last reported them, or nil; it asks
 // nothing.
-func (h *Host) KnownRateLimits() *RateLimits { return h.rateLimits.Load() }
+func (h *Host) KnownRateLimits() *hermesproto.RateLimits { return h.rateLimits.Load() }
 
 // RateLimits returns the account's rate limits as codex last reported them, or nil. When codex
 // runs and none was reported yet it asks (account/rateLimits/read) once per codex process.
-func (h *Host) RateLimits(ctx context.Context) *RateLimits {
+func (h *Host) RateLimits(ctx context.Context) *hermesproto.RateLimits {
 	if rl := h.rateLimits.Load(); rl != nil {
 		return rl
 	}

@@ -9,9 +9,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Interrupt stops the running turn. Its result is partial.

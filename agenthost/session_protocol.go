@@ -10,10 +10,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // The session's settings and state.
@@ -62,12 +61,12 @@ func (s *Session) status(cfg Config, out *Status) {
 		}
 		switch {
 		case ss.current != nil:
-			out.Turn = &TurnStatus{ID: ss.current.where().turnID, State: StatusRunning}
+			out.Turn = &hermesproto.TurnState{ID: ss.current.where().turnID, State: StatusRunning}
 			if u := ss.current.lastUsage.Load(); u != nil && u.ContextWindow != 0 {
 				out.Usage.ContextWindow, out.Usage.LastPrompt = u.ContextWindow, u.LastPrompt
 			}
 		case ss.last != nil:
-			out.Turn = &TurnStatus{ID: ss.last.TurnID, State: ss.last.Status}
+			out.Turn = &hermesproto.TurnState{ID: ss.last.TurnID, State: ss.last.Status}
 		}
 		for _, p := range ss.pending {
 			out.PendingApprovals = append(out.PendingApprovals, p.approval)

@@ -5,9 +5,8 @@ package agenthost
 import (
 	"slices"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // Where auto-approval comes from, as AutoApprove reports it.
@@ -54,13 +53,13 @@ type Status struct {
 	SessionID string `json:"sessionId"`
 	ThreadID  string `json:"threadId"`
 	// Turn is the running turn, or the last one (State completed, interrupted, failed), or nil.
-	Turn           *TurnStatus       `json:"turn"`
-	Usage          hermesproto.Usage `json:"usage"`
-	ContextPercent int               `json:"contextPercent"`
-	Turns          int               `json:"turns"`
-	ToolIterations int               `json:"toolIterations"`
-	Compactions    int               `json:"compactions"`
-	Yolo           bool              `json:"yolo"`
+	Turn           *hermesproto.TurnState `json:"turn"`
+	Usage          hermesproto.Usage      `json:"usage"`
+	ContextPercent int                    `json:"contextPercent"`
+	Turns          int                    `json:"turns"`
+	ToolIterations int                    `json:"toolIterations"`
+	Compactions    int                    `json:"compactions"`
+	Yolo           bool                   `json:"yolo"`
 	// AutoApprove is whether approvals are answered without asking, and why.
 	AutoApprove AutoApprove `json:"autoApprove"`
 	// Model and Effort are the folder's choice for its turns (empty: the defaults).
@@ -69,12 +68,6 @@ type Status struct {
 	// Fallback names the fallback provider the session moved to, if any.
 	Fallback         string                 `json:"fallback,omitempty"`
 	PendingApprovals []hermesproto.Approval `json:"pendingApprovals"`
-}
-
-// TurnStatus is the state of one turn.
-type TurnStatus struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
 }
 
 // Status returns a snapshot of the session.

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // apply takes one notification into the turn; it reports whether the turn completed.

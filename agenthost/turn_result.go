@@ -6,9 +6,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // finish builds the result, accounts for it, persists the transcript and ends the turn.

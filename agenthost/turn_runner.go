@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
-
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/internal/stackhint"
 )
 

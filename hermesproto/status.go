@@ -22,6 +22,16 @@ type RateLimits struct {
 	Reached   string           `json:"reached,omitempty"`
 }
 
+// Highest is the most used of the windows and its length in minutes, or false when none is known.
+func (r RateLimits) Highest() (percent int, minutes int64, ok bool) {
+	for _, w := range []*RateLimitWindow{r.Primary, r.Secondary} {
+		if w != nil && (!ok || w.UsedPercent > percent) {
+			percent, minutes, ok = w.UsedPercent, w.WindowMinutes, true
+		}
+	}
+	return percent, minutes, ok
+}
+
 // RateLimitWindow is how much of a window is used, its length, and when it resets (Unix seconds).
 type RateLimitWindow struct {
 	UsedPercent   int   `json:"usedPercent"`

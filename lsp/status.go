@@ -11,7 +11,6 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/login"
-	"github.com/hermes-lsp/hermes-lsp/lsp/threads"
 	"github.com/hermes-lsp/hermes-lsp/lsp/undo"
 )
 
@@ -21,7 +20,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 	if err != nil {
 		return hermesproto.Status{Folders: folders}
 	}
-	rl := threads.RateLimits(h.RateLimits(ctx))
+	rl := h.RateLimits(ctx)
 	for _, f := range s.folders.List() {
 		sess, err := h.Session(f.Path)
 		if err != nil {

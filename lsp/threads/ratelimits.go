@@ -2,27 +2,10 @@ package threads
 
 import (
 	"fmt"
-
-	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // rateLimitWarnPercent is the use of a rate-limit window from which progress reports mention it.
 const rateLimitWarnPercent = 80
-
-// RateLimits is the host's rate limits as hermes.status sends them.
-func RateLimits(rl *agenthost.RateLimits) *hermesproto.RateLimits {
-	if rl == nil {
-		return nil
-	}
-	window := func(w *agenthost.RateLimitWindow) *hermesproto.RateLimitWindow {
-		if w == nil {
-			return nil
-		}
-		return &hermesproto.RateLimitWindow{UsedPercent: w.UsedPercent, WindowMinutes: w.WindowMinutes, ResetsAt: w.ResetsAt}
-	}
-	return &hermesproto.RateLimits{Primary: window(rl.Primary), Secondary: window(rl.Secondary), Reached: rl.Reached}
-}
 
 // RateLimitNote is what a progress report adds when a rate-limit window is over
 // rateLimitWarnPercent used: " · rate limit 85% of 5h".
