@@ -75,8 +75,6 @@ type Request struct {
 type Notification struct {
 	Method string
 	Params json.RawMessage
-
-	decoded any // the params decoded already (decodeDelta), for DecodeNotification
 }
 
 // RequestHandler answers a server request. It runs in its own goroutine, so it may block (an approval
@@ -339,12 +337,6 @@ func (c *Conn) readLoop() {
 func (c *Conn) dispatch(line []byte) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return
-	}
-	if n, _, ok := decodeDelta(line); ok {
-		if c.opts.OnNotification != nil {
-			c.opts.OnNotification(n)
-		}
 		return
 	}
 	var msg wireMessage
