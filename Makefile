@@ -139,8 +139,7 @@ dist: $(VSCODE_STAMP)
 ## fuzz: the Go fuzz targets, each for FUZZTIME (default 20s): FuzzConnDecode (codex's JSON-lines
 ## decoder: codex/conn_fuzz_test.go), FuzzAskArgs (hermes.ask's and the other commands' arguments and
 ## URIs: lsp/commands_fuzz_test.go) and FuzzFraming (the bounded LSP base-protocol stream's reading of
-## arbitrary input: lsp/framing/framing_fuzz_test.go) and FuzzDecodeDelta (the one-pass decoding of
-## codex's delta lines against the general path: codex/delta_fast_test.go) and FuzzReviewText (codex's rendered review,
+## arbitrary input: lsp/framing/framing_fuzz_test.go) and FuzzReviewText (codex's rendered review,
 ## the model's text, parsed into bounded, clean findings: codex/review_test.go). Their seed corpora already run in `make test` as
 ## ordinary tests; a failing input is written to the package's testdata/fuzz/ for `go test` to replay.
 ## tools/fuzz.sh runs each: it fails on a finding, not on Go's fuzzing deadline race (see the script).
@@ -150,7 +149,6 @@ fuzz:
 	GO=$(GO) bash tools/fuzz.sh FuzzConnDecode ./codex $(FUZZTIME)
 	GO=$(GO) bash tools/fuzz.sh FuzzAskArgs ./lsp $(FUZZTIME)
 	GO=$(GO) bash tools/fuzz.sh FuzzFraming ./lsp/framing $(FUZZTIME)
-	GO=$(GO) bash tools/fuzz.sh FuzzDecodeDelta ./codex $(FUZZTIME)
 	GO=$(GO) bash tools/fuzz.sh FuzzReviewText ./codex $(FUZZTIME)
 # --- end of fault suite: fuzzing ---------------------------------------------------------------------
 

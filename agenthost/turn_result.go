@@ -3,7 +3,6 @@ package agenthost
 // This file builds a finished turn's result and accounts for it.
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -13,11 +12,6 @@ import (
 // finish builds the result, accounts for it, persists the transcript and ends the turn.
 func (ts *turnRunner) finish(retired bool) {
 	s := ts.s
-	// The events applied so far are queued for the editor's follower, which the scheduler runs next
-	// on this thread only once the runner blocks: let it report them before the end's work (the
-	// session's hops, the disk). A finished tool's event still held for its row goes on after the
-	// append below (liveTranscript.hold).
-	runtime.Gosched()
 	ts.takeSteered()
 	reason, approvals := ts.s.turnEnding(ts.turn)
 	if ts.stopReason != "" {

@@ -189,9 +189,6 @@ const (
 // error for a known method whose params do not decode. The value's strings may share n.Params'
 // memory: n.Params must not be changed afterwards (a Conn's notifications never are).
 func DecodeNotification(n Notification) (any, error) {
-	if n.decoded != nil {
-		return n.decoded, nil
-	}
 	var v any
 	switch n.Method {
 	case NotifyTurnStarted:

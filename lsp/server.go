@@ -6,6 +6,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	fastjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
@@ -335,7 +335,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 
 // decode reads a notification's params; a bad one is logged and skipped.
 func decode(log *slog.Logger, req jsonrpc2.Request, v any) bool {
-	if err := fastjson.Unmarshal(req.Params(), v); err != nil {
+	if err := json.Unmarshal(req.Params(), v); err != nil {
 		log.Warn("malformed notification params", "method", req.Method(), "err", err)
 		return false
 	}
@@ -373,25 +373,25 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 	switch method {
 	case protocol.MethodWorkspaceExecuteCommand:
 		var p commandParams
-		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "executeCommand: %v", err)
 		}
 		return s.executeCommand(ctx, &p)
 	case protocol.MethodTextDocumentCodeAction:
 		var p codeActionParams
-		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction: %v", err)
 		}
 		return s.codeActions(ctx, &p)
 	case protocol.MethodTextDocumentHover:
 		var p protocol.HoverParams
-		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hover: %v", err)
 		}
 		return s.lines.Hover(&p), nil
 	case annotate.MethodInlayHint:
 		var p annotate.InlayHintParams
-		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "inlayHint: %v", err)
 		}
 		return s.lines.InlayHints(&p), nil

@@ -1,0 +1,67 @@
+package codex
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// deltaLines are delta notifications as codex writes them (the first five, with their params
+// decoded) and lines around that shape; the rest only have to pass without harm.
+var deltaLines = []string{
+	`{"method":"item/agentMessage/delta","params":{"threadId":"t1","turnId":"u1","itemId":"msg_1","delta":"Hello "}}`,
+	`{"method":"item/agentMessage/delta","params":{"threadId":"t1","turnId":"u1","itemId":"msg_1","delta":"line\nnext \"quoted\" \\ back\/slash\ttab"},"emittedAtMs":1796225612599}`,
+	`{ "params" : { "delta" : "é ünïcode ✓", "itemId":"i" } , "method" : "item/commandExecution/outputDelta" }`,
+	`{"method":"item/reasoning/summaryDelta","params":{}}`,
+	`{"method":"item/reasoning/textDelta","params":{"delta":"\u00e9"},"emittedAtMs":0}`,
+	`{"method":"item/agentMessage/delta","params":{"Delta":"x"}}`,
+	`{"method":"item/agentMessage/delta","params":{"delta":"a","delta":"b"}}`,
+	`{"method":"item/agentMessage/delta","params":{"delta":null}}`,
+	`{"method":"item/agentMessage/delta","params":{"delta":"x"},"emittedAtMs":-1}`,
+	`{"method":"item/agentMessage/delta","params":{"delta":"x"},"id":3}`,
+	`{"method":"item/agentMessage/delta","params":{"delta":"x"}} trailing`,
+	`{"method":"item/agentMessage/delta","params":{"delta":"x",}}`,
+	"{\"method\":\"item/agentMessage/delta\",\"params\":{\"delta\":\"bad \xff utf8\"}}",
+	"{\"method\":\"item/agentMessage/delta\",\"params\":{\"delta\":\"raw\ttab\"}}",
+	`{}`, `{"method":"item/agentMessage/delta"}`,
+}
+
+// TestDeltaLines: a Conn decodes codex's delta lines into their params, and nothing decoded points
+// into the reader's buffer, which it reuses for the next line.
+func TestDeltaLines(t *testing.T) {
+	want := []DeltaParams{
+		{ThreadID: "t1", TurnID: "u1", ItemID: "msg_1", Delta: "Hello "},
+		{ThreadID: "t1", TurnID: "u1", ItemID: "msg_1", Delta: "line\nnext \"quoted\" \\ back/slash\ttab"},
+		{ItemID: "i", Delta: "é ünïcode ✓"},
+		{},
+		{Delta: "é"},
+	}
+	for i, line := range deltaLines {
+		var got []Notification
+		c := &Conn{log: slog.New(slog.DiscardHandler), opts: ConnOptions{OnNotification: func(n Notification) { got = append(got, n) }}}
+		buf := []byte(line)
+		c.dispatch(buf)
+		for j := range buf {
+			buf[j] = 'X'
+		}
+		for _, n := range got {
+			v, err := DecodeNotification(n)
+			d, ok := v.(*DeltaParams)
+			if i < len(want) {
+				if err != nil || !ok || *d != want[i] {
+					t.Errorf("%s: got %+v, %v; want %+v", line, v, err, want[i])
+				}
+			}
+			if ok && strings.Contains(d.Delta+d.ThreadID+d.TurnID+d.ItemID, "XXXX") {
+				t.Errorf("%s: a decoded string points into the reader's buffer", line)
+			}
+			if bytes.Contains(n.Params, []byte("XXXX")) {
+				t.Errorf("%s: the params point into the reader's buffer", line)
+			}
+		}
+		if i < len(want) && len(got) != 1 {
+			t.Errorf("%s: %d notifications, want 1", line, len(got))
+		}
+	}
+}
