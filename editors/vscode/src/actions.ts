@@ -95,7 +95,8 @@ export async function ask(h: Hermes, aboutSelection: boolean): Promise<void> {
 			args.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
 		}
 	}
-	h.ui.view.show(true);
+	// The chat view shows the turn (it reveals itself when the turn starts): the Output panel stays
+	// where it is.
 	await runWithProgress(h, c, args, prompt);
 }
 
