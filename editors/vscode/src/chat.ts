@@ -65,6 +65,8 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private follow = false;
 	/** What the screen reader hears with the next update (new content only). */
 	private announce: string[] = [];
+	/** The view is being opened by a turn's start (reveal): its page does not take the focus. */
+	private quietOpen = false;
 	/** Thread titles by id, as hermes.threads last said. */
 	private readonly titles = new Map<string, string>();
 
@@ -123,9 +125,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		}
 		if (p.event.kind === 'turnStarted') {
 			this.follow = true;
-			if (this.view && !this.view.visible) {
-				this.view.show(true); // without the focus: an approval dialog may come next
-			}
+			this.reveal();
 		}
 		const before = this.chat.items.length;
 		if (this.chat.apply(p)) {
@@ -135,6 +135,28 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (p.event.kind === 'turnCompleted') {
 			void this.refreshHeader();
 		}
+	}
+
+	/**
+	 * reveal shows the view when a turn starts, without taking the focus from the editor: the chat is
+	 * where the turn shows (an approval dialog may come next). A view never opened yet is opened with
+	 * its focus command, and the focus given back to the editor that had it.
+	 */
+	private reveal(): void {
+		if (this.view) {
+			if (!this.view.visible) {
+				this.view.show(true);
+			}
+			return;
+		}
+		const hadEditor = vscode.window.activeTextEditor !== undefined;
+		this.quietOpen = true;
+		void (async () => {
+			await vscode.commands.executeCommand(`${ChatViewId}.focus`);
+			if (hadEditor) {
+				await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+			}
+		})().catch(() => undefined);
 	}
 
 	/** noteNew queues for the live region what an event brought: an approval asked, an error, a turn's answer and end. */
@@ -201,7 +223,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 			case 'ready':
 				// A new page: it shows nothing yet.
 				this.shown.clear();
-				this.focusInput();
+				if (!this.quietOpen) {
+					this.focusInput();
+				}
+				this.quietOpen = false;
 				await this.restore();
 				return;
 			case 'send':
@@ -263,9 +288,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 		const st = await this.refreshHeader();
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
-		if (f?.transcriptPath && f.threadId && !this.chat.running) {
+		// A conversation the view has followed since it started is kept: the transcript fills an empty one.
+		if (f?.transcriptPath && f.threadId && this.chat.items.length === 0) {
 			try {
-				this.chat.loadTranscript(await readFile(f.transcriptPath, 'utf8'), f.threadId);
+				this.chat.loadTranscript(await readFile(f.transcriptPath, 'utf8'), f.threadId, f.transcriptPath);
 				this.folder = f.folder;
 			} catch {
 				// No transcript yet: an empty conversation.

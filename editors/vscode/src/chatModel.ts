@@ -217,7 +217,7 @@ export class Chat {
 	 * approvals "> ✅ …", an italic last line per turn). A quoted prompt or answer ends at its first
 	 * line that is not a quote: a quote line inside it is its text, never an approval.
 	 */
-	loadTranscript(md: string, threadId: string): void {
+	loadTranscript(md: string, threadId: string, transcriptPath = ''): void {
 		this.items = [];
 		this.threadId = threadId;
 		this.running = false;
@@ -277,7 +277,8 @@ export class Chat {
 			}
 			if (/^_\w+ · turn `/.test(line)) {
 				flush();
-				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, ''), turnId: '', transcript: '', undone: false });
+				const turnId = /turn `([^`]+)`/.exec(line)?.[1] ?? '';
+				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, ''), turnId, transcript: transcriptPath, undone: false });
 				continue;
 			}
 			if (line === '---' && section !== 'answer') {

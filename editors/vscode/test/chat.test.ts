@@ -279,3 +279,11 @@ test('threads are named by their title, never their id', () => {
 	assert.equal(threadName(''), 'untitled thread');
 	assert.equal(threadName('x'.repeat(80)).length, 60);
 });
+
+test("a transcript's turn ends keep their turn id (Undo marks them) and link the transcript", () => {
+	const c = new Chat();
+	c.loadTranscript('---\n\n### You · 10:00\n\n> hi\n\n### Hermes\n\n> hello\n\n_completed · turn `t-42` · 0 tool call(s)_\n', 'th1', '/s/th1.md');
+	const end = c.items.find((i) => i.kind === 'end');
+	assert.ok(end?.kind === 'end' && end.turnId === 't-42' && end.transcript === '/s/th1.md');
+	assert.equal(c.markUndone('t-42'), true);
+});
