@@ -128,7 +128,9 @@ export class Chat {
 			}
 			case 'diff':
 				if (ev.diff) {
-					const last = this.last();
+					// The turn's diff is one entry, updated where it first showed.
+					const you = this.lastYou();
+					const last = this.items.slice(you + 1).find((i) => i.kind === 'diff');
 					if (last?.kind === 'diff') {
 						last.text = clip(ev.diff);
 					} else {

@@ -287,3 +287,15 @@ test("a transcript's turn ends keep their turn id (Undo marks them) and link the
 	assert.ok(end?.kind === 'end' && end.turnId === 't-42' && end.transcript === '/s/th1.md');
 	assert.equal(c.markUndone('t-42'), true);
 });
+
+test("a turn's diff is one entry, updated in place", () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'patch' }));
+	c.apply(ev('diff', { diff: 'one' }));
+	c.apply(ev('answerDelta', { text: 'Done.' }));
+	c.apply(ev('diff', { diff: 'two' }));
+	assert.deepEqual(
+		c.items.map((i) => (i.kind === 'diff' ? `diff:${i.text}` : i.kind)),
+		['you', 'diff:two', 'answer'],
+	);
+});
