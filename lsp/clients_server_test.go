@@ -121,3 +121,49 @@ func TestShutdownDuringTurn(t *testing.T) {
 		t.Errorf("exit code %d after shutdown and exit", f.srv.ExitCode())
 	}
 }
+
+// showsTurns is VS Code with the extension's chat view: it shows turns itself from hermes/turnEvent
+// and says so in experimental.hermes.showsTurns.
+func showsTurns() lsptest.Profile {
+	p := lsptest.VSCode.Clone()
+	p.Name = "VSCode+chat"
+	p.Capabilities.Experimental = map[string]any{"hermes": map[string]any{"showsTurns": true}}
+	return p
+}
+
+// TestOneAnswerSurface: a client that shows turns itself gets the answer once, in its own view: no
+// answer message after the turn (the transcript still opens when the user chose openTranscript,
+// after where the message would have gone). Without turn events the same client gets the message.
+func TestOneAnswerSurface(t *testing.T) {
+	const answer = "The answer, shown once."
+	turn := func(ft *codextest.FakeTurn) {
+		ft.AgentMessage(answer)
+		ft.Complete(codex.TurnCompleted, nil)
+	}
+	t.Run("chat view", func(t *testing.T) {
+		f := start(t, showsTurns(), map[string]any{"openTranscript": true})
+		f.fake.OnTurn(turn)
+		ctx := testCtx(t)
+		f.ask(ctx, map[string]any{"prompt": "answer once"})
+		if err := f.ed.Await(ctx, lsptest.ShowDocumentCount(1)); err != nil {
+			t.Fatalf("the transcript the user chose to open: %v", err)
+		}
+		for _, m := range f.ed.Messages() {
+			if strings.Contains(m.Message, answer) || strings.Contains(m.Message, "Transcript:") {
+				t.Errorf("an answer message to a client that shows turns itself: %q", m.Message)
+			}
+		}
+		if n := len(f.ed.State().Notifications[hermesproto.MethodTurnEvent]); n == 0 {
+			t.Errorf("no hermes/turnEvent")
+		}
+	})
+	t.Run("without turn events", func(t *testing.T) {
+		f := start(t, showsTurns(), map[string]any{"turnEvents": false, "openTranscript": false})
+		f.fake.OnTurn(turn)
+		ctx := testCtx(t)
+		f.ask(ctx, map[string]any{"prompt": "answer once"})
+		if err := f.ed.Await(ctx, lsptest.MessageContaining(answer)); err != nil {
+			t.Fatalf("no answer message without turn events: %v", err)
+		}
+	})
+}

@@ -77,6 +77,7 @@ func readCaps(p *initializeParams) editor.Caps {
 	c.ReloadsBuffers = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
 	c.InlayHintRefresh = p.inlayHintRefresh
+	c.ShowsTurns = experimentalFlag(p.Capabilities.Experimental, "showsTurns")
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	return c
 }

@@ -80,9 +80,18 @@ func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
 }
 
 // announce shows the final answer, shortened, with the transcript's path, and opens the transcript
-// when the user wants it.
+// when the user wants it. A client that shows turns itself (showsTurns, with hermes/turnEvent on)
+// has the answer already, in one place: no message, and the transcript only when the user chose
+// openTranscript.
 func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result) {
 	s, tv := o.s, o.tv
+	toast, open := answerSurfaces(s.editor.Caps(), s.settings.Load())
+	if open && res.TranscriptPath != "" {
+		defer s.editor.ShowDocument(ctx, res.TranscriptPath, false)
+	}
+	if !toast {
+		return
+	}
 	typ := protocol.MessageTypeInfo
 	text := res.FinalText
 	if !res.Completed {
@@ -102,7 +111,16 @@ func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result
 		msg += "\nTranscript: " + res.TranscriptPath
 	}
 	s.editor.ShowMessage(ctx, typ, msg)
-	if s.settings.Load().OpenTranscript && res.TranscriptPath != "" {
-		s.editor.ShowDocument(ctx, res.TranscriptPath, false)
+}
+
+// answerSurfaces says where a turn's answer goes when it ends: a message (toast) and the transcript
+// opened. A client that shows turns itself (caps.ShowsTurns, with the turnEvents setting on) gets
+// neither, so that each answer shows once: the transcript opens there only when the user chose
+// openTranscript (not the default that follows showDocument). Other clients keep the message, and
+// the transcript as openTranscript says.
+func answerSurfaces(caps editor.Caps, st *settings.Settings) (toast, openTranscript bool) {
+	if caps.ShowsTurns && st.TurnEvents {
+		return false, st.OpenTranscriptSet() && st.OpenTranscript
 	}
+	return true, st.OpenTranscript
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -38,6 +39,25 @@ const (
 	prompt      = "Make vscode_made.txt with a command, then patch hello.txt."
 )
 
+// escapedCommand is the chat's command on a new thread, whose approval dialog Escape answers: it
+// must never run.
+const escapedCommand = "touch escaped.txt"
+
+// chatCodeAnswer is the chat's first answer: longer than the view, with a Go block (highlighted,
+// copied with its button), a table and a task list.
+var chatCodeAnswer = func() string {
+	var b strings.Builder
+	b.WriteString("Here is the code.\n\n```go\npackage main\n\nimport \"fmt\"\n\nfunc main() {\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "\tfmt.Println(\"line %d\") // a comment long enough to need the horizontal scroll bar of the code block, %d\n", i, i)
+	}
+	b.WriteString("}\n```\n\n| step | state |\n|---|---|\n| build | ok |\n| test | ok |\n\n- [x] written\n- [ ] reviewed\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "Paragraph %d of the explanation.\n\n", i)
+	}
+	return b.String()
+}()
+
 // helloPatch is the model's patch of hello.txt.
 var helloPatch = fakemodel.UpdateFilePatch("hello.txt", lineOld, lineNew)
 
@@ -59,7 +79,16 @@ type driveSummary struct {
 		Tab  string `json:"tab"`
 		Text string `json:"text"`
 	} `json:"diffEditor"`
-	PatchButtons      []string `json:"patchButtons"`
+	PatchButtons    []string `json:"patchButtons"`
+	ActiveAtStartup bool     `json:"activeAtStartup"`
+	DialogButtons   []string `json:"dialogButtons"`
+	FocusedButton   string   `json:"focusedButton"`
+	AnswerSurfaces  *struct {
+		AnswerToasts       []string `json:"answerToasts"`
+		Tabs               []string `json:"tabs"`
+		PanelVisible       bool     `json:"panelVisible"`
+		ChatTranscriptLink bool     `json:"chatTranscriptLink"`
+	} `json:"answerSurfaces"`
 	ApprovalQuickPick []string `json:"approvalQuickPick"`
 	Review            *struct {
 		OpenDuring      bool    `json:"openDuring"`
@@ -70,29 +99,54 @@ type driveSummary struct {
 	} `json:"review"`
 	PatchToEditorMs *int `json:"patchToEditorMs"`
 	Undo            *struct {
-		EditorMs int    `json:"editorMs"`
-		Toast    string `json:"toast"`
-		Dirty    bool   `json:"dirty"`
+		EditorMs   int    `json:"editorMs"`
+		Toast      string `json:"toast"`
+		Dirty      bool   `json:"dirty"`
+		ChatMarked bool   `json:"chatMarked"`
 	} `json:"undo"`
 	Chat *struct {
-		First         string `json:"first"`
-		Second        string `json:"second"`
-		Header1       string `json:"header1"`
-		Header2       string `json:"header2"`
-		Restored      string `json:"restored"`
-		RestoredHasQ3 bool   `json:"restoredHasQ3"`
+		InputFocused bool `json:"inputFocused"`
+		Highlight    struct {
+			Keywords  []string `json:"keywords"`
+			Strings   int      `json:"strings"`
+			TabSize   string   `json:"tabSize"`
+			OverflowX string   `json:"overflowX"`
+			Table     bool     `json:"table"`
+			Tasks     int      `json:"tasks"`
+		} `json:"highlight"`
+		Copied        string      `json:"copied"`
+		BeforeSend    logPosition `json:"beforeSend"`
+		AfterSend     logPosition `json:"afterSend"`
+		JumpShown     bool        `json:"jumpShown"`
+		AfterJump     logPosition `json:"afterJump"`
+		DiffStillOpen bool        `json:"diffStillOpen"`
+		Empty         string      `json:"empty"`
+		Escaped       string      `json:"escaped"`
+		Picker        []string    `json:"picker"`
+		First         string      `json:"first"`
+		Second        string      `json:"second"`
+		Header1       string      `json:"header1"`
+		Header2       string      `json:"header2"`
+		Header3       string      `json:"header3"`
+		Restored      string      `json:"restored"`
+		RestoredHasQ3 bool        `json:"restoredHasQ3"`
 	} `json:"chat"`
 	Problems *struct {
 		Text string `json:"text"`
 		Ms   int    `json:"ms"`
 	} `json:"problems"`
-	FinalToast    *string         `json:"finalToast"`
-	HermesView    string          `json:"hermesView"`
 	StatusQuick   string          `json:"statusQuickPick"`
 	ConsoleErrors []string        `json:"consoleErrors"`
 	FailureDOM    json.RawMessage `json:"failureDom"`
 	Error         *string         `json:"error"`
 	DurationMs    int             `json:"durationMs"`
+}
+
+// logPosition is where the chat's conversation was scrolled (e2e/drive.mjs's logPosition).
+type logPosition struct {
+	AtEnd     bool `json:"atEnd"`
+	Overflows bool `json:"overflows"`
+	Jump      bool `json:"jump"`
 }
 
 func TestVSCodeExtensionInCodeServer(t *testing.T) {
@@ -131,11 +185,12 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 			Title: "[P1] Hello is too short", Body: "Say who the greeting is from.", Priority: 1,
 			Path: filepath.Join(env.Work, "hello.txt"), Start: 1, End: 1,
 		}),
-		// The chat view: an answer that streams slowly enough to be seen growing, a second one on
-		// the same thread, a third on a new thread.
-		fakemodel.MessageChunks("Streaming ", "an ", "answer ", "in ", "pieces, ", "to ", "the end.").WithPace(250*time.Millisecond),
-		fakemodel.Message("Second answer."),
-		fakemodel.Message("Third answer."),
+		// The chat view: a long answer with code, a table and a task list; then one on the same thread
+		// that streams slowly enough to be seen growing (and scrolled away from); then, on a new
+		// thread, a command whose approval is answered with Escape.
+		fakemodel.Message(chatCodeAnswer),
+		fakemodel.MessageChunks("Streaming ", "an ", "answer ", "in ", "pieces, ", "to ", "the end.").WithPace(400*time.Millisecond),
+		fakemodel.Exec(escapedCommand),
 	)
 	tmp := t.TempDir()
 	bin := testbin.HermesLSP(t)
@@ -155,9 +210,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"hermes.codex.path":     "/nonexistent/planted-codex",
 		"files.exclude":         map[string]bool{"**/.vscode": true},
 		"hermes.prewarm":        false,
-		// The transcript would open in hello.txt's editor group at the turn's end and hide it, while
-		// the test watches it take the patch.
-		"hermes.openTranscript":  false,
+		// No hermes.openTranscript: by default the transcript must not open (the chat shows the answer).
 		"editor.minimap.enabled": false,
 	})
 	// A git repository with all that committed: the review at the end looks at what the turn left
@@ -358,17 +411,36 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	} else {
 		t.Logf("patch → editor: %d ms (from the click on Allow once to the open hello.txt showing the patched line)", *sum.PatchToEditorMs)
 	}
-	if sum.FinalToast == nil || !strings.Contains(*sum.FinalToast, finalAnswer) {
-		t.Errorf("final message: %v", sum.FinalToast)
+	// The command's modal: exactly its four buttons, Deny focused (Enter denies).
+	if !slices.Equal(sortedCopy(sum.DialogButtons), sortedCopy([]string{"Deny", "Allow once", "Allow for session", "Stop turn"})) || sum.FocusedButton != "Deny" {
+		t.Errorf("the command approval dialog's buttons %q, focused %q: want exactly Deny, Allow once, Allow for session, Stop turn, Deny focused", sum.DialogButtons, sum.FocusedButton)
 	}
-	if n := len(sum.StatusBar); n < 3 || !strings.Contains(sum.StatusBar[0], "Hermes: idle") ||
+	// Each answer once: in the chat (which links the transcript), not in a toast, no transcript
+	// opened, no Output panel revealed.
+	if a := sum.AnswerSurfaces; a == nil {
+		t.Errorf("no answer surfaces recorded")
+	} else {
+		if len(a.AnswerToasts) != 0 {
+			t.Errorf("the answer also showed as a toast: %q", a.AnswerToasts)
+		}
+		for _, tab := range a.Tabs {
+			if strings.HasSuffix(tab, ".md") {
+				t.Errorf("a transcript was opened after the turn: tabs %q", a.Tabs)
+			}
+		}
+		if a.PanelVisible {
+			t.Errorf("the panel (Output) was revealed during the turn")
+		}
+		if !a.ChatTranscriptLink {
+			t.Errorf("the chat does not link the transcript")
+		}
+	}
+	if sum.ActiveAtStartup {
+		t.Errorf("the extension was active at startup, before any Hermes command or view")
+	}
+	if n := len(sum.StatusBar); n < 3 || !strings.Contains(sum.StatusBar[0], "Hermes") ||
 		!strings.Contains(sum.StatusBar[1], "approval needed") || !strings.Contains(sum.StatusBar[n-1], "Hermes: done") || !strings.Contains(sum.StatusBar[n-1], "tok") {
 		t.Errorf("status bar: %q", sum.StatusBar)
-	}
-	for _, want := range []string{"allowed once", "completed"} {
-		if !strings.Contains(sum.HermesView, want) {
-			t.Errorf("the Hermes view lacks %q:\n%s", want, sum.HermesView)
-		}
 	}
 	if !strings.Contains(sum.StatusQuick, "auto-approve") {
 		t.Errorf("status quick pick: %q", sum.StatusQuick)
@@ -376,7 +448,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 
 	// What codex wrote, and the undo: hello.txt back as it was in the editor (unmodified: saved) and on
 	// disk; the command's file stays (commands are not undone).
-	if u := sum.Undo; u == nil || u.Dirty || !strings.Contains(u.Toast, "1 file(s) restored") || strings.Contains(u.Toast, "not yet on disk") {
+	if u := sum.Undo; u == nil || u.Dirty || !u.ChatMarked || !strings.Contains(u.Toast, "1 file(s) restored") || strings.Contains(u.Toast, "not yet on disk") {
 		t.Errorf("undo: %+v", u)
 	} else {
 		t.Logf("undo → editor: %d ms (from running Hermes: Undo Last Turn); %s", u.EditorMs, u.Toast)
@@ -395,14 +467,55 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	} else {
 		t.Logf("Hermes: Review Changes → the finding in the Problems panel: %d ms", p.Ms)
 	}
-	// The chat view: the answer grew between two snapshots; the second question kept the thread (its
-	// request carries the first); the past thread picked from the view shows its history.
-	if c := sum.Chat; c == nil || !strings.Contains(c.First, "Streaming") || strings.Contains(c.First, "the end.") || !strings.Contains(c.Second, "the end.") || len(c.Second) <= len(c.First) {
-		t.Errorf("the chat's streamed answer: %+v", sum.Chat)
-	} else if thread := func(h string) string { return strings.Split(h, " · ")[0] }; !strings.HasPrefix(c.Header1, "thread ") || thread(c.Header1) != thread(c.Header2) {
-		t.Errorf("the chat's thread changed between two questions: %q then %q", c.Header1, c.Header2)
-	} else if !strings.Contains(c.Restored, "CHAT-Q1") || c.RestoredHasQ3 {
-		t.Errorf("the past thread picked in the chat view: %q (has the new thread's question: %v)", c.Restored, c.RestoredHasQ3)
+	// The chat view.
+	c := sum.Chat
+	if c == nil {
+		t.Fatalf("no chat summary")
+	}
+	if !c.InputFocused {
+		t.Errorf("the chat's input did not have the focus when the view opened")
+	}
+	// Code blocks highlighted, tab size 4, scrolled sideways; a table and a task list; the copy button
+	// copies the code.
+	if h := c.Highlight; !slices.Contains(h.Keywords, "func") || h.Strings == 0 || h.TabSize != "4" || h.OverflowX != "auto" || !h.Table || h.Tasks != 2 {
+		t.Errorf("the chat's code block, table and task list: %+v", h)
+	}
+	if !strings.Contains(c.Copied, "func main() {") || !strings.Contains(c.Copied, "\tfmt.Println(\"line 19\")") {
+		t.Errorf("the copy button copied %q", c.Copied)
+	}
+	// Scrolled up, a send scrolls to the newest message; scrolled up during the stream, the jump button
+	// shows and brings the view back down.
+	if !c.BeforeSend.Overflows || c.BeforeSend.AtEnd || !c.AfterSend.AtEnd || !c.JumpShown || !c.AfterJump.AtEnd || c.AfterJump.Jump {
+		t.Errorf("the chat's scrolling: before the send %+v, after it %+v, jump shown %v, after the jump %+v", c.BeforeSend, c.AfterSend, c.JumpShown, c.AfterJump)
+	}
+	// The diff opened in the chat stayed open (the same element) while the answer streamed.
+	if !c.DiffStillOpen {
+		t.Errorf("the diff opened in the chat was closed or redrawn by the updates")
+	}
+	// The answer grew between two snapshots; the thread, named by its title, stayed.
+	if !strings.Contains(c.First, "Streaming") || strings.Contains(c.First, "the end.") || !strings.Contains(c.Second, "the end.") || len(c.Second) <= len(c.First) {
+		t.Errorf("the chat's streamed answer: first %q, second %q", c.First, c.Second)
+	}
+	thread := func(h string) string { return strings.Split(h, " · ")[0] }
+	if !strings.HasPrefix(c.Header1, "Make vscode_made.txt") || thread(c.Header1) != thread(c.Header2) {
+		t.Errorf("the chat's header should name the thread by its title, the same for two questions: %q then %q", c.Header1, c.Header2)
+	}
+	if !strings.Contains(c.Empty, "Ask Hermes") {
+		t.Errorf("the empty chat after New Thread: %q", c.Empty)
+	}
+	if c.Escaped != "stop (user)" {
+		t.Errorf("Escape on the approval dialog: %s", c.Escaped)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "escaped.txt")); err == nil {
+		t.Errorf("the command whose approval was answered with Escape ran")
+	}
+	for _, label := range c.Picker {
+		if strings.HasPrefix(strings.TrimPrefix(label, "$(check) "), "019") || strings.HasPrefix(label, "thread ") {
+			t.Errorf("the thread picker names a thread by its id: %q", c.Picker)
+		}
+	}
+	if !strings.Contains(c.Restored, "CHAT-Q1") || c.RestoredHasQ3 || !strings.HasPrefix(c.Header3, "Make vscode_made.txt") {
+		t.Errorf("the past thread picked in the chat view: %q (has the new thread's question: %v), header %q", c.Restored, c.RestoredHasQ3, c.Header3)
 	}
 	reqs := env.Model.Requests()
 	if n := len(reqs); n != 7 {
@@ -411,6 +524,13 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		t.Errorf("the chat's second question did not continue the first's thread")
 	}
 	t.Logf("e2e total %v (browser %d ms)", time.Since(begin).Round(time.Millisecond), sum.DurationMs)
+}
+
+// sortedCopy is s sorted, for comparing sets of button labels.
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
 }
 
 // setup runs e2e/setup.sh and returns the KEY=VALUE lines it prints.

@@ -42,6 +42,10 @@ type Caps struct {
 	// ThreadPicker: the editor picks past threads itself (VS Code's extension; Neovim's plugin says
 	// so in experimental.hermes.threadPicker): no code action per thread.
 	ThreadPicker bool
+	// ShowsTurns: the editor shows turns itself, from hermes/turnEvent (VS Code's chat view says so
+	// in experimental.hermes.showsTurns): with the turnEvents setting on, a turn's end shows no
+	// answer message and opens no transcript unless the user chose openTranscript.
+	ShowsTurns bool
 	// InlayHintRefresh: the editor takes workspace/inlayHint/refresh.
 	InlayHintRefresh bool
 	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).

@@ -3,9 +3,11 @@
 // Ask…" from the command palette, type the prompt, watch the progress notification, click "Allow
 // once" on the command's modal dialog, then on the patch's notification (its multi-file diff editor
 // open meanwhile, and its status bar item offering the same actions), see the open hello.txt show
-// the patch (timed from the click), wait for the answer, then run "Hermes: Undo Last Turn" and see
-// hello.txt back as it was. It saves a screenshot of each step and prints one JSON summary line on
-// stdout; editors/vscode/e2e_test.go runs it (with Node 24) and checks what codex wrote.
+// the patch (timed from the click), see the answer once, in the chat view (no answer toast, no
+// transcript opened, no Output panel revealed), then run "Hermes: Undo Last Turn" and see hello.txt
+// back as it was; then the chat view (see chat()). It saves a screenshot of each step and prints one
+// JSON summary line on stdout; editors/vscode/e2e_test.go runs it (with Node 24) and checks what
+// codex wrote.
 //
 // Environment: E2E_URL (code-server's base URL), E2E_WORKSPACE, E2E_SHOTS (screenshot folder),
 // E2E_PROMPT, E2E_TOOLS_DIR (where puppeteer-core is installed), E2E_CHROMIUM, E2E_TIMEOUT_MS,
@@ -55,9 +57,7 @@ const summary = {
 	approvalQuickPick: [],
 	review: null,
 	patchToEditorMs: null,
-	finalToast: null,
 	undo: null,
-	hermesView: '',
 	consoleErrors: [],
 	error: null,
 	durationMs: 0,
@@ -242,9 +242,6 @@ async function run() {
 	await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: 'domcontentloaded' });
 	await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
 	step('workbench loaded');
-	const idle = await waitText('.statusbar-item', ['Hermes: idle'], 120000);
-	summary.statusBar.push(idle.trim());
-	step('extension active', { statusBar: idle.trim() });
 	// Open the file the patch changes, so that the prompt names it and it is open during the turn (quick open).
 	const filePath = join(workspace, file);
 	await page.keyboard.down('Control');
@@ -258,13 +255,16 @@ async function run() {
 	await waitEditorText(filePath, file, lineBefore);
 	step(`opened ${file}`);
 	await shot('workspace');
+	// Not activated at startup: no Hermes status bar item until a Hermes command runs.
+	summary.activeAtStartup = await page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('Hermes')));
 
 	// 2. Command palette: Hermes: Ask…
 	await runCommand('Hermes: Ask…', 'Hermes: Ask');
 	step('ran Hermes: Ask…');
 
-	// 3. The prompt.
+	// 3. The prompt (the command activated the extension: its status bar item is there).
 	await waitText('.quick-input-widget', ['What should Hermes do?']);
+	summary.statusBar.push((await waitText('.statusbar-item', ['Hermes'], 30000)).trim());
 	await page.keyboard.type(prompt, { delay: 5 });
 	await shot('prompt');
 	await page.keyboard.press('Enter');
@@ -283,6 +283,10 @@ async function run() {
 	summary.statusBar.push(await statusBarText());
 	step('command approval dialog', { statusBar: summary.statusBar.at(-1) });
 	await shot('approval-command');
+	// Exactly Deny, Allow once, Allow for session and Stop turn: no Cancel of VS Code's own.
+	summary.dialogButtons = await page.evaluate(() =>
+		[...document.querySelectorAll('.monaco-dialog-box .monaco-button')].map((b) => (b.innerText ?? '').trim()).filter(Boolean),
+	);
 	// Enter presses the dialog's focused (primary) button: it must be Deny, never a grant.
 	const focused = await page.evaluate(() => (document.activeElement?.textContent ?? '').trim());
 	summary.focusedButton = focused;
@@ -345,26 +349,30 @@ async function run() {
 	step('the patch shows in the editor', { ms: summary.patchToEditorMs, review: summary.review });
 	await shot('patched-in-editor');
 
-	// 6. The answer: the server's message, the status bar, the Hermes view.
-	const toast = await waitText('.notifications-toasts .notification-toast', [answer], 90000);
-	summary.finalToast = toast.replace(/\s+/g, ' ').trim();
+	// 6. The answer, once: in the chat view (revealed when the turn started), with the status bar saying
+	// done; no answer toast, no transcript opened over the file, no Output panel revealed.
 	await page
 		.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('Hermes: done')), {
-			timeout: 15000,
+			timeout: 90000,
 			polling: 200,
 		})
 		.catch(() => undefined);
 	summary.statusBar.push(await statusBarText());
-	step('answer shown', { statusBar: summary.statusBar.at(-1) });
-	await shot('answer');
-
-	// The Hermes output view (shown when the prompt was sent): its visible lines.
-	summary.hermesView = await page.evaluate(() => {
+	const answerFrame = await chatFrame();
+	await chatText(answerFrame, [answer, 'completed'], 30000);
+	summary.answerSurfaces = await page.evaluate((a) => {
+		const visible = (e) => e.getClientRects().length > 0;
+		const toasts = [...document.querySelectorAll('.notifications-toasts .notification-toast')].filter(visible).map((t) => (t.innerText ?? '').trim());
 		const panel = document.querySelector('.part.panel');
-		const lines = panel ? panel.querySelectorAll('.view-lines') : [];
-		return [...lines].map((l) => l.innerText.replace(/\u00a0/g, ' ')).join('\n');
-	});
-	step('hermes view', { chars: summary.hermesView.length });
+		return {
+			answerToasts: toasts.filter((t) => t.includes(a) || t.includes('Transcript:')),
+			tabs: [...document.querySelectorAll('.tab')].map((t) => (t.innerText ?? '').replace(/\n/g, '').trim()),
+			panelVisible: !!panel && visible(panel),
+		};
+	}, answer);
+	summary.answerSurfaces.chatTranscriptLink = await answerFrame.evaluate(() => !!document.querySelector('.end button[data-transcript]'));
+	step('answer shown once, in the chat', summary.answerSurfaces);
+	await shot('answer');
 
 	// 7. The status bar item: a click shows the status.
 	await page.evaluate(() => {
@@ -386,7 +394,12 @@ async function run() {
 		(n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)),
 		file,
 	);
-	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty };
+	// The chat marks the turn undone.
+	const chatMarked = await chatText(answerFrame, ['undone'], 15000).then(
+		() => true,
+		() => false,
+	);
+	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty, chatMarked };
 	step('undone', summary.undo);
 	await shot('undone');
 
@@ -445,37 +458,147 @@ async function chatAsk(frame, text) {
 	await page.keyboard.press('Enter');
 }
 
-// 10. The chat view: a question typed there streams its answer (two snapshots, the second longer),
-// a second question keeps the thread, and a past thread picked from the view shows its history.
+/** clickViewAction clicks the chat view's title bar button labelled label (Threads…, Model…, New Thread). */
+async function clickViewAction(label) {
+	await page.waitForFunction(
+		(l) =>
+			[...document.querySelectorAll('.part.sidebar .action-label, .part.auxiliarybar .action-label')].some(
+				(e) => e.getAttribute('aria-label') === l && e.getClientRects().length > 0,
+			),
+		{ timeout: 30000, polling: 100 },
+		label,
+	);
+	await page.evaluate((l) => {
+		const el = [...document.querySelectorAll('.part.sidebar .action-label, .part.auxiliarybar .action-label')].find(
+			(e) => e.getAttribute('aria-label') === l && e.getClientRects().length > 0,
+		);
+		el.click();
+	}, label);
+}
+
+/** logPosition is where the chat's conversation is scrolled: at its end or not, and the jump button. */
+function logPosition(frame) {
+	return frame.evaluate(() => {
+		const log = document.getElementById('log');
+		return {
+			atEnd: log.scrollTop + log.clientHeight >= log.scrollHeight - 40,
+			overflows: log.scrollHeight > log.clientHeight + 40,
+			jump: !document.getElementById('jump').hidden,
+		};
+	});
+}
+
+// 10. The chat view: the input has the focus when it opens; the first turn is there (shown as it ran);
+// a question with a long answer (code highlighted, copied with its button); a second question sent
+// while scrolled up scrolls to it, streams (a "jump to latest" button while scrolled up again) and
+// keeps the thread, while the diff opened in the chat stays open; New Thread (the title bar button)
+// shows the empty chat; a command approval there answered with Escape stops the turn (never a
+// grant); a past thread picked from the title bar shows its history.
 async function chat() {
+	summary.chat = {};
 	await runCommand('Hermes: Open Chat', 'Hermes: Open Chat');
 	let frame = await chatFrame();
-	step('chat view open');
-	await chatAsk(frame, env('E2E_CHAT_Q1', 'CHAT-Q1 explain hello.txt'));
-	const first = await chatText(frame, ['CHAT-Q1', env('E2E_CHAT_A1_START', 'Streaming')]);
-	const second = await chatText(frame, [env('E2E_CHAT_A1_END', 'the end.')]);
-	const header1 = await frame.$eval('#info', (e) => e.textContent);
-	summary.chat = { first, second, header1 };
-	step('chat answer grew', { first: first.length, second: second.length });
-	await shot('chat-streamed');
+	await frame.waitForFunction(() => document.activeElement?.id === 'input', { timeout: 10000, polling: 50 });
+	summary.chat.inputFocused = true;
+	step('chat view open, input focused');
+	// The diff of the first turn, opened: it stays open while the answers below stream in.
+	await frame.waitForSelector('details.diff summary', { timeout: 10000 });
+	await frame.evaluate(() => {
+		const d = document.querySelector('details.diff');
+		d.open = true;
+		d.__hermesMarker = 'opened';
+	});
+
+	// A long answer with code, a table and a task list: the code is highlighted and copies.
+	await chatAsk(frame, env('E2E_CHAT_Q1', 'CHAT-Q1 show me code'));
+	await chatText(frame, ['CHAT-Q1', env('E2E_CHAT_A1', 'Here is the code.')]);
+	await frame.waitForSelector('.code-block pre code.language-go .hljs-keyword', { timeout: 10000 });
+	summary.chat.highlight = await frame.evaluate(() => {
+		const code = document.querySelector('.code-block pre code.language-go');
+		return {
+			keywords: [...code.querySelectorAll('.hljs-keyword')].map((k) => k.textContent).slice(0, 5),
+			strings: code.querySelectorAll('.hljs-string').length,
+			tabSize: getComputedStyle(code.closest('pre')).tabSize,
+			overflowX: getComputedStyle(code.closest('pre')).overflowX,
+			table: !!document.querySelector('.msg.answer table th'),
+			tasks: document.querySelectorAll('.msg.answer li.task-list-item input[type=checkbox]').length,
+		};
+	});
+	await shot('chat-code');
+	await page.browserContext().overridePermissions(url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+	await frame.click('.code-block .copy');
+	await frame.waitForFunction(() => document.querySelector('.code-block .copy')?.textContent === 'Copied', { timeout: 10000, polling: 50 });
+	summary.chat.copied = await page.evaluate(() => navigator.clipboard.readText()).catch((e) => `clipboard: ${e}`);
+	step('chat code highlighted and copied', { highlight: summary.chat.highlight, copied: summary.chat.copied.slice(0, 80) });
+	summary.chat.header1 = await frame.$eval('#info', (e) => e.textContent);
+
+	// Scrolled up, a send scrolls to the newest message.
+	await frame.evaluate(() => {
+		document.getElementById('log').scrollTop = 0;
+	});
+	summary.chat.beforeSend = await logPosition(frame);
 	await chatAsk(frame, env('E2E_CHAT_Q2', 'CHAT-Q2 and then?'));
-	await chatText(frame, [env('E2E_CHAT_A2', 'Second answer.')]);
+	const first = await chatText(frame, ['CHAT-Q2', env('E2E_CHAT_A2_START', 'Streaming')]);
+	summary.chat.afterSend = await logPosition(frame);
+	// Scrolled up while it streams: the next piece shows the "jump to latest" button, which goes back down.
+	await frame.evaluate(() => {
+		document.getElementById('log').scrollTop = 0;
+	});
+	await frame.waitForFunction(() => !document.getElementById('jump').hidden, { timeout: 10000, polling: 50 });
+	summary.chat.jumpShown = true;
+	await shot('chat-jump-to-latest');
+	await frame.click('#jump');
+	summary.chat.afterJump = await logPosition(frame);
+	const second = await chatText(frame, [env('E2E_CHAT_A2_END', 'the end.')]);
 	await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
+	summary.chat.first = first;
+	summary.chat.second = second;
+	summary.chat.diffStillOpen = await frame.evaluate(() => {
+		const d = document.querySelector('details.diff');
+		return !!d && d.open && d.__hermesMarker === 'opened';
+	});
 	summary.chat.header2 = await frame.$eval('#info', (e) => e.textContent);
-	step('chat second answer', { header: summary.chat.header2 });
-	// A new thread, a question on it, then the first thread picked back from the view.
-	await runCommand('Hermes: New Thread', 'Hermes: New Thread');
-	frame = await chatFrame();
+	step('chat streamed while scrolled up', {
+		beforeSend: summary.chat.beforeSend,
+		afterSend: summary.chat.afterSend,
+		afterJump: summary.chat.afterJump,
+		diffStillOpen: summary.chat.diffStillOpen,
+		header: summary.chat.header2,
+	});
+	await shot('chat-streamed');
+
+	// New Thread from the view's title bar: the empty chat says what to do.
+	await clickViewAction('New Thread');
+	await frame.waitForFunction(() => !document.getElementById('empty').hidden && document.getElementById('log').children.length === 0, {
+		timeout: 10000,
+		polling: 50,
+	});
+	summary.chat.empty = await frame.$eval('#empty', (e) => e.innerText.replace(/\s+/g, ' ').trim());
+	await shot('chat-empty');
+	// A command approval on the new thread: Escape stops the turn, never grants.
 	await chatAsk(frame, env('E2E_CHAT_Q3', 'CHAT-Q3 on a new thread'));
-	await chatText(frame, [env('E2E_CHAT_A3', 'Third answer.')]);
-	step('chat on a new thread');
-	await frame.click('#threads');
+	const escDialog = await waitText('.monaco-dialog-box', ['run a command', 'Allow once'], 60000);
+	summary.chat.escapeDialog = escDialog.replace(/\s+/g, ' ').trim().slice(0, 200);
+	await page.keyboard.press('Escape');
+	summary.chat.escaped = await chatText(frame, ['stop (user)'], 30000).then(
+		() => 'stop (user)',
+		(e) => `no stop: ${e}`,
+	);
+	await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
+	step('Escape on the approval dialog stopped the turn', { escaped: summary.chat.escaped });
+
+	// The first thread, picked back from the title bar's Threads: its history, by its title.
+	await clickViewAction('Threads…');
 	const pastTitle = env('E2E_PAST_THREAD', 'Make vscode_made.txt');
 	await waitText('.quick-input-list .monaco-list-row', [pastTitle]);
+	summary.chat.picker = await page.evaluate(() =>
+		[...document.querySelectorAll('.quick-input-list .monaco-list-row .label-name')].map((l) => l.innerText.replace(/\u00a0/g, ' ').trim()),
+	);
 	await page.evaluate((t) => {
 		const row = [...document.querySelectorAll('.quick-input-list .monaco-list-row')].find((r) => (r.innerText ?? '').includes(t));
 		row?.click();
 	}, pastTitle);
+	frame = await chatFrame();
 	// The view shows the picked thread alone: its questions, not the new thread's.
 	const restored = await (
 		await frame.waitForFunction(
@@ -488,7 +611,8 @@ async function chat() {
 	).jsonValue();
 	summary.chat.restored = restored.slice(0, 2000);
 	summary.chat.restoredHasQ3 = restored.includes('CHAT-Q3');
-	step('past thread picked', { chars: restored.length });
+	summary.chat.header3 = await frame.$eval('#info', (e) => e.textContent);
+	step('past thread picked', { chars: restored.length, header: summary.chat.header3, picker: summary.chat.picker });
 	await shot('chat-past-thread');
 }
 

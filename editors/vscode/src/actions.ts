@@ -95,7 +95,8 @@ export async function ask(h: Hermes, aboutSelection: boolean): Promise<void> {
 			args.diagnostics = await c.code2ProtocolConverter.asDiagnostics(diags);
 		}
 	}
-	h.ui.view.show(true);
+	// The chat view shows the turn (it reveals itself when the turn starts): the Output panel stays
+	// where it is.
 	await runWithProgress(h, c, args, prompt);
 }
 
@@ -181,6 +182,7 @@ export async function stop(h: Hermes): Promise<void> {
 export async function newThread(h: Hermes): Promise<void> {
 	const r = await h.client.execute<NewThreadResult>(ServerCommand.newThread, await uriArgs());
 	if (r) {
+		h.ui.threadReset.fire(r.folder);
 		h.ui.view.appendLine(`━━ new thread in ${r.folder} ━━`);
 		void vscode.window.showInformationMessage(`Hermes: the next prompt in ${baseName(r.folder)} starts a new thread.`);
 	}
@@ -300,6 +302,7 @@ async function answerApproval(h: Hermes, id: string): Promise<void> {
 export async function undoTurn(h: Hermes): Promise<void> {
 	const r = await h.client.execute<UndoTurnResult>(ServerCommand.undoTurn, await uriArgs());
 	if (r) {
+		h.ui.turnUndone.fire(r.turnId);
 		h.ui.view.appendLine(
 			`━━ undid turn ${r.turnId}: ${r.restored.length} file(s) restored${r.skipped.length ? `, ${r.skipped.length} left as they are` : ''} ━━`,
 		);

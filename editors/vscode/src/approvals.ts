@@ -63,6 +63,8 @@ function askedAt(a: Approval): number {
 
 export interface DialogItem {
 	title: string;
+	/** The button Escape (and closing the dialog) picks: Stop turn, never a grant (see approvalDialog). */
+	isCloseAffordance?: boolean;
 }
 
 export interface Dialog {
@@ -95,11 +97,13 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 		headline = first.slice(0, -1);
 	}
 	// Deny goes first, whatever the server's order: VS Code makes the first button of a modal dialog
-	// the primary one, which Enter presses, and an accidental Enter must never grant (a notification
-	// shows its first button as the primary one too). Escape (VS Code's own Cancel button) dismisses
-	// the dialog, which the server also takes as Deny.
+	// that is not its close button the primary one, which has the focus and which Enter presses, and an
+	// accidental Enter must never grant (a notification shows its first button as the primary one too).
+	// A modal adds a Cancel button of its own unless one button takes the close role (Escape): that
+	// is Stop turn, never a grant. Giving it to Deny would make Allow once the first other button,
+	// and so the focused one.
 	const ordered = [...(actions ?? [])].sort((a, b) => Number(b.title === Actions.deny) - Number(a.title === Actions.deny));
-	const items: DialogItem[] = ordered.map((a) => ({ title: a.title }));
+	const items: DialogItem[] = ordered.map((a) => (a.title === Actions.stop ? { title: a.title, isCloseAffordance: true } : { title: a.title }));
 	return { message: headline, detail: rest, items };
 }
 
@@ -138,7 +142,8 @@ export function approvalNotice(d: Dialog): string {
 
 /**
  * chosenAction maps the dialog's answer back to the server's action item: the item whose title was
- * picked, or null (which the server takes as Deny) when the dialog was dismissed.
+ * picked (Escape on a modal picks Stop turn, its close button), or null (which the server takes as
+ * Deny) when a prompt was dismissed without an answer.
  */
 export function chosenAction<T extends MessageActionItem>(picked: { title: string } | undefined, actions: readonly T[] | undefined): T | null {
 	if (!picked) {

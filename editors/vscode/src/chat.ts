@@ -1,17 +1,22 @@
 // The "Hermes" chat view: a webview view beside the explorer that streams the folder's conversation
 // (chatModel.ts, rendered by chatHtml.ts), with an input box (Enter sends; while a turn runs the
-// server steers it with what you send), a thread picker, a model and effort picker, and the usage,
-// context and rate limits. It reloads the current thread's transcript when it opens again.
+// server steers it with what you send), and the thread, the model and the usage in its header. Its
+// title bar has Threads (resume a past thread), Model (model and effort) and New Thread. The page
+// gets only the entries that changed (so opened tool output, focus and selection stay), a line for
+// the screen reader's live region when something new comes, and follows the conversation: to the
+// newest entry on a send and a turn's start, else a "jump to latest" button while scrolled up. It
+// reloads the current thread's transcript when it opens again.
 
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 import * as vscode from 'vscode';
 
-import { Chat } from './chatModel';
+import { Chat, type ChatItem } from './chatModel';
+import { Command } from './commands';
 import type { Hermes } from './context';
-import { formatTokens } from './format';
-import { page, renderItems } from './chatHtml';
+import { formatTokens, threadName } from './format';
+import { announcement, page, renderUpdate } from './chatHtml';
 import {
 	ServerCommand,
 	type ApproveArgs,
@@ -30,17 +35,22 @@ interface PageMessage {
 	text?: string;
 	id?: string;
 	decision?: string;
+	key?: number;
 }
 
-/** pageMessage reads a message from the page: its string fields, nothing else. */
-function pageMessage(m: unknown): PageMessage {
+/** pageMessage reads a message from the page: its string fields and its numeric key, nothing else. */
+export function pageMessage(m: unknown): PageMessage {
 	const o = typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
 	const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-	return { type: str(o.type) ?? '', text: str(o.text), id: str(o.id), decision: str(o.decision) };
+	const key = typeof o.key === 'number' && Number.isSafeInteger(o.key) ? o.key : undefined;
+	return { type: str(o.type) ?? '', text: str(o.text), id: str(o.id), decision: str(o.decision), key };
 }
 
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
+
+/** The most characters of a code block the page may ask to copy. */
+const maxCopy = 1024 * 1024;
 
 /** ChatView is the chat view's provider: one conversation, of the folder the latest turn ran in. */
 export class ChatView implements vscode.WebviewViewProvider {
@@ -49,18 +59,36 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private folder: string | undefined;
 	private header = 'Hermes';
 	private timer: NodeJS.Timeout | undefined;
+	/** What the page shows: each item's HTML by key (renderUpdate sends only what changed). */
+	private readonly shown = new Map<number, string>();
+	/** The next update scrolls to the newest entry (a send, a turn's start). */
+	private follow = false;
+	/** What the screen reader hears with the next update (new content only). */
+	private announce: string[] = [];
+	/** The view is being opened by a turn's start (reveal): its page does not take the focus. */
+	private quietOpen = false;
+	/** Thread titles by id, as hermes.threads last said. */
+	private readonly titles = new Map<string, string>();
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
 		private readonly h: Pick<Hermes, 'ui' | 'client'>,
 	) {}
 
-	/** register makes the view and follows the turn events. */
+	/** register makes the view, its title bar's commands, and follows the turn events. */
 	static register(context: vscode.ExtensionContext, h: Pick<Hermes, 'ui' | 'client'>): ChatView {
 		const v = new ChatView(context.extensionUri, h);
 		context.subscriptions.push(
 			vscode.window.registerWebviewViewProvider(ChatViewId, v, { webviewOptions: { retainContextWhenHidden: true } }),
+			vscode.commands.registerCommand(Command.threads, () => v.pickThread()),
+			vscode.commands.registerCommand(Command.model, () => v.pickModel()),
 			h.ui.turnEvents.event((p) => v.onTurnEvent(p)),
+			h.ui.threadReset.event((folder) => v.onThreadReset(folder)),
+			h.ui.turnUndone.event((turnId) => {
+				if (v.chat.markUndone(turnId)) {
+					v.schedule();
+				}
+			}),
 			{ dispose: () => clearTimeout(v.timer) },
 		);
 		return v;
@@ -68,6 +96,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	resolveWebviewView(view: vscode.WebviewView): void {
 		this.view = view;
+		this.shown.clear();
 		const media = vscode.Uri.joinPath(this.extensionUri, 'media');
 		view.webview.options = { enableScripts: true, localResourceRoots: [media] };
 		const nonce = randomBytes(16).toString('base64');
@@ -83,19 +112,79 @@ export class ChatView implements vscode.WebviewViewProvider {
 		});
 	}
 
+	/** focusInput gives the input box the focus (the view was opened to be typed in). */
+	focusInput(): void {
+		void this.view?.webview.postMessage({ type: 'focus' });
+	}
+
 	/** onTurnEvent follows a turn: a turn started elsewhere (a code action) reveals the view. */
 	onTurnEvent(p: TurnEventParams): void {
 		if (this.folder !== p.folder) {
 			this.folder = p.folder;
 			this.chat = new Chat();
 		}
-		if (p.event.kind === 'turnStarted' && this.view && !this.view.visible) {
-			this.view.show(true); // without the focus: an approval dialog may come next
+		if (p.event.kind === 'turnStarted') {
+			this.follow = true;
+			this.reveal();
 		}
+		const before = this.chat.items.length;
 		if (this.chat.apply(p)) {
+			this.noteNew(p, before);
 			this.schedule();
 		}
 		if (p.event.kind === 'turnCompleted') {
+			void this.refreshHeader();
+		}
+	}
+
+	/**
+	 * reveal shows the view when a turn starts, without taking the focus from the editor: the chat is
+	 * where the turn shows (an approval dialog may come next). A view never opened yet is opened with
+	 * its focus command, and the focus given back to the editor that had it.
+	 */
+	private reveal(): void {
+		if (this.view) {
+			if (!this.view.visible) {
+				this.view.show(true);
+			}
+			return;
+		}
+		const hadEditor = vscode.window.activeTextEditor !== undefined;
+		this.quietOpen = true;
+		void (async () => {
+			await vscode.commands.executeCommand(`${ChatViewId}.focus`);
+			if (hadEditor) {
+				await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+			}
+		})().catch(() => undefined);
+	}
+
+	/** noteNew queues for the live region what an event brought: an approval asked, an error, a turn's answer and end. */
+	private noteNew(p: TurnEventParams, before: number): void {
+		const kind = p.event.kind;
+		if (kind !== 'approvalWaiting' && kind !== 'error' && kind !== 'turnCompleted') {
+			return;
+		}
+		const items: ChatItem[] = this.chat.items.slice(before);
+		if (kind === 'turnCompleted') {
+			// The streamed answer was not announced piece by piece: now, whole.
+			const answer = [...this.chat.items].reverse().find((i) => i.kind === 'answer' || i.kind === 'you');
+			if (answer?.kind === 'answer' && !items.includes(answer)) {
+				items.unshift(answer);
+			}
+		}
+		for (const i of items) {
+			const a = announcement(i);
+			if (a) {
+				this.announce.push(a);
+			}
+		}
+	}
+
+	private onThreadReset(folder: string): void {
+		if (this.folder === undefined || this.folder === folder) {
+			this.folder = folder;
+			this.chat = new Chat();
 			void this.refreshHeader();
 		}
 	}
@@ -111,19 +200,49 @@ export class ChatView implements vscode.WebviewViewProvider {
 	}
 
 	private render(): void {
-		void this.view?.webview.postMessage({ type: 'render', html: renderItems(this.chat.items), header: this.header, running: this.chat.running });
+		if (!this.view) {
+			return;
+		}
+		const { order, changed } = renderUpdate(this.chat.items, this.shown);
+		const msg = {
+			type: 'update',
+			order,
+			changed,
+			header: this.header,
+			running: this.chat.running,
+			follow: this.follow,
+			announce: this.announce.join('\n'),
+		};
+		this.follow = false;
+		this.announce = [];
+		void this.view.webview.postMessage(msg);
 	}
 
 	private async onMessage(m: PageMessage): Promise<void> {
 		switch (m.type) {
 			case 'ready':
+				// A new page: it shows nothing yet.
+				this.shown.clear();
+				if (!this.quietOpen) {
+					this.focusInput();
+				}
+				this.quietOpen = false;
 				await this.restore();
 				return;
 			case 'send':
 				if (m.text) {
-					const args: Partial<AskArgs> = { prompt: m.text, uri: this.folderUri() };
-					await this.h.client.execute<AskResult>(ServerCommand.ask, args);
+					await this.send(m.text);
 				}
+				return;
+			case 'retry': {
+				const item = m.key !== undefined ? this.chat.item(m.key) : undefined;
+				if (item?.kind === 'error' && item.retry) {
+					await this.send(item.retry);
+				}
+				return;
+			}
+			case 'switchModel':
+				await this.pickModel();
 				return;
 			case 'approve':
 				if (m.id && m.decision) {
@@ -131,18 +250,27 @@ export class ChatView implements vscode.WebviewViewProvider {
 					await this.h.client.execute(ServerCommand.approve, args);
 				}
 				return;
-			case 'threads':
-				await this.pickThread();
+			case 'copy':
+				if (m.text !== undefined && m.text.length <= maxCopy) {
+					await vscode.env.clipboard.writeText(m.text);
+					void this.view?.webview.postMessage({ type: 'copied', id: m.id });
+				}
 				return;
-			case 'model':
-				await this.pickModel();
+			case 'transcript': {
+				const item = m.key !== undefined ? this.chat.item(m.key) : undefined;
+				if (item?.kind === 'end' && item.transcript) {
+					await vscode.window.showTextDocument(vscode.Uri.file(item.transcript), { preview: false });
+				}
 				return;
-			case 'new':
-				await this.h.client.execute(ServerCommand.newThread, { uri: this.folderUri() });
-				this.chat = new Chat();
-				this.render();
-				return;
+			}
 		}
+	}
+
+	/** send asks the folder's thread (or steers its running turn), following the conversation to its end. */
+	private async send(text: string): Promise<void> {
+		this.follow = true;
+		const args: Partial<AskArgs> = { prompt: text, uri: this.folderUri() };
+		await this.h.client.execute<AskResult>(ServerCommand.ask, args);
 	}
 
 	/** folderUri is the conversation's folder: the latest turn's, else the active file's, else the first. */
@@ -160,15 +288,33 @@ export class ChatView implements vscode.WebviewViewProvider {
 		const st = await this.refreshHeader();
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
-		if (f?.transcriptPath && f.threadId && !this.chat.running) {
+		// A conversation the view has followed since it started is kept: the transcript fills an empty one.
+		if (f?.transcriptPath && f.threadId && this.chat.items.length === 0) {
 			try {
-				this.chat.loadTranscript(await readFile(f.transcriptPath, 'utf8'), f.threadId);
+				this.chat.loadTranscript(await readFile(f.transcriptPath, 'utf8'), f.threadId, f.transcriptPath);
 				this.folder = f.folder;
 			} catch {
 				// No transcript yet: an empty conversation.
 			}
 		}
+		this.follow = true;
 		this.render();
+	}
+
+	/** threadTitle is what the header calls a thread: its title (first prompt), never its id. */
+	private async threadTitle(threadId: string, folderUri: string | undefined): Promise<string> {
+		const first = this.chat.threadId === threadId ? this.chat.items.find((i) => i.kind === 'you') : undefined;
+		let title = this.titles.get(threadId) ?? (first?.kind === 'you' ? first.text : '');
+		if (!title) {
+			const threads = await this.h.client.request<ThreadInfo[]>(ServerCommand.threads, { uri: folderUri });
+			for (const t of threads ?? []) {
+				if (t.title) {
+					this.titles.set(t.threadId, t.title);
+				}
+			}
+			title = this.titles.get(threadId) ?? '';
+		}
+		return threadName(title);
 	}
 
 	/** refreshHeader shows the thread, the model, the tokens, the context and the rate limits. */
@@ -182,7 +328,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
 		const parts: string[] = [];
 		if (f) {
-			parts.push(f.threadId ? `thread ${f.threadId.slice(0, 8)}` : 'new thread');
+			parts.push(f.threadId ? await this.threadTitle(f.threadId, uri) : 'new thread');
 			parts.push(f.model ? `${f.model}${f.effort ? ` (${f.effort})` : ''}` : 'default model');
 			parts.push(`${formatTokens(f.usage.totalTokens)} tokens`);
 			if (f.contextPercent) {
@@ -198,16 +344,21 @@ export class ChatView implements vscode.WebviewViewProvider {
 		return st;
 	}
 
-	/** pickThread offers the folder's threads and resumes the one picked, showing its history. */
-	private async pickThread(): Promise<void> {
+	/** pickThread offers the folder's threads by title and resumes the one picked, showing its history. */
+	async pickThread(): Promise<void> {
 		const threads = await this.h.client.execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
 		if (!threads?.length) {
 			void vscode.window.showInformationMessage('Hermes: no thread in this folder yet.');
 			return;
 		}
+		for (const t of threads) {
+			if (t.title) {
+				this.titles.set(t.threadId, t.title);
+			}
+		}
 		const pick = await vscode.window.showQuickPick(
 			threads.map((t) => ({
-				label: `${t.current ? '$(check) ' : ''}${t.title || t.threadId}`,
+				label: `${t.current ? '$(check) ' : ''}${threadName(t.title)}`,
 				description: `${new Date(t.updatedAt).toLocaleString()} · ${t.turns} turn(s)`,
 				thread: t,
 			})),
@@ -223,7 +374,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 	}
 
 	/** pickModel offers the models, then the reasoning efforts of the one picked. */
-	private async pickModel(): Promise<void> {
+	async pickModel(): Promise<void> {
 		const models = await this.h.client.execute<ModelInfo[]>(ServerCommand.models, { uri: this.folderUri() });
 		if (!models?.length) {
 			return;

@@ -5,14 +5,24 @@
 import { formatTokens } from './format';
 import type { TurnEventParams } from './protocol';
 
-/** ChatItem is one entry of the conversation. */
-export type ChatItem =
+/**
+ * ChatItem is one entry of the conversation. key names it for the view's updates (unique in a Chat,
+ * never reused): the page replaces only the entries whose rendering changed.
+ */
+export type ChatItem = { key: number } & (
 	| { kind: 'you'; text: string }
 	| { kind: 'answer'; text: string }
 	| { kind: 'tool'; id: string; line: string; done: boolean; ok: boolean; output: string }
 	| { kind: 'approval'; id: string; summary: string; warning: string; decision: string }
 	| { kind: 'diff'; text: string }
-	| { kind: 'end'; line: string };
+	/** An error: a turn that failed, or codex's error event; retry is the prompt to send again. */
+	| { kind: 'error'; text: string; retry: string }
+	/** A turn's last line; transcript is the thread's markdown transcript, undone marks an undone turn. */
+	| { kind: 'end'; line: string; turnId: string; transcript: string; undone: boolean }
+);
+
+/** NewItem is an item before the Chat gives it its key. */
+type NewItem = ChatItem extends infer T ? (T extends ChatItem ? Omit<T, 'key'> : never) : never;
 
 /** maxItems bounds what the view keeps: the oldest go first. */
 const maxItems = 400;
@@ -30,12 +40,17 @@ export class Chat {
 	running = false;
 	tokens = 0;
 	contextPercent = 0;
+	/** The prompt of the latest turn (Retry sends it again). */
+	lastPrompt = '';
+	private nextKey = 1;
 
-	private push(item: ChatItem): void {
+	private push(n: NewItem): ChatItem {
+		const item = { ...n, key: this.nextKey++ };
 		this.items.push(item);
 		if (this.items.length > maxItems) {
 			this.items.splice(0, this.items.length - maxItems);
 		}
+		return item;
 	}
 
 	private last(): ChatItem | undefined {
@@ -51,6 +66,7 @@ export class Chat {
 		switch (ev.kind) {
 			case 'turnStarted':
 				this.running = true;
+				this.lastPrompt = ev.text ?? '';
 				this.push({ kind: 'you', text: ev.text ?? '' });
 				return true;
 			case 'steered':
@@ -83,11 +99,9 @@ export class Chat {
 				if (!ev.tool) {
 					return false;
 				}
-				let t = this.findTool(ev.tool.itemId);
-				if (!t) {
-					t = { kind: 'tool', id: ev.tool.itemId, line: '', done: false, ok: true, output: '' };
-					this.push(t);
-				}
+				const t =
+					this.findTool(ev.tool.itemId) ??
+					(this.push({ kind: 'tool', id: ev.tool.itemId, line: '', done: false, ok: true, output: '' }) as Extract<ChatItem, { kind: 'tool' }>);
 				const exit = ev.tool.exitCode !== undefined && ev.tool.exitCode !== null ? ` · exit ${ev.tool.exitCode}` : '';
 				const took = ev.tool.durationMs ? ` · ${(ev.tool.durationMs / 1000).toFixed(1)} s` : '';
 				t.line = `${ev.tool.name} ${ev.tool.preview}${exit}${took}`;
@@ -114,7 +128,9 @@ export class Chat {
 			}
 			case 'diff':
 				if (ev.diff) {
-					const last = this.last();
+					// The turn's diff is one entry, updated where it first showed.
+					const you = this.lastYou();
+					const last = this.items.slice(you + 1).find((i) => i.kind === 'diff');
 					if (last?.kind === 'diff') {
 						last.text = clip(ev.diff);
 					} else {
@@ -132,19 +148,49 @@ export class Chat {
 					return true;
 				}
 				return false;
+			case 'error':
+				if (ev.text) {
+					this.push({ kind: 'error', text: clip(ev.text), retry: '' });
+					return true;
+				}
+				return false;
 			case 'turnCompleted': {
 				this.running = false;
 				const r = ev.result;
 				if (r) {
-					if (!this.items.some((i, n) => i.kind === 'answer' && n > this.lastYou()) && r.finalText) {
+					const failed = r.status === 'failed' || (!r.completed && !!r.error && r.status !== 'interrupted');
+					if (failed) {
+						this.push({ kind: 'error', text: clip(r.error || r.finalText || 'The turn failed.'), retry: this.lastPrompt });
+					} else if (!this.items.some((i, n) => i.kind === 'answer' && n > this.lastYou()) && r.finalText) {
 						this.push({ kind: 'answer', text: clip(r.finalText) });
 					}
-					this.push({ kind: 'end', line: `${r.status} · ${r.toolIterations} tool call(s) · ${formatTokens(r.usage.totalTokens)} tokens` });
+					this.push({
+						kind: 'end',
+						line: `${r.status} · ${r.toolIterations} tool call(s) · ${formatTokens(r.usage.totalTokens)} tokens`,
+						turnId: r.turnId || p.turnId,
+						transcript: r.transcriptPath ?? '',
+						undone: false,
+					});
 				}
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/** markUndone marks the end of the turn turnId as undone; it reports whether the view has it. */
+	markUndone(turnId: string): boolean {
+		const end = this.items.find((i): i is Extract<ChatItem, { kind: 'end' }> => i.kind === 'end' && i.turnId === turnId);
+		if (!end || end.undone) {
+			return false;
+		}
+		end.undone = true;
+		return true;
+	}
+
+	/** item is the entry with key, if the view still has it. */
+	item(key: number): ChatItem | undefined {
+		return this.items.find((i) => i.key === key);
 	}
 
 	private lastYou(): number {
@@ -173,7 +219,7 @@ export class Chat {
 	 * approvals "> ✅ …", an italic last line per turn). A quoted prompt or answer ends at its first
 	 * line that is not a quote: a quote line inside it is its text, never an approval.
 	 */
-	loadTranscript(md: string, threadId: string): void {
+	loadTranscript(md: string, threadId: string, transcriptPath = ''): void {
 		this.items = [];
 		this.threadId = threadId;
 		this.running = false;
@@ -233,7 +279,8 @@ export class Chat {
 			}
 			if (/^_\w+ · turn `/.test(line)) {
 				flush();
-				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, '') });
+				const turnId = /turn `([^`]+)`/.exec(line)?.[1] ?? '';
+				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, ''), turnId, transcript: transcriptPath, undone: false });
 				continue;
 			}
 			if (line === '---' && section !== 'answer') {

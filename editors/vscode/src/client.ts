@@ -38,6 +38,7 @@ import {
 	trustedSnapshot,
 	untrustedAffected,
 	untrustedSettings,
+	withHermesFlag,
 	type Getter,
 	type Launch,
 	type PathContext,
@@ -184,6 +185,17 @@ export class Client {
 		};
 		this.startedWith = snapshot;
 		const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
+		// The chat view shows each turn from hermes/turnEvent: the server then sends no answer message
+		// and opens no transcript (experimental.hermes.showsTurns, docs/protocol.md), so each answer
+		// shows once.
+		c.registerFeature({
+			fillClientCapabilities: (caps) => {
+				caps.experimental = withHermesFlag(caps.experimental, 'showsTurns');
+			},
+			initialize: () => undefined,
+			getState: () => ({ kind: 'static' }),
+			clear: () => undefined,
+		});
 		// Registered before start: the client installs these after its own defaults, on every (re)start.
 		c.onRequest(ShowMessageRequest.type, (params, token) => prompts.showMessageRequest(params, token));
 		c.onNotification(TurnEventMethod, (params: TurnEventParams) => ui.onTurnEvent(params));

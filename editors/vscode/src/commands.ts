@@ -20,6 +20,8 @@ export const Command = {
 	answerApproval: 'hermes-vscode.answerApproval',
 	signIn: 'hermes-vscode.signIn',
 	installCodex: 'hermes-vscode.installCodex',
+	threads: 'hermes-vscode.threads',
+	model: 'hermes-vscode.model',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -39,4 +41,6 @@ export const Titles: Record<keyof typeof Command, string> = {
 	answerApproval: 'Answer Approval…',
 	signIn: 'Sign In',
 	installCodex: 'Install Codex',
+	threads: 'Threads…',
+	model: 'Model…',
 };

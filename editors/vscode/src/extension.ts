@@ -35,7 +35,7 @@ let active: Hermes | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
 	const h = createHermes(context);
 	active = h;
-	ChatView.register(context, h);
+	const chat = ChatView.register(context, h);
 	context.subscriptions.push(
 		vscode.commands.registerCommand(Command.ask, () => ask(h, false)),
 		vscode.commands.registerCommand(Command.askSelection, () => ask(h, true)),
@@ -48,7 +48,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand(Command.undoTurn, () => undoTurn(h)),
 		vscode.commands.registerCommand(Command.review, () => review(h)),
 		vscode.commands.registerCommand(Command.dismissFindings, () => dismissFindings(h)),
-		vscode.commands.registerCommand(Command.openChat, () => vscode.commands.executeCommand(`${ChatViewId}.focus`)),
+		vscode.commands.registerCommand(Command.openChat, async () => {
+			await vscode.commands.executeCommand(`${ChatViewId}.focus`);
+			chat.focusInput();
+		}),
 		vscode.commands.registerCommand(Command.answerApproval, (id?: string) => answerPending(h, id)),
 		vscode.commands.registerCommand(Command.signIn, () => signIn(h)),
 		vscode.workspace.onDidChangeConfiguration((e) => h.client.onConfigurationChanged(e)),

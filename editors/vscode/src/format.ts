@@ -239,3 +239,12 @@ export function loginOutcome(r: LoginResult | undefined): LoginOutcome {
 export function loginMethod(remoteName: string | undefined): string {
 	return remoteName ? LoginMethod.deviceCode : LoginMethod.chatgpt;
 }
+
+/** threadName is a thread's name for the header and the picker: its title on one line, never its id. */
+export function threadName(title: string): string {
+	const t = title.replace(/\s+/g, ' ').trim();
+	if (!t) {
+		return 'untitled thread';
+	}
+	return t.length > 60 ? `${t.slice(0, 59)}…` : t;
+}

@@ -357,3 +357,10 @@ function setPath(obj: Record<string, unknown>, dotted: string, value: unknown): 
 function clone<T>(v: T): T {
 	return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
+
+/** withHermesFlag is a client's experimental capabilities with experimental.hermes.<flag> true. */
+export function withHermesFlag(experimental: unknown, flag: string): Record<string, unknown> {
+	const e = typeof experimental === 'object' && experimental !== null ? (experimental as Record<string, unknown>) : {};
+	const h = typeof e.hermes === 'object' && e.hermes !== null ? (e.hermes as Record<string, unknown>) : {};
+	return { ...e, hermes: { ...h, [flag]: true } };
+}

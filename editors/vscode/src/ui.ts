@@ -24,6 +24,10 @@ export class Ui {
 	readonly approvalResolved = new vscode.EventEmitter<string>();
 	/** turnEvents fires on every hermes/turnEvent (the chat view follows them). */
 	readonly turnEvents = new vscode.EventEmitter<TurnEventParams>();
+	/** threadReset fires with a folder whose next prompt starts a new thread (Hermes: New Thread). */
+	readonly threadReset = new vscode.EventEmitter<string>();
+	/** turnUndone fires with the id of a turn Hermes: Undo Last Turn undid. */
+	readonly turnUndone = new vscode.EventEmitter<string>();
 	/** The context keys as last set (setContext is called only on a change). */
 	private readonly contextKeys: Partial<ContextKeys> = {};
 	/** Approval prompts open right now (a patch's notification, a command's dialog). */
@@ -37,7 +41,7 @@ export class Ui {
 		this.bar.command = Command.status;
 		this.updateBar();
 		this.bar.show();
-		context.subscriptions.push(this.view, this.bar, this.turnEnded, this.approvalResolved, this.turnEvents);
+		context.subscriptions.push(this.view, this.bar, this.turnEnded, this.approvalResolved, this.turnEvents, this.threadReset, this.turnUndone);
 	}
 
 	onTurnEvent(p: TurnEventParams): void {

@@ -71,8 +71,22 @@ test('an exec approval becomes a dialog: headline, the command and its folder, o
 	assert.deepEqual(approvalDialog(execMessage, actions), {
 		message: 'Hermes wants to run a command (approval a1)',
 		detail: "/bin/bash -lc 'echo from-vscode > vscode_made.txt'\nin /w/project",
-		items: [{ title: 'Deny' }, { title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Stop turn' }],
+		items: [{ title: 'Deny' }, { title: 'Allow once' }, { title: 'Allow for session' }, { title: 'Stop turn', isCloseAffordance: true }],
 	});
+});
+
+test("the command's modal has exactly its four buttons: Stop turn is its close button, Deny the first other", () => {
+	// VS Code adds a Cancel button to a modal with no close button, and focuses the first button that
+	// is not the close one: that must be Deny, so Enter denies, and Escape must never grant.
+	const d = approvalDialog(execMessage, actions);
+	const close = d.items.filter((i) => i.isCloseAffordance);
+	assert.deepEqual(
+		close.map((i) => i.title),
+		['Stop turn'],
+	);
+	assert.equal(d.items.find((i) => !i.isCloseAffordance)?.title, 'Deny');
+	assert.equal(d.items.length, 4);
+	assert.equal(chosenAction(close[0], actions)?.title, 'Stop turn');
 });
 
 test('a patch approval lists each change on its own line, and keeps Show diff', () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { Chat } from '../src/chatModel';
-import { csp, escapeHtml, markdown, page, renderItems } from '../src/chatHtml';
+import { announcement, csp, escapeHtml, highlight, markdown, page, renderItems, renderUpdate } from '../src/chatHtml';
+import { threadName } from '../src/format';
 import type { TurnEventParams } from '../src/protocol';
 
 function ev(kind: string, fields: Record<string, unknown> = {}): TurnEventParams {
@@ -179,4 +180,122 @@ test('a transcript written before answers were quoted still loads', () => {
 		['you', 'answer', 'end'],
 	);
 	assert.equal(c.items[1].kind === 'answer' && c.items[1].text, 'It **fails**.\n\nReally.');
+});
+
+test('the page gets only the entries that changed: an open tool output is not redrawn when the answer grows', () => {
+	const c = new Chat();
+	const shown = new Map<number, string>();
+	c.apply(ev('turnStarted', { text: 'run it' }));
+	c.apply(ev('toolStarted', { tool: { itemId: 'i1', name: 'exec_command', preview: 'make', callId: 'c' } }));
+	c.apply(ev('toolOutput', { tool: { itemId: 'i1' }, text: 'building\n' }));
+	const first = renderUpdate(c.items, shown);
+	assert.equal(first.changed.length, 2);
+	assert.deepEqual(first.order, [c.items[0].key, c.items[1].key]);
+	c.apply(ev('answerDelta', { text: 'Built.' }));
+	const second = renderUpdate(c.items, shown);
+	assert.deepEqual(
+		second.changed.map(([k]) => k),
+		[c.items[2].key],
+		'only the new answer',
+	);
+	c.apply(ev('answerDelta', { text: ' All good.' }));
+	const third = renderUpdate(c.items, shown);
+	assert.deepEqual(
+		third.changed.map(([k]) => k),
+		[c.items[2].key],
+		'only the growing answer, never the tool',
+	);
+	assert.match(third.changed[0][1], new RegExp(`^<div data-key="${c.items[2].key}" class="msg answer">`));
+	assert.deepEqual(renderUpdate(c.items, shown).changed, [], 'nothing changed, nothing sent');
+	// Keys are never reused: a new conversation's first key follows on.
+	assert.ok(new Set(c.items.map((i) => i.key)).size === c.items.length);
+});
+
+test('code blocks are highlighted with highlight.js, escaped, with a copy button; unknown languages are escaped text', () => {
+	const html = markdown(false).render('```go\nfunc main() { fmt.Println("<b>hi</b>") }\n```\n\n```nolang\n<script>x</script>\n```\n');
+	assert.match(html, /<div class="code-block"><div class="code-bar"><span class="lang">go<\/span><button class="copy"/);
+	assert.match(html, /<code class="language-go">(<span class="hljs-function">)?<span class="hljs-keyword">func<\/span>/);
+	assert.match(html, /&lt;b&gt;hi&lt;\/b&gt;/);
+	assert.doesNotMatch(html, /<b>hi|<script>/);
+	assert.match(html, /&lt;script&gt;x&lt;\/script&gt;/);
+	assert.equal(highlight('x := 1', 'unknown-language'), '');
+	assert.match(highlight('const x = 1;', 'ts'), /hljs-keyword/);
+});
+
+test('task lists and tables are rendered', () => {
+	const html = markdown(false).render('- [x] done\n- [ ] todo\n- plain\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+	assert.match(html, /<li class="task-list-item"><input class="task" type="checkbox" disabled checked> done<\/li>/);
+	assert.match(html, /<li class="task-list-item"><input class="task" type="checkbox" disabled> todo<\/li>/);
+	assert.match(html, /<li>plain<\/li>/);
+	assert.match(html, /<table>[\s\S]*<th>a<\/th>[\s\S]*<td>2<\/td>/);
+});
+
+test('a failed turn is an error with Retry (its prompt) and Switch model; the end links the transcript; an undone turn is marked', () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'try this' }));
+	c.apply(
+		ev('turnCompleted', {
+			result: {
+				status: 'failed',
+				completed: false,
+				error: 'model not found',
+				toolIterations: 0,
+				usage: { totalTokens: 0 },
+				finalText: '',
+				turnId: 't1',
+				transcriptPath: '/s/th1.md',
+			},
+		}),
+	);
+	assert.deepEqual(
+		c.items.map((i) => i.kind),
+		['you', 'error', 'end'],
+	);
+	const err = c.items[1];
+	assert.ok(err.kind === 'error' && err.retry === 'try this');
+	const html = renderItems(c.items);
+	assert.match(html, new RegExp(`<button data-retry="${err.key}">Retry</button><button data-switch-model>Switch model</button>`));
+	assert.match(html, /class="error"><div class="who">Error<\/div><div class="error-text">model not found</);
+	const end = c.items[2];
+	assert.match(html, new RegExp(`data-transcript="${end.key}"`));
+	assert.equal(c.markUndone('t1'), true);
+	assert.equal(c.markUndone('t1'), false);
+	assert.match(renderItems(c.items), /class="end undone">failed · 0 tool call\(s\)[^<]*<span class="undone-mark">· undone<\/span>/);
+	assert.equal(announcement(err), 'Error: model not found');
+});
+
+test('the screen reader hears new content from its own live region; the conversation itself is not live', () => {
+	const html = page('N', 'src', 's.js', 's.css');
+	assert.match(html, /<div id="live" class="sr-only" aria-live="polite"><\/div>/);
+	assert.doesNotMatch(html.match(/<div id="log"[^>]*>/)?.[0] ?? '', /aria-live/);
+	assert.match(html, /<div id="empty">/);
+	assert.match(html, /<button id="jump" hidden/);
+	// Threads, Model and New are the view's title bar buttons now.
+	assert.doesNotMatch(html, /id="threads"|id="model"|id="new"/);
+});
+
+test('threads are named by their title, never their id', () => {
+	assert.equal(threadName('  Add a test\nfor the parser '), 'Add a test for the parser');
+	assert.equal(threadName(''), 'untitled thread');
+	assert.equal(threadName('x'.repeat(80)).length, 60);
+});
+
+test("a transcript's turn ends keep their turn id (Undo marks them) and link the transcript", () => {
+	const c = new Chat();
+	c.loadTranscript('---\n\n### You · 10:00\n\n> hi\n\n### Hermes\n\n> hello\n\n_completed · turn `t-42` · 0 tool call(s)_\n', 'th1', '/s/th1.md');
+	const end = c.items.find((i) => i.kind === 'end');
+	assert.ok(end?.kind === 'end' && end.turnId === 't-42' && end.transcript === '/s/th1.md');
+	assert.equal(c.markUndone('t-42'), true);
+});
+
+test("a turn's diff is one entry, updated in place", () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'patch' }));
+	c.apply(ev('diff', { diff: 'one' }));
+	c.apply(ev('answerDelta', { text: 'Done.' }));
+	c.apply(ev('diff', { diff: 'two' }));
+	assert.deepEqual(
+		c.items.map((i) => (i.kind === 'diff' ? `diff:${i.text}` : i.kind)),
+		['you', 'diff:two', 'answer'],
+	);
 });

@@ -66,6 +66,8 @@ test("every command is contributed with its palette title, under ids that are no
 			'Hermes: Answer Approval…',
 			'Hermes: Sign In',
 			'Hermes: Install Codex',
+			'Hermes: Threads…',
+			'Hermes: Model…',
 		],
 	);
 });
@@ -153,7 +155,7 @@ test('context keys: Stop Turn only while a turn runs, Answer Approval only while
 	const palette = (id: string) => menus.commandPalette.find((m) => m.command === id)?.when;
 	assert.equal(palette(Command.stop), 'hermes.turnRunning');
 	assert.equal(palette(Command.answerApproval), 'hermes.approvalPending');
-	for (const m of menus['view/title']) {
+	for (const m of menus['view/title'].filter((x) => x.command === Command.stop || x.command === Command.answerApproval)) {
 		assert.match(m.when ?? '', /^view == hermes-vscode\.chat && hermes\.(turnRunning|approvalPending)$/);
 		assert.ok(byId(m.command)?.icon, `${m.command} in a view title has an icon`);
 	}
@@ -262,14 +264,27 @@ test('every trusted setting has machine or application scope, so a workspace can
 	}
 });
 
-test('disabled in untrusted workspaces; bundled; activates on startup', () => {
+test('disabled in untrusted workspaces; bundled; activates on its commands, view and walkthrough, not at every startup', () => {
 	assert.equal(manifest.capabilities.untrustedWorkspaces.supported, false);
 	assert.equal(manifest.main, './dist/extension.js');
-	assert.deepEqual(manifest.activationEvents, ['onStartupFinished']);
+	// Commands activate by themselves (VS Code 1.74+); the chat view and the walkthrough are listed.
+	assert.deepEqual(manifest.activationEvents, ['onView:hermes-vscode.chat', 'onWalkthrough:hermes.gettingStarted']);
+	assert.ok(!manifest.activationEvents.some((e) => e === '*' || e === 'onStartupFinished'));
 	assert.ok(manifest.engines.vscode.startsWith('^1.'));
-	assert.deepEqual(Object.keys(manifest.dependencies), ['diff', 'markdown-it', 'vscode-languageclient']);
+	assert.ok(Number(/^\^1\.(\d+)/.exec(manifest.engines.vscode)?.[1]) >= 74, 'implicit onCommand activation needs VS Code 1.74');
+	assert.deepEqual(Object.keys(manifest.dependencies), ['diff', 'highlight.js', 'markdown-it', 'vscode-languageclient']);
 	// Exact versions: the lock file and package.json say the same.
 	for (const v of Object.values({ ...manifest.dependencies, ...manifest.devDependencies })) {
 		assert.match(v, /^\d+\.\d+\.\d+$/);
+	}
+});
+
+test("the chat view's title bar has Threads, Model and New Thread, with icons", () => {
+	const menus = (manifest.contributes as unknown as { menus: Record<string, { command: string; when?: string }[]> }).menus;
+	const inView = menus['view/title'].filter((m) => m.when?.includes('view == hermes-vscode.chat')).map((m) => m.command);
+	for (const c of [Command.threads, Command.model, Command.newThread]) {
+		assert.ok(inView.includes(c), `${c} in the chat view's title bar`);
+		const contributed = (manifest.contributes.commands as { command: string; icon?: string }[]).find((x) => x.command === c);
+		assert.match(contributed?.icon ?? '', /^\$\([a-z-]+\)$/, `${c}'s icon`);
 	}
 });

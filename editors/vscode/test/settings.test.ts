@@ -23,6 +23,7 @@ import {
 	trustedSnapshot,
 	untrustedAffected,
 	untrustedSettings,
+	withHermesFlag,
 	UNTRUSTED_SERVER_KEYS,
 	type Inspected,
 } from '../src/settings';
@@ -479,4 +480,12 @@ test('bundledServerPath: server/hermes-lsp in the extension, hermes-lsp.exe on W
 	);
 	assert.equal(bundledServerPath('/Users/u/.vscode/extensions/x', 'darwin'), '/Users/u/.vscode/extensions/x/server/hermes-lsp');
 	assert.equal(bundledServerPath('C:\\Users\\u\\.vscode\\extensions\\x', 'win32'), 'C:\\Users\\u\\.vscode\\extensions\\x\\server\\hermes-lsp.exe');
+});
+
+test('the client says it shows turns itself in experimental.hermes, keeping what is there', () => {
+	assert.deepEqual(withHermesFlag(undefined, 'showsTurns'), { hermes: { showsTurns: true } });
+	assert.deepEqual(withHermesFlag({ other: 1, hermes: { reloadsBuffers: true } }, 'showsTurns'), {
+		other: 1,
+		hermes: { reloadsBuffers: true, showsTurns: true },
+	});
 });
