@@ -14,7 +14,7 @@ import (
 
 // undoTurn is hermes.undoTurn (lsp/undo).
 func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (hermesproto.UndoTurnResult, error) {
-	folder, sess, err := s.sessionFor(a.URI)
+	folder, sess, err := s.sessionFor(ctx, a.URI)
 	if err != nil {
 		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
