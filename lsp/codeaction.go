@@ -68,13 +68,14 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	}
 	folder, err := s.resolveFolder(uri)
 	docFolder := folder.Path // "" for a transcript, which is no file of a folder
-	if err != nil {
-		f, _, ok := s.threads.Transcript(uri)
-		if !ok {
-			return []protocol.CodeAction{}, nil // not ours to act on; say nothing
-		}
-		folder = f // a transcript: its `hermes:` lines continue its thread
+	if f, _, ok := s.threads.Transcript(uri); ok {
+		// A transcript (even in a connection of its own, whose folder is the state folder): its
+		// `hermes:` lines continue its thread, in the thread's folder.
+		folder, docFolder = f, ""
+	} else if err != nil {
+		return []protocol.CodeAction{}, nil // not ours to act on; say nothing
 	}
+	_, adopted := s.folders.Lookup(folder.Path) // a transcript's folder not open here has no session yet
 	if len(p.Context.Diagnostics) > 0 {
 		s.editor.Diagnostics().Seen(uri, p.Context.Diagnostics)
 	}
@@ -125,7 +126,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 			Title: hermesproto.CodeActionTitleStopTurn, Kind: protocol.QuickFix,
 			Command: command(hermesproto.CodeActionTitleStopTurn, hermesproto.CmdCancel, hermesproto.FolderArgs{URI: uri}),
 		})
-	} else if h != nil {
+	} else if h != nil && adopted {
 		if sess, err := h.Session(folder.Path); err == nil {
 			if cps, err := sess.Checkpoints(); err == nil && len(cps) > 0 {
 				title := fmt.Sprintf(hermesproto.CodeActionTitleUndoTurn, len(cps[0].Files))

@@ -9,7 +9,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
@@ -93,7 +92,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		folder, sess, err := s.sessionFor(a.URI)
+		folder, sess, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -123,7 +122,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		_, sess, err := s.sessionFor(a.URI)
+		_, sess, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -136,7 +135,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		folder, sess, err := s.sessionFor(a.URI)
+		folder, sess, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -146,7 +145,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		folder, sess, err := s.sessionFor(a.URI)
+		folder, sess, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -156,7 +155,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		folder, sess, err := s.sessionFor(a.URI)
+		folder, sess, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -173,7 +172,7 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 		if err := args(p, &a); err != nil {
 			return nil, invalid(err)
 		}
-		folder, _, err := s.sessionFor(a.URI)
+		folder, _, err := s.sessionFor(ctx, a.URI)
 		if err != nil {
 			return nil, invalid(err)
 		}
@@ -224,14 +223,24 @@ func (s *Server) hostOrErr() (*agenthost.Host, error) {
 	return h, nil
 }
 
-func (s *Server) sessionFor(uri string) (workspace.Folder, *agenthost.Session, error) {
-	folder, err := s.resolveFolder(uri)
-	if err != nil {
-		return folder, nil, err
-	}
+// sessionFor is the folder a command about uri works in, with its session. A thread's transcript
+// works in its thread's folder, adopted when this editor does not have it open (threads.Adopt); no
+// other document of hermes-lsp's state folder has a folder to work in: codex never runs there.
+func (s *Server) sessionFor(ctx context.Context, uri string) (workspace.Folder, *agenthost.Session, error) {
 	h, err := s.hostOrErr()
 	if err != nil {
+		return workspace.Folder{}, nil, err
+	}
+	folder, _, transcript := s.threads.Transcript(uri)
+	if transcript {
+		if err := s.threads.Adopt(ctx, folder); err != nil {
+			return folder, nil, err
+		}
+	} else if folder, err = s.resolveFolder(uri); err != nil {
 		return folder, nil, err
+	}
+	if threads.InStateDir(h.StateDir(), folder.Path) {
+		return folder, nil, fmt.Errorf("%s is hermes-lsp's state folder (transcripts, diffs), where codex never runs: ask from a file of your project", folder.Path)
 	}
 	sess, err := h.Session(folder.Path)
 	return folder, sess, err
@@ -248,17 +257,13 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 	if err := threads.CheckEffort(a.Effort); err != nil {
 		return hermesproto.AskResult{}, err
 	}
-	folder, sess, err := s.sessionFor(a.URI)
-	inPrompt := a
+	folder, sess, err := s.sessionFor(ctx, a.URI)
 	if err != nil {
-		// A `hermes:` line in a thread's transcript continues that thread, in its folder.
-		f, threadID, ok := s.threads.Transcript(a.URI)
-		if !ok {
-			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
-		}
-		if folder, sess, err = s.sessionFor(string(uri.File(f.Path))); err != nil {
-			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
-		}
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	inPrompt := a
+	if _, threadID, ok := s.threads.Transcript(a.URI); ok {
+		// A `hermes:` line in a thread's transcript continues that thread, in its folder (sessionFor's).
 		if err := sess.ResumeThread(ctx, threadID); err != nil {
 			return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "continue the transcript's thread: %v", err)
 		}

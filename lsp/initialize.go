@@ -30,9 +30,11 @@ type initializeParams struct {
 	WorkspaceFolders      []protocol.WorkspaceFolder  `json:"workspaceFolders"`
 	WorkDoneToken         *protocol.ProgressToken     `json:"workDoneToken"`
 
-	// inlayHintRefresh is workspace.inlayHint.refreshSupport, which protocol v0.12.0's
-	// ClientCapabilities lacks; decoded apart (decodeInitialize).
+	// inlayHintRefresh is workspace.inlayHint.refreshSupport and editMetadata
+	// workspace.workspaceEdit.metadataSupport, which protocol v0.12.0's ClientCapabilities lacks;
+	// decoded apart (decodeInitialize).
 	inlayHintRefresh bool
+	editMetadata     bool
 }
 
 // decodeInitialize decodes initialize's params, with what protocol v0.12.0 cannot hold.
@@ -46,11 +48,15 @@ func decodeInitialize(raw []byte, p *initializeParams) error {
 				InlayHint struct {
 					RefreshSupport bool `json:"refreshSupport"`
 				} `json:"inlayHint"`
+				WorkspaceEdit struct {
+					MetadataSupport bool `json:"metadataSupport"`
+				} `json:"workspaceEdit"`
 			} `json:"workspace"`
 		} `json:"capabilities"`
 	}
 	_ = json.Unmarshal(raw, &extra) // the same JSON: a type mismatch here was refused above or is ignorable
 	p.inlayHintRefresh = extra.Capabilities.Workspace.InlayHint.RefreshSupport
+	p.editMetadata = extra.Capabilities.Workspace.WorkspaceEdit.MetadataSupport
 	return nil
 }
 
@@ -78,6 +84,8 @@ func readCaps(p *initializeParams) editor.Caps {
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
 	c.InlayHintRefresh = p.inlayHintRefresh
 	c.ShowsTurns = experimentalFlag(p.Capabilities.Experimental, "showsTurns")
+	c.EditMetadata = p.editMetadata
+	c.Emacs = c.Name == "emacs" || experimentalFlag(p.Capabilities.Experimental, "emacs")
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	return c
 }

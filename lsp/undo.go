@@ -14,14 +14,14 @@ import (
 
 // undoTurn is hermes.undoTurn (lsp/undo).
 func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (hermesproto.UndoTurnResult, error) {
-	folder, sess, err := s.sessionFor(a.URI)
+	folder, sess, err := s.sessionFor(ctx, a.URI)
 	if err != nil {
 		return hermesproto.UndoTurnResult{}, errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
 	caps := s.editor.Caps()
 	res, msg, err := undo.Turn(ctx, undo.Editor{
 		Docs: s.docs, ApplyEdit: s.editor.ApplyEdit, SyncBuffers: buffers.New(s.docs, s.editor, s.log).Sync,
-		CanEdit: caps.ApplyEdit, ResourceOps: caps.ResourceOps, SavesEdits: caps.SavesUndoEdits,
+		CanEdit: caps.ApplyEdit, ResourceOps: caps.ResourceOps, Metadata: caps.EditMetadata, SavesEdits: caps.SavesUndoEdits,
 	}, folder, sess, a)
 	if ue := (*undo.Error)(nil); errors.As(err, &ue) {
 		code := jsonrpc2.InternalError

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
@@ -79,8 +80,12 @@ func TestByteCompile(t *testing.T) {
 	}
 }
 
-// TestClients runs a command through hermes-lsp under lsp-mode (an add-on beside the buffer's main
-// server) and under eglot.
+// TestClients runs hermes-lsp under lsp-mode (an add-on beside the buffer's main server) and under
+// eglot, each through the whole loop (test/clients.el): hermes.status; a turn whose patch approval
+// is asked in the minibuffer (the diff in a diff-mode buffer), dismissed with C-g and still pending,
+// then answered with hermes-lsp-approve; the buffer reloaded from disk by auto-revert, unmodified;
+// progress in the mode line (eglot); hermes-lsp-undo, saved on disk; a reply in the transcript that
+// runs on its thread, in the project folder.
 func TestClients(t *testing.T) {
 	emacs := needEmacs(t)
 	env := codextest.NewReal(t)
@@ -102,6 +107,14 @@ func TestClients(t *testing.T) {
 	}
 	for _, client := range []string{"lsp-mode", "eglot"} {
 		t.Run(client, func(t *testing.T) {
+			if err := os.WriteFile(file, []byte("hermes: say hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env.Model.Enqueue(
+				fakemodel.Patch(fakemodel.UpdateFilePatch("notes.txt", "hermes: say hello", "hello from the agent")),
+				fakemodel.Message("Patched."),
+				fakemodel.Message("Replied from the transcript."),
+			)
 			tmp := t.TempDir()
 			summaryPath := filepath.Join(tmp, "summary.json")
 			out, err := emacsRun(t, emacs, []string{
@@ -114,16 +127,50 @@ func TestClients(t *testing.T) {
 				t.Fatalf("emacs: %v (summary: %v)\n%s\n%s", err, rerr, raw, out)
 			}
 			var s struct {
-				Servers       []string `json:"servers"`
-				AddOn         bool     `json:"addOn"`
-				StatusFolders int      `json:"statusFolders"`
-				StatusFolder  string   `json:"statusFolder"`
+				Servers        []string   `json:"servers"`
+				AddOn          bool       `json:"addOn"`
+				StatusFolders  int        `json:"statusFolders"`
+				StatusFolder   string     `json:"statusFolder"`
+				ThreadID       string     `json:"threadId"`
+				Asked          [][]string `json:"asked"` // [prompt, approval buffer text, its mode]
+				Reloaded       any        `json:"reloaded"`
+				AutoRevert     bool       `json:"autoRevert"`
+				Progress       any        `json:"progress"`
+				UndoRestored   []string   `json:"undoRestored"`
+				Undone         bool       `json:"undone"`
+				UndoRefused    bool       `json:"undoRefused"`
+				FallbackSaid   bool       `json:"fallbackSaid"`
+				ReplyFolder    string     `json:"replyFolder"`
+				ReplyThread    string     `json:"replyThread"`
+				TranscriptMode bool       `json:"transcriptMode"`
 			}
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatalf("summary %s: %v", raw, err)
 			}
 			if s.StatusFolders != 1 || !strings.HasSuffix(s.StatusFolder, filepath.Base(env.Work)) {
 				t.Errorf("hermes.status through %s: %s", client, raw)
+			}
+			// The approval: asked in the minibuffer (Deny the default), dismissed, then answered with
+			// hermes-lsp-approve, the patch's diff in a diff-mode buffer.
+			if len(s.Asked) != 2 || !strings.Contains(s.Asked[0][0], "Hermes wants to apply a patch") || !strings.Contains(s.Asked[0][0], "[Deny]") ||
+				s.Asked[0][2] != "diff-mode" || !strings.Contains(s.Asked[1][1], "+hello from the agent") || s.Asked[1][2] != "diff-mode" {
+				t.Errorf("the approval's questions: %q", s.Asked)
+			}
+			if text, _ := s.Reloaded.(string); !strings.Contains(text, "hello from the agent") || !s.AutoRevert {
+				t.Errorf("the buffer after the patch: %v (auto-revert %v), want the disk's text, unmodified", s.Reloaded, s.AutoRevert)
+			}
+			if p, _ := s.Progress.(string); client == "eglot" && !strings.Contains(p, "Hermes") {
+				t.Errorf("no Hermes progress in eglot's mode line: %v", s.Progress)
+			}
+			if !s.FallbackSaid {
+				t.Errorf("no word after the dismissed prompt of how to answer (M-x hermes-lsp-approve)")
+			}
+			// Through the editor (eglot 1.9 refused an edit with metadata), then saved.
+			if len(s.UndoRestored) != 1 || s.UndoRestored[0] != "notes.txt" || !s.Undone || s.UndoRefused {
+				t.Errorf("undo: restored %q, on disk as before: %v, the editor refused the edit: %v", s.UndoRestored, s.Undone, s.UndoRefused)
+			}
+			if s.ReplyFolder != env.Work || s.ReplyThread == "" || s.ReplyThread != s.ThreadID || !s.TranscriptMode {
+				t.Errorf("the reply in the transcript ran in %q on %q, want %q on %q (transcript mode %v)", s.ReplyFolder, s.ReplyThread, env.Work, s.ThreadID, s.TranscriptMode)
 			}
 			if client == "lsp-mode" {
 				joined := strings.Join(s.Servers, ",")

@@ -17,9 +17,14 @@
 ;;   from its usual server.  `hermes-lsp-eglot-setup' therefore only claims modes where nothing else
 ;;   runs (`hermes-lsp-eglot-modes': text, markdown and org by default).
 ;;
-;; The commands (`hermes-lsp-ask', `hermes-lsp-stop', `hermes-lsp-status', `hermes-lsp-threads',
-;; `hermes-lsp-login') go to whichever of the two serves the buffer.  Approvals come as the client's
-;; own window/showMessageRequest question; the agent's work shows as LSP progress.
+;; The commands (`hermes-lsp-ask', `hermes-lsp-approve', `hermes-lsp-transcript', `hermes-lsp-undo',
+;; `hermes-lsp-review', `hermes-lsp-model', `hermes-lsp-resume', `hermes-lsp-stop',
+;; `hermes-lsp-status', `hermes-lsp-threads', `hermes-lsp-login') go to whichever of the two serves
+;; the buffer.  Approvals are asked in the minibuffer (Deny is the default: RET never grants), with
+;; the command or the patch's diff in a `diff-mode' buffer; C-g leaves the approval waiting for
+;; `hermes-lsp-approve'.  The agent's work shows as progress in the mode line, under eglot as under
+;; lsp-mode.  Files the agent writes are reloaded from disk (`auto-revert-mode', see
+;; `hermes-lsp-auto-revert').
 ;;
 ;;   (add-to-list 'load-path "/path/to/hermes-lsp/editors/emacs")
 ;;   (require 'hermes-lsp)
@@ -61,9 +66,33 @@ usual eglot server."
 nil for every buffer that visits a file, or a list of major modes."
   :type '(choice (const :tag "Every file" nil) (repeat symbol)))
 
+(defcustom hermes-lsp-auto-revert t
+  "Whether buffers hermes-lsp serves follow the files the agent writes.
+Non-nil turns on `auto-revert-mode' in each buffer hermes-lsp
+serves and tells the server so (experimental.hermes.reloadsBuffers):
+a file codex wrote is reloaded from disk, and the server sends no
+whole-document edit after it (which made Emacs ask \"File changed
+on disk\" mid-turn).  nil: the server replaces a clean buffer's
+text itself."
+  :type 'boolean)
+
 (defun hermes-lsp--initialization-options ()
-  "The initializationOptions the server gets."
-  (list :hermes hermes-lsp-settings))
+  "The initializationOptions the server gets.
+The turn events are on (the approvals' commands and diffs come
+with them) unless `hermes-lsp-settings' says otherwise."
+  (let ((settings (copy-sequence hermes-lsp-settings)))
+    (unless (plist-member settings :turnEvents)
+      (setq settings (plist-put settings :turnEvents t)))
+    (list :hermes settings)))
+
+(defun hermes-lsp--experimental ()
+  "The experimental.hermes capabilities this client declares, as a plist."
+  (list :emacs t :reloadsBuffers (if hermes-lsp-auto-revert t :json-false)))
+
+(defun hermes-lsp--follow-disk ()
+  "Turn on `auto-revert-mode' here, if `hermes-lsp-auto-revert' is non-nil."
+  (when (and hermes-lsp-auto-revert (buffer-file-name) (not (bound-and-true-p auto-revert-mode)))
+    (auto-revert-mode 1)))
 
 ;;;; lsp-mode
 
@@ -93,11 +122,22 @@ It runs beside each buffer's usual server, never instead of it."
     :priority -2
     :server-id 'hermes-lsp
     :initialization-options #'hermes-lsp--initialization-options
+    :custom-capabilities
+    `((experimental . ((hermes . ((emacs . t)
+                                  (reloadsBuffers . ,(if hermes-lsp-auto-revert t :json-false)))))))
+    :request-handlers (let ((h (make-hash-table :test #'equal)))
+                        (puthash "window/showMessageRequest"
+                                 (lambda (_workspace params)
+                                   (let ((title (hermes-lsp--prompt (hermes-lsp-get params :message)
+                                                                    (hermes-lsp-get params :actions))))
+                                     (and title (list :title title))))
+                                 h)
+                        h)
     :notification-handlers (let ((h (make-hash-table :test #'equal)))
-                             ;; The hermes extension's events are for clients that draw a turn
-                             ;; (VS Code's view); lsp-mode shows the progress instead.
-                             (puthash "hermes/turnEvent" #'ignore h)
-                             h))))
+                             ;; lsp-mode shows the progress; the events bring the approvals' details.
+                             (puthash "hermes/turnEvent" (lambda (_workspace params) (hermes-lsp--turn-event params)) h)
+                             h)
+    :after-open-fn #'hermes-lsp--follow-disk)))
 
 (defun hermes-lsp--lsp-workspace ()
   "The hermes-lsp workspace of the current buffer under lsp-mode, or nil."
@@ -113,16 +153,67 @@ It runs beside each buffer's usual server, never instead of it."
 (declare-function eglot-path-to-uri "eglot")
 (declare-function eglot--path-to-uri "eglot")
 (declare-function eglot--pos-to-lsp-position "eglot")
+(declare-function eieio-object-class-name "eieio")
 (defvar eglot-server-programs)
+(defvar auto-revert-mode)
 
 ;;;###autoload
 (defun hermes-lsp-eglot-setup ()
   "Give `hermes-lsp-eglot-modes' to hermes-lsp under eglot.
 Only those: eglot runs one server per buffer."
+  (require 'eglot)
+  (hermes-lsp--define-eglot-server)
+  (add-hook 'eglot-managed-mode-hook #'hermes-lsp--eglot-managed)
+  (add-to-list 'mode-line-misc-info '(:eval (hermes-lsp--mode-line)))
   (add-to-list 'eglot-server-programs
                (cons hermes-lsp-eglot-modes
-                     (append hermes-lsp-command
-                             (list :initializationOptions (hermes-lsp--initialization-options))))))
+                     (cons 'hermes-lsp-eglot-server
+                           (append hermes-lsp-command
+                                   (list :initializationOptions (hermes-lsp--initialization-options)))))))
+
+(defvar hermes-lsp--eglot-defined nil
+  "Whether `hermes-lsp-eglot-server' and its methods are defined.")
+
+(defun hermes-lsp--define-eglot-server ()
+  "Define `hermes-lsp-eglot-server', eglot's server class for hermes-lsp.
+It adds to eglot 1.9's capabilities work-done progress (shown in
+the mode line) and the experimental.hermes flags, and answers the
+server's approval prompts and turn events.  Defined at run time,
+once eglot is loaded: eglot is not needed otherwise."
+  (unless hermes-lsp--eglot-defined
+    (setq hermes-lsp--eglot-defined t)
+    (eval
+     '(progn
+        (defclass hermes-lsp-eglot-server (eglot-lsp-server) ()
+          :documentation "hermes-lsp under eglot.")
+        (cl-defmethod eglot-client-capabilities :around ((_server hermes-lsp-eglot-server))
+          (let ((caps (cl-call-next-method)))
+            (plist-put caps :window (append (list :workDoneProgress t) (plist-get caps :window)))
+            (plist-put caps :experimental (list :hermes (hermes-lsp--experimental)))))
+        (cl-defmethod eglot-handle-request
+          ((_server hermes-lsp-eglot-server) (_method (eql window/showMessageRequest)) &key _type message actions)
+          (let ((title (hermes-lsp--prompt message actions)))
+            (and title (list :title title))))
+        (cl-defmethod eglot-handle-request
+          ((_server hermes-lsp-eglot-server) (_method (eql window/workDoneProgress/create)) &rest _)
+          nil)
+        (cl-defmethod eglot-handle-notification
+          ((server hermes-lsp-eglot-server) (_method (eql $/progress)) &key token value)
+          (hermes-lsp--progress server token value))
+        (cl-defmethod eglot-handle-notification
+          ((_server hermes-lsp-eglot-server) (_method (eql hermes/turnEvent)) &rest params)
+          (hermes-lsp--turn-event params)))
+     t)))
+
+(defun hermes-lsp--eglot-managed ()
+  "Follow the disk in a buffer eglot manages with hermes-lsp."
+  (let ((server (hermes-lsp--eglot-server)))
+    (when (and server (hermes-lsp--hermes-eglot-p server) (bound-and-true-p eglot--managed-mode))
+      (hermes-lsp--follow-disk))))
+
+(defun hermes-lsp--hermes-eglot-p (server)
+  "Whether the eglot SERVER is hermes-lsp's."
+  (eq (eieio-object-class-name server) 'hermes-lsp-eglot-server))
 
 (defun hermes-lsp--eglot-server ()
   "The eglot server of the current buffer, or nil."
@@ -228,6 +319,250 @@ browser on another machine."
           (url (message "Hermes: open %s%s" url
                         (let ((code (hermes-lsp-get res :userCode))) (if code (format " and enter %s" code) "")))))
     res))
+
+;;;; Progress, turn events and approvals
+
+(defvar hermes-lsp--progress-by-server (make-hash-table :test #'eq :weakness 'key)
+  "Per eglot server, its running work-done progress: (TITLE . MESSAGE).")
+
+(defun hermes-lsp--progress (server _token value)
+  "Show SERVER's work-done progress VALUE in the mode line (eglot).
+lsp-mode shows progress itself."
+  (if (equal (hermes-lsp-get value :kind) "end")
+      (remhash server hermes-lsp--progress-by-server)
+    (let ((old (gethash server hermes-lsp--progress-by-server)))
+      (puthash server (cons (or (hermes-lsp-get value :title) (car old) "working")
+                            (or (hermes-lsp-get value :message) (cdr old)))
+               hermes-lsp--progress-by-server)))
+  (force-mode-line-update t))
+
+(defun hermes-lsp--mode-line ()
+  "The mode line's Hermes progress in this buffer: eglot's hermes-lsp only."
+  (let* ((server (hermes-lsp--eglot-server))
+         (p (and server (gethash server hermes-lsp--progress-by-server))))
+    (when p
+      (format " [Hermes: %s]"
+              (truncate-string-to-width (string-join (delq nil (list (car p) (cdr p))) ": ") 60 nil nil "…")))))
+
+(defvar hermes-lsp--approvals (make-hash-table :test #'equal)
+  "The approvals waiting, by id, as the turn events announced them.")
+
+(defun hermes-lsp--turn-event (params)
+  "Keep the approvals a hermes/turnEvent notification's PARAMS announce or settle."
+  (let* ((event (hermes-lsp-get params :event))
+         (kind (hermes-lsp-get event :kind))
+         (approval (hermes-lsp-get event :approval)))
+    (when approval
+      (pcase kind
+        ("approvalWaiting" (puthash (hermes-lsp-get approval :approvalId) approval hermes-lsp--approvals))
+        ("approvalResolved" (remhash (hermes-lsp-get approval :approvalId) hermes-lsp--approvals))))))
+
+(defconst hermes-lsp--decisions
+  '(("Deny" . "deny") ("Allow once" . "once") ("Allow for session" . "session") ("Stop turn" . "stop"))
+  "The answers to an approval, Deny first, with hermes.approve's decisions.")
+
+(defun hermes-lsp--approval-text (approval fallback)
+  "The text of APPROVAL's buffer: its command, or its patch as a unified diff.
+FALLBACK is the text when APPROVAL is nil (not announced yet):
+the server's own message."
+  (if (null approval)
+      (concat (replace-regexp-in-string "^" "# " fallback) "\n")
+    (let ((head (format "# Hermes wants to %s (approval %s)\n"
+                        (if (equal (hermes-lsp-get approval :kind) "exec") "run a command" "apply a patch")
+                        (hermes-lsp-get approval :approvalId)))
+          (reason (hermes-lsp-get approval :reason))
+          (warning (hermes-lsp-get approval :warning)))
+      (concat
+       head
+       (if (equal (hermes-lsp-get approval :kind) "exec")
+           (format "# in %s\n%s\n" (hermes-lsp-get approval :cwd) (hermes-lsp-get approval :command))
+         (mapconcat
+          (lambda (c)
+            (let* ((path (hermes-lsp-get c :path))
+                   (type (hermes-lsp-get (hermes-lsp-get c :kind) :type))
+                   (diff (or (hermes-lsp-get c :diff) ""))
+                   (body (cond ((string-prefix-p "@@" diff) diff)
+                               ((equal type "add") (replace-regexp-in-string "^" "+" (string-trim-right diff "\n")))
+                               ((equal type "delete") (replace-regexp-in-string "^" "-" (string-trim-right diff "\n")))
+                               (t diff))))
+              (format "--- %s\n+++ %s (%s)\n%s%s" path path type body (if (string-suffix-p "\n" body) "" "\n"))))
+          (hermes-lsp-get approval :changes) ""))
+       (if (and reason (not (equal reason ""))) (format "# Reason: %s\n" reason) "")
+       (if (and warning (not (equal warning ""))) (format "# ⚠ %s\n" warning) "")))))
+
+(defun hermes-lsp--show-approval (approval fallback)
+  "Show APPROVAL (or FALLBACK, the server's message) in a `diff-mode' buffer.
+Return the buffer's window."
+  (let ((buf (get-buffer-create "*hermes approval*")))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (hermes-lsp--approval-text approval fallback))
+        (goto-char (point-min)))
+      (diff-mode)
+      (setq buffer-read-only t))
+    (display-buffer buf)))
+
+(defun hermes-lsp--choose (prompt titles)
+  "Ask PROMPT with TITLES to choose from; Deny (the first) is the default.
+Return the title chosen, or nil when the person quits (\[keyboard-quit])."
+  (condition-case nil
+      (completing-read (format "%s [%s]: " prompt (car titles)) titles nil t nil nil (car titles))
+    (quit nil)))
+
+(defun hermes-lsp--prompt (message actions)
+  "Answer the server's approval prompt: MESSAGE, and ACTIONS (a vector).
+The command or the patch's diff shows in a `diff-mode' buffer while
+the minibuffer asks; the default is the first action (Deny).
+Return the title chosen, or nil when dismissed: the approval then
+waits for `hermes-lsp-approve'."
+  (let* ((titles (mapcar (lambda (a) (hermes-lsp-get a :title)) (append actions nil)))
+         (id (and (string-match "(approval \\([^)[:space:]]+\\))" message) (match-string 1 message)))
+         (approval (and id (gethash id hermes-lsp--approvals)))
+         (titles (if approval (remove "Show diff" titles) titles))
+         (window (and id (hermes-lsp--show-approval approval message))))
+    (unwind-protect
+        (hermes-lsp--choose (car (split-string message "\n")) (or titles '("OK")))
+      (when (window-live-p window)
+        (quit-restore-window window)))))
+
+;;;###autoload
+(defun hermes-lsp-approve ()
+  "Answer a waiting approval: Deny, Allow once, Allow for session or Stop turn.
+The command or the patch's diff shows in a `diff-mode' buffer;
+\[keyboard-quit] leaves the approval waiting (hermes.approve)."
+  (interactive)
+  (let* ((status (hermes-lsp-execute "hermes.status"))
+         (pending (seq-mapcat (lambda (f) (append (hermes-lsp-get f :pendingApprovals) nil))
+                              (append (hermes-lsp-get status :folders) nil))))
+    (unless pending
+      (user-error "Hermes: no approval is waiting"))
+    (let* ((choices (mapcar (lambda (a) (cons (format "%s: %s" (hermes-lsp-get a :kind) (hermes-lsp-get a :summary)) a))
+                            pending))
+           (summary (if (cdr choices)
+                        (cdr (assoc (completing-read "Hermes: which approval? " choices nil t) choices))
+                      (car pending)))
+           (id (hermes-lsp-get summary :approvalId))
+           (window (hermes-lsp--show-approval (gethash id hermes-lsp--approvals)
+                                              (format "Hermes wants to %s (approval %s)"
+                                                      (hermes-lsp-get summary :summary) id)))
+           (choice (unwind-protect
+                       (hermes-lsp--choose (format "Hermes: %s" (hermes-lsp-get summary :summary))
+                                           (mapcar #'car hermes-lsp--decisions))
+                     (when (window-live-p window)
+                       (quit-restore-window window)))))
+      (if (null choice)
+          (message "Hermes: the approval still waits (M-x hermes-lsp-approve)")
+        (hermes-lsp-execute "hermes.approve"
+                            (list :approvalId id :decision (cdr (assoc choice hermes-lsp--decisions))))))))
+
+;;;; Transcripts: the conversation you reply in
+
+(defvar-local hermes-lsp--origin nil
+  "In a transcript, the buffer whose hermes-lsp connection replies go through.")
+
+(defvar hermes-lsp-transcript-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'hermes-lsp-reply)
+    map)
+  "Keymap of `hermes-lsp-transcript-mode'.")
+
+(define-minor-mode hermes-lsp-transcript-mode
+  "A thread's transcript, live: it follows the file as the turn writes it.
+\\<hermes-lsp-transcript-mode-map>\\[hermes-lsp-reply] replies: a new turn on the transcript's thread, in its folder."
+  :lighter " Hermes-transcript"
+  (when hermes-lsp-transcript-mode
+    (auto-revert-mode 1)
+    (setq buffer-read-only t)))
+
+;;;###autoload
+(defun hermes-lsp-transcript ()
+  "Open the live transcript of the current folder's thread (hermes.showTranscript).
+Reply in it with \\<hermes-lsp-transcript-mode-map>\\[hermes-lsp-reply]."
+  (interactive)
+  (let* ((origin (current-buffer))
+         (res (hermes-lsp-execute "hermes.showTranscript" (list :uri (hermes-lsp--uri))))
+         (buf (find-file-noselect (hermes-lsp-get res :path))))
+    (with-current-buffer buf
+      (setq hermes-lsp--origin origin)
+      (hermes-lsp-transcript-mode 1))
+    (pop-to-buffer buf)
+    buf))
+
+(defun hermes-lsp-reply (prompt)
+  "Reply PROMPT in this transcript: a turn on its thread, in the thread's folder.
+It goes through the connection of the buffer the transcript was
+opened from (`hermes-lsp-transcript'), else this buffer's."
+  (interactive "sHermes reply: ")
+  (let ((uri (hermes-lsp--uri))
+        (origin (if (buffer-live-p hermes-lsp--origin) hermes-lsp--origin (current-buffer))))
+    (with-current-buffer origin
+      (hermes-lsp-execute "hermes.ask" (list :prompt prompt :uri uri)))))
+
+;;;; Undo, review, model, threads
+
+(defun hermes-lsp--plural (n what)
+  "N WHAT, with an s unless N is 1."
+  (format "%d %s%s" n what (if (= n 1) "" "s")))
+
+;;;###autoload
+(defun hermes-lsp-undo (&optional force)
+  "Undo the last turn's patches in this folder (hermes.undoTurn).
+Buffers the undo's edit restored, that had no unsaved changes, are
+saved.  With a prefix argument FORCE, restore files changed since
+the turn too."
+  (interactive "P")
+  (let* ((clean (seq-filter (lambda (b) (and (buffer-file-name b) (not (buffer-modified-p b)))) (buffer-list)))
+         (res (hermes-lsp-execute "hermes.undoTurn" (list :uri (hermes-lsp--uri) :force (if force t :json-false))))
+         (restored (append (hermes-lsp-get res :restored) nil))
+         (skipped (append (hermes-lsp-get res :skipped) nil)))
+    (dolist (b clean)
+      (when (and (buffer-live-p b) (buffer-modified-p b))
+        (with-current-buffer b (save-buffer))))
+    (message "Hermes: undid turn %s: %s restored%s" (hermes-lsp-get res :turnId)
+             (hermes-lsp--plural (length restored) "file")
+             (if skipped
+                 (format ", %s left (%s: %s)" (length skipped)
+                         (hermes-lsp-get (car skipped) :path) (hermes-lsp-get (car skipped) :reason))
+               ""))
+    res))
+
+;;;###autoload
+(defun hermes-lsp-review (&optional target)
+  "Ask codex for a review of the folder's uncommitted work (hermes.review).
+The findings become diagnostics.  With a prefix argument, choose
+TARGET: a base branch, a commit or instructions of your own."
+  (interactive
+   (list (when current-prefix-arg
+           (pcase (completing-read "Review: " '("uncommitted changes" "base branch" "commit" "instructions") nil t)
+             ("base branch" (list :type "baseBranch" :branch (read-string "Base branch: ")))
+             ("commit" (list :type "commit" :sha (read-string "Commit: ")))
+             ("instructions" (list :type "custom" :instructions (read-string "Review instructions: ")))
+             (_ nil)))))
+  (hermes-lsp-execute "hermes.review" (append (list :uri (hermes-lsp--uri)) (and target (list :target target)))))
+
+;;;###autoload
+(defun hermes-lsp-model ()
+  "Choose the folder's model and reasoning effort (hermes.models, hermes.setModel)."
+  (interactive)
+  (let* ((uri (hermes-lsp--uri))
+         (models (append (hermes-lsp-execute "hermes.models" (list :uri uri)) nil))
+         (choices (mapcar (lambda (m) (cons (format "%s%s" (hermes-lsp-get m :id)
+                                                    (if (eq (hermes-lsp-get m :current) t) " (current)" ""))
+                                            m))
+                          models)))
+    (unless choices
+      (user-error "Hermes: codex lists no model"))
+    (let* ((model (cdr (assoc (completing-read "Hermes model: " choices nil t) choices)))
+           (efforts (append (hermes-lsp-get model :efforts) nil))
+           (effort (if efforts
+                       (completing-read "Reasoning effort: " efforts nil t nil nil (hermes-lsp-get model :defaultEffort))
+                     "")))
+      (hermes-lsp-execute "hermes.setModel" (list :uri uri :model (hermes-lsp-get model :id) :effort effort)))))
+
+;;;###autoload
+(defalias 'hermes-lsp-resume #'hermes-lsp-threads
+  "Resume one of the folder's past threads (hermes.threads, hermes.resumeThread).")
 
 (provide 'hermes-lsp)
 ;;; hermes-lsp.el ends here

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -67,16 +66,32 @@ func New(cfg Config) *Approver {
 }
 
 // Approve asks the editor about a. It returns when the person answered, or ctx ended (timeout, or
-// the approval was answered another way, or withdrawn).
+// the approval was answered another way, or withdrawn). The prompt is tried whatever the editor's
+// capabilities say (lsp-mode and eglot 1.9 answer it without advertising window.showMessage); an
+// editor that cannot show it, and a person who dismissed it, get the fallback: the approval waits
+// for a code action or hermes.approve.
 func (ap *Approver) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
 	if ap.cfg.Editor.CanPrompt() {
-		d, err, unsupported := ap.ask(ctx, a)
-		if !unsupported {
+		d, err, outcome := ap.ask(ctx, a)
+		if outcome == answered {
 			return d, err
 		}
 	}
 	return ap.waitForAnswer(ctx, a)
 }
+
+// outcome is how a prompt ended.
+type outcome int
+
+const (
+	// answered: a decision, or an error that declines the approval (the host fails closed).
+	answered outcome = iota
+	// unsupported: the editor cannot show prompts (it answered "method not found").
+	unsupported
+	// dismissed: the person closed the prompt without choosing (Escape, a stray key: a null answer).
+	// Only Deny denies: the approval stays pending, for a code action or hermes.approve.
+	dismissed
+)
 
 // promptParams are an approval's window/showMessageRequest params: go.lsp.dev/protocol v0.12.0's
 // MessageActionItem has no room for the approvalId its items carry for editors that keep an item's
@@ -94,13 +109,13 @@ type promptAction struct {
 	ApprovalID string `json:"approvalId,omitempty"`
 }
 
-// ask shows the prompt, one at a time. unsupported says the editor cannot show it.
-func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (d hermesproto.Decision, err error, unsupported bool) {
+// ask shows the prompt, one at a time, and says how it ended.
+func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error, outcome) {
 	ed := ap.cfg.Editor
 	select {
 	case ap.turn <- struct{}{}:
 	case <-ctx.Done():
-		return "", ctx.Err(), false
+		return "", ctx.Err(), answered
 	}
 	defer func() { <-ap.turn }()
 	var diffs []string // written for "Show diff", removed once the person decided
@@ -110,7 +125,7 @@ func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 		}
 	}()
 	if !ed.CanPrompt() {
-		return "", nil, true // an earlier prompt found out while this one queued
+		return "", nil, unsupported // an earlier prompt found out while this one queued
 	}
 	for {
 		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
@@ -132,7 +147,7 @@ func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
 		if err := ed.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
 			if ctx.Err() != nil {
-				return "", ctx.Err(), false
+				return "", ctx.Err(), answered
 			}
 			// Only "method not found" (Helix 25.01) says the editor cannot ask: use the fallback for
 			// the rest of the session. Any other error declines this approval (the host fails
@@ -141,36 +156,34 @@ func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (d hermespr
 			if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
 				ap.cfg.Log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
 				ed.CannotPrompt()
-				return "", nil, true
+				return "", nil, unsupported
 			}
-			return "", fmt.Errorf("approval prompt: %w", err), false
+			return "", fmt.Errorf("approval prompt: %w", err), answered
 		}
 		if choice == nil {
-			return hermesproto.DecisionDeny, nil, false // dismissed: a null answer is Deny
+			return "", nil, dismissed
 		}
 		switch choice.Title {
 		case hermesproto.ApprovalActionAllowOnce:
-			return hermesproto.DecisionOnce, nil, false
+			return hermesproto.DecisionOnce, nil, answered
 		case hermesproto.ApprovalActionAllowSession:
-			return hermesproto.DecisionSession, nil, false
+			return hermesproto.DecisionSession, nil, answered
 		case hermesproto.ApprovalActionStop:
-			return hermesproto.DecisionStop, nil, false
+			return hermesproto.DecisionStop, nil, answered
 		case hermesproto.ApprovalActionShowDiff:
 			if path := ap.showDiff(ctx, a); path != "" {
 				diffs = append(diffs, path)
 			}
 			continue // and ask again
 		}
-		return hermesproto.DecisionDeny, nil, false
+		return hermesproto.DecisionDeny, nil, answered // Deny, and a title we did not offer: fail closed
 	}
 }
 
 // waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
 // (which resolve the approval in the host, ending ctx) until the approval times out.
 func (ap *Approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
-	msg := fmt.Sprintf("%s\nAnswer with a code action (\"Hermes: allow once / allow for session / deny\") in any file of %s, "+
-		"or run the command hermes.approve with {\"approvalId\": %q, \"decision\": \"once\" | \"session\" | \"deny\" | \"stop\"}.",
-		message(a, Unsaved(ap.cfg.Docs, a)), filepath.Base(a.Folder), a.ID)
+	msg := fallbackMessage(a, Unsaved(ap.cfg.Docs, a), ap.cfg.Editor.Caps().Emacs)
 	ap.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
 	<-ctx.Done()
 	return "", ctx.Err()

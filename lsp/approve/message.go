@@ -19,15 +19,57 @@ func message(a hermesproto.Approval, unsaved []string) string {
 	switch a.Kind {
 	case hermesproto.ApprovalKindExec:
 		fmt.Fprintf(&b, "Hermes wants to run a command (approval %s):\n%s\nin %s", a.ID, a.Command, a.Cwd)
+	default:
+		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, patchList(a))
+	}
+	for _, line := range details(a, unsaved) {
+		b.WriteString("\n" + line)
+	}
+	return b.String()
+}
+
+// fallbackMessage is the message of an approval the editor could not ask about (or the person
+// dismissed): one sentence for a person, saying what codex wants and how to answer in this editor
+// (answerWay), then the lines that call out what reaches outside the folder and the reason. No
+// JSON: plain-text clients (Emacs, Helix) show it as it is. The command is shown whole, as in the
+// prompt. The approval's id stays in it, in
+// parentheses, for clients that match their message to an approval (hermes.nvim) except where the
+// way to answer lists the approvals itself.
+func fallbackMessage(a hermesproto.Approval, unsaved []string, emacs bool) string {
+	var what string
+	switch a.Kind {
+	case hermesproto.ApprovalKindExec:
+		what = "run `" + a.Command + "`" // whole: its end may be what matters (`... && rm -rf ~`)
+	default:
+		what = "apply a patch (" + patchList(a) + ")"
+	}
+	way := "choose Allow or Deny from the code actions (`M-x hermes-lsp-approve`)"
+	if !emacs {
+		what += " (approval " + a.ID + ")"
+		way = "choose Allow or Deny from the code actions, or run hermes.approve"
+	}
+	lines := append([]string{"Hermes wants to " + what + ": " + way}, details(a, unsaved)...)
+	return strings.Join(lines, "\n")
+}
+
+// patchList names a patch's changes: each file with its kind, relative to the folder.
+func patchList(a hermesproto.Approval) string {
+	if len(a.Changes) > 0 {
+		return agenthost.PatchSummary(a.Changes, a.Folder, 0)
+	}
+	return a.Summary
+}
+
+// details are the lines of an approval's message after what codex wants: what reaches outside the
+// workspace folder, the patched files with unsaved changes in the editor, a write grant, the reason.
+func details(a hermesproto.Approval, unsaved []string) []string {
+	var out []string
+	switch a.Kind {
+	case hermesproto.ApprovalKindExec:
 		if a.Cwd != "" && !inFolder(a.Folder, a.Cwd) {
-			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it runs in " + a.Cwd + ", not under " + a.Folder)
+			out = append(out, "⚠ OUTSIDE THE WORKSPACE FOLDER: it runs in "+a.Cwd+", not under "+a.Folder)
 		}
 	default:
-		list := a.Summary
-		if len(a.Changes) > 0 {
-			list = agenthost.PatchSummary(a.Changes, a.Folder, 0)
-		}
-		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, list)
 		var outside []string
 		for _, c := range a.Changes {
 			if !inFolder(a.Folder, c.Path) {
@@ -35,22 +77,23 @@ func message(a hermesproto.Approval, unsaved []string) string {
 			}
 		}
 		if len(outside) > 0 {
-			b.WriteString("\n⚠ OUTSIDE THE WORKSPACE FOLDER: it changes " + strings.Join(outside, ", "))
+			out = append(out, "⚠ OUTSIDE THE WORKSPACE FOLDER: it changes "+strings.Join(outside, ", "))
 		}
 		if len(unsaved) > 0 {
-			b.WriteString("\n⚠ " + UnsavedSentence(unsaved))
+			out = append(out, "⚠ "+UnsavedSentence(unsaved))
 		}
 		if a.GrantRoot != "" {
-			b.WriteString("\n⚠ It also asks for write access to everything under " + a.GrantRoot + " for the rest of the session")
+			grant := "⚠ It also asks for write access to everything under " + a.GrantRoot + " for the rest of the session"
 			if !inFolder(a.Folder, a.GrantRoot) {
-				b.WriteString(", OUTSIDE THE WORKSPACE FOLDER")
+				grant += ", OUTSIDE THE WORKSPACE FOLDER"
 			}
+			out = append(out, grant)
 		}
 	}
 	if a.Reason != "" {
-		b.WriteString("\nReason: " + a.Reason)
+		out = append(out, "Reason: "+a.Reason)
 	}
-	return b.String()
+	return out
 }
 
 // inFolder reports whether path lies inside folder (links resolved); an unknown folder counts as

@@ -50,6 +50,14 @@ type Caps struct {
 	InlayHintRefresh bool
 	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
 	ResourceOps []string
+	// EditMetadata: workspace/applyEdit takes the metadata member (LSP 3.18,
+	// workspace.workspaceEdit.metadataSupport). Editors that predate it may refuse the whole edit
+	// over the unknown member (eglot 1.9 answers "Internal error").
+	EditMetadata bool
+	// Emacs: the client is Emacs (lsp-mode's clientInfo "emacs", or hermes-lsp.el's
+	// experimental.hermes.emacs under eglot, which sends no clientInfo): messages name its
+	// commands (M-x hermes-lsp-approve).
+	Emacs bool
 }
 
 // Notifier writes a notification in one encoding pass (lsp/framing's stream does).
@@ -98,10 +106,11 @@ func (c *Client) Caps() Caps {
 	return Caps{}
 }
 
-// CanPrompt reports whether the editor shows window/showMessageRequest prompts: it advertises
-// window.showMessage and has not answered one "method not found".
+// CanPrompt reports whether an approval prompt (window/showMessageRequest) is worth sending: the
+// editor has not answered one "method not found". It is tried whatever window.showMessage says:
+// lsp-mode 8 and eglot 1.9 answer prompts without advertising them.
 func (c *Client) CanPrompt() bool {
-	return c.Caps().ShowMessage && !c.noPrompts.Load()
+	return !c.noPrompts.Load()
 }
 
 // CannotPrompt records that the editor answered a prompt "method not found" (Helix 25.01): no

@@ -77,6 +77,8 @@ func TestProfiles(t *testing.T) {
 		{Neovim07, true, true, ok, ok, `{"title":"Yes"}`, notFound, "", `["gpt-5",{"model":"gpt-5"},null]`},
 		{Helix2501, true, true, ok, notFound, "", ok, `{"success":true}`, `null`},
 		{Eglot, false, false, notFound, internalErr, "", ok, `null`, `["gpt-5",{"model":"gpt-5"},null]`},
+		{LspMode8, true, true, ok, ok, `{"title":"Yes"}`, ok, `null`, `["gpt-5",{"model":"gpt-5"},null]`},
+		{Eglot19, true, true, ok, ok, `{"title":"Yes"}`, ok, `null`, `["gpt-5",{"model":"gpt-5"},null]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.profile.Name, func(t *testing.T) {

@@ -244,6 +244,10 @@ func (e *Editor) recordRequestLocked(method string, params json.RawMessage) answ
 			s.ApplyEdits = append(s.ApplyEdits, r)
 		}
 		a, normal = p.ApplyEdit, answerValue(&protocol.ApplyWorkspaceEditResponse{Applied: true})
+		if p.RejectsEditMetadata && a == AnswerNormal && hasMember(params, "metadata") {
+			// eglot 1.9's handler takes &key label edit only: an unknown member fails the call.
+			a = AnswerInternalError
+		}
 	case protocol.MethodClientRegisterCapability, methodUnregisterCapability:
 		a, normal = p.RegisterCapability, answerNull
 	case methodInlayHintRefresh:
@@ -282,6 +286,16 @@ func (e *Editor) recordRequestLocked(method string, params json.RawMessage) answ
 		}
 	}
 	return answerError(jsonrpc2.InternalError, fmt.Sprintf("lsptest: profile %s has unknown %v for %s", p.Name, a, method))
+}
+
+// hasMember reports whether params is a JSON object with the member name.
+func hasMember(params json.RawMessage, name string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return false
+	}
+	_, ok := m[name]
+	return ok
 }
 
 // answerNull answers null.

@@ -42,12 +42,12 @@ func (e *Editor) Initialize(ctx context.Context, folders []string, initOptions a
 		params.WorkspaceFolders = workspaceFolders(abs)
 	}
 	var sent any = params
-	if e.profile.InlayHintRefresh {
-		withInlay, err := withInlayHintRefresh(params)
+	if e.profile.InlayHintRefresh || e.profile.EditMetadata {
+		withNewer, err := withNewerCapabilities(params, e.profile.InlayHintRefresh, e.profile.EditMetadata)
 		if err != nil {
 			return nil, err
 		}
-		sent = withInlay
+		sent = withNewer
 	}
 	var raw json.RawMessage
 	if err := e.Call(ctx, protocol.MethodInitialize, sent, &raw); err != nil {
@@ -248,8 +248,10 @@ func (e *Editor) CancelProgress(ctx context.Context, token protocol.ProgressToke
 // methodInlayHintRefresh is LSP 3.17's workspace/inlayHint/refresh.
 const methodInlayHintRefresh = "workspace/inlayHint/refresh"
 
-// withInlayHintRefresh is params as JSON with capabilities.workspace.inlayHint.refreshSupport set.
-func withInlayHintRefresh(params *protocol.InitializeParams) (map[string]any, error) {
+// withNewerCapabilities is params as JSON with the capabilities of LSP versions newer than
+// protocol v0.12.0 knows: workspace.inlayHint.refreshSupport (3.17) when inlay is set,
+// workspace.workspaceEdit.metadataSupport (3.18) when metadata is set.
+func withNewerCapabilities(params *protocol.InitializeParams, inlay, metadata bool) (map[string]any, error) {
 	data, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -268,6 +270,16 @@ func withInlayHintRefresh(params *protocol.InitializeParams) (map[string]any, er
 		ws = map[string]any{}
 		caps["workspace"] = ws
 	}
-	ws["inlayHint"] = map[string]any{"refreshSupport": true}
+	if inlay {
+		ws["inlayHint"] = map[string]any{"refreshSupport": true}
+	}
+	if metadata {
+		we, _ := ws["workspaceEdit"].(map[string]any)
+		if we == nil {
+			we = map[string]any{}
+			ws["workspaceEdit"] = we
+		}
+		we["metadataSupport"] = true
+	}
 	return m, nil
 }

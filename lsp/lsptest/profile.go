@@ -75,6 +75,12 @@ type Profile struct {
 	// InlayHintRefresh advertises workspace.inlayHint.refreshSupport (LSP 3.17, which
 	// protocol v0.12.0's capabilities cannot hold) and answers workspace/inlayHint/refresh with null.
 	InlayHintRefresh bool
+	// EditMetadata advertises workspace.workspaceEdit.metadataSupport (LSP 3.18, which protocol
+	// v0.12.0's capabilities cannot hold either).
+	EditMetadata bool
+	// RejectsEditMetadata answers a workspace/applyEdit that has a metadata member with -32603, as
+	// eglot 1.9 does (its handler takes label and edit only).
+	RejectsEditMetadata bool
 
 	// NoCancelRequest says the editor never sends $/cancelRequest: a Call whose ctx ends gives up
 	// without telling the server, and Pending.Cancel fails.
@@ -127,6 +133,7 @@ var (
 	VSCode = Profile{
 		Name:             "VSCode",
 		InlayHintRefresh: true,
+		EditMetadata:     true,
 		ClientInfo:       &protocol.ClientInfo{Name: "Visual Studio Code", Version: "1.139.0"},
 		Capabilities: protocol.ClientCapabilities{
 			Window: &protocol.WindowClientCapabilities{
@@ -256,7 +263,7 @@ var (
 	// window/workDoneProgress/create is refused (-32601) and $/progress is ignored (the Editor
 	// still records it), and there is no progress to cancel; window/showMessageRequest fails with
 	// -32603; window/showDocument answers null. It advertises no workspace folders, so initialize
-	// sends rootUri only.
+	// sends rootUri only. Its workspace/applyEdit fails with -32603 on a metadata member.
 	Eglot = Profile{
 		Name:       "Eglot",
 		ClientInfo: nil,
@@ -279,7 +286,81 @@ var (
 		WorkDoneProgressCreate: AnswerMethodNotFound,
 		ShowMessageRequest:     AnswerInternalError,
 		ShowDocument:           AnswerNull,
+		RejectsEditMetadata:    true,
 		NoProgressCancel:       true,
+	}
+
+	// LspMode8 is Emacs 28 with lsp-mode 8.0 and hermes-lsp.el (editors/emacs), as a person uses
+	// it: clientInfo "emacs"; window.workDoneProgress but window.showMessage and
+	// window.showDocument null, though it answers window/showMessageRequest (hermes-lsp.el's
+	// handler: a choice, or null when dismissed with C-g) and answers window/showDocument with null
+	// (an unknown request); no workspaceEdit.metadataSupport. hermes-lsp.el declares
+	// experimental.hermes.emacs and reloadsBuffers (it turns on auto-revert in the buffers hermes-lsp
+	// serves).
+	LspMode8 = Profile{
+		Name:       "LspMode8",
+		ClientInfo: &protocol.ClientInfo{Name: "emacs", Version: "GNU Emacs 28.2"},
+		Capabilities: protocol.ClientCapabilities{
+			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+			Workspace: &protocol.WorkspaceClientCapabilities{
+				ApplyEdit: true,
+				WorkspaceEdit: &protocol.WorkspaceClientCapabilitiesWorkspaceEdit{
+					DocumentChanges:    true,
+					ResourceOperations: []string{"create", "rename", "delete"},
+				},
+				ExecuteCommand:   &protocol.ExecuteCommandClientCapabilities{DynamicRegistration: false},
+				WorkspaceFolders: true,
+				Configuration:    true,
+			},
+			TextDocument: &protocol.TextDocumentClientCapabilities{
+				Synchronization: &protocol.TextDocumentSyncClientCapabilities{WillSave: true, WillSaveWaitUntil: true, DidSave: true},
+				CodeAction: &protocol.CodeActionClientCapabilities{
+					DynamicRegistration: true,
+					CodeActionLiteralSupport: &protocol.CodeActionClientCapabilitiesLiteralSupport{
+						CodeActionKind: &protocol.CodeActionClientCapabilitiesKind{ValueSet: allCodeActionKinds()},
+					},
+					IsPreferredSupport: true,
+					DataSupport:        true,
+					ResolveSupport:     &protocol.CodeActionClientCapabilitiesResolveSupport{Properties: []string{"edit", "command"}},
+				},
+			},
+			Experimental: map[string]any{"hermes": map[string]any{"emacs": true, "reloadsBuffers": true}},
+		},
+		ShowDocument:     AnswerNull,
+		NoProgressCancel: true,
+	}
+
+	// Eglot19 is Emacs 28 with eglot 1.9 and hermes-lsp.el, as a person uses it: no clientInfo;
+	// hermes-lsp.el's server class adds window.workDoneProgress (its progress shows in the mode
+	// line) and experimental.hermes.emacs and reloadsBuffers to eglot's own capabilities, and
+	// answers window/showMessageRequest (a choice, or null when dismissed with C-g). No
+	// window.showMessage, no workspaceEdit.metadataSupport: workspace/applyEdit fails with -32603
+	// on a metadata member; window/showDocument is answered null (an unknown request).
+	Eglot19 = Profile{
+		Name: "Eglot19",
+		Capabilities: protocol.ClientCapabilities{
+			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: true},
+			Workspace: &protocol.WorkspaceClientCapabilities{
+				ApplyEdit:        true,
+				WorkspaceEdit:    &protocol.WorkspaceClientCapabilitiesWorkspaceEdit{DocumentChanges: true},
+				ExecuteCommand:   &protocol.ExecuteCommandClientCapabilities{DynamicRegistration: false},
+				WorkspaceFolders: true,
+				Configuration:    true,
+			},
+			TextDocument: &protocol.TextDocumentClientCapabilities{
+				Synchronization: &protocol.TextDocumentSyncClientCapabilities{WillSave: true, WillSaveWaitUntil: true, DidSave: true},
+				CodeAction: &protocol.CodeActionClientCapabilities{
+					CodeActionLiteralSupport: &protocol.CodeActionClientCapabilitiesLiteralSupport{
+						CodeActionKind: &protocol.CodeActionClientCapabilitiesKind{ValueSet: allCodeActionKinds()},
+					},
+					IsPreferredSupport: true,
+				},
+			},
+			Experimental: map[string]any{"hermes": map[string]any{"emacs": true, "reloadsBuffers": true}},
+		},
+		ShowDocument:        AnswerNull,
+		RejectsEditMetadata: true,
+		NoProgressCancel:    true,
 	}
 )
 

@@ -41,7 +41,10 @@ func (t *Threads) ShowTranscript(ctx context.Context, folder workspace.Folder, s
 }
 
 // Transcript reports whether uri is the markdown transcript of a thread (in the state directory's
-// transcripts folder), and its folder (a workspace folder of this editor) and thread.
+// transcripts folder) whose folder is known, and returns that folder and the thread. The folder is
+// the one the thread's transcript recorded when it began: the workspace folder of that path when
+// this editor has it open, else a folder to Adopt (under eglot a transcript opened on its own gets
+// a connection of its own, whose only workspace folder is the transcripts folder).
 func (t *Threads) Transcript(uri string) (workspace.Folder, string, bool) {
 	path, ok := t.transcriptPath(uri)
 	if !ok {
@@ -57,15 +60,46 @@ func (t *Threads) Transcript(uri string) (workspace.Folder, string, bool) {
 		return workspace.Folder{}, "", false
 	}
 	folder, ok := agenthost.TranscriptFolder(jsonl)
-	if !ok {
+	if !ok || !filepath.IsAbs(folder) {
 		return workspace.Folder{}, "", false
 	}
-	for _, f := range t.cfg.Folders.List() {
-		if filepath.Clean(f.Path) == filepath.Clean(folder) {
-			return f, threadID, true
-		}
+	folder = filepath.Clean(folder)
+	if f, ok := t.cfg.Folders.Lookup(folder); ok {
+		return f, threadID, true
 	}
-	return workspace.Folder{}, "", false
+	return workspace.Folder{URI: workspace.URIFromPath(folder), Path: folder, Name: filepath.Base(folder)}, threadID, true
+}
+
+// Adopt makes f, a transcript's folder (Transcript), a workspace folder of this editor when it is
+// not one already, so that a reply in the transcript runs there, and says so. It refuses, saying
+// what to do, a folder that is gone or lies in the state directory: codex never works there.
+func (t *Threads) Adopt(ctx context.Context, f workspace.Folder) error {
+	if _, ok := t.cfg.Folders.Lookup(f.Path); ok {
+		return nil
+	}
+	if InStateDir(t.cfg.StateDir(), f.Path) {
+		return errorf(jsonrpc2.InvalidParams, "this transcript's thread worked in %s, in hermes-lsp's state folder, where codex never runs: ask from a file of your project instead", f.Path)
+	}
+	//hermes:ownfile the folder a transcript of ours recorded: a stat, before adopting it
+	if fi, err := os.Stat(f.Path); err != nil || !fi.IsDir() {
+		return errorf(jsonrpc2.InvalidParams, "this transcript's thread worked in %s, which is no longer a folder: start a new thread from a file of your project", f.Path)
+	}
+	if err := t.cfg.Folders.Add(f); err != nil {
+		return errorf(jsonrpc2.InvalidParams, "this transcript's folder %s: %v", f.Path, err)
+	}
+	t.cfg.Log.Info("adopted a transcript's folder", "folder", f.Path)
+	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, "Hermes: this transcript's thread works in "+f.Path+": replies run there.")
+	return nil
+}
+
+// InStateDir reports whether folder lies in the state directory stateDir (links resolved), where
+// codex never runs: the transcripts and diffs are there, not a project.
+func InStateDir(stateDir, folder string) bool {
+	if stateDir == "" {
+		return false
+	}
+	in, err := workspace.Contains(stateDir, folder)
+	return in || err != nil // undecidable: as if it were
 }
 
 // IsTranscript reports whether uri names a markdown transcript of the state directory, whose

@@ -40,9 +40,11 @@ type Editor struct {
 	// SyncBuffers brings the folder's clean buffers in line with the disk (after restores on disk).
 	SyncBuffers func(ctx context.Context, folder string)
 	// CanEdit says the editor takes workspace/applyEdit, ResourceOps which resource operations
-	// ("create", "delete"), and SavesEdits that it saves what an undo's edit restored.
+	// ("create", "delete"), Metadata that it takes the edit's metadata member (LSP 3.18), and
+	// SavesEdits that it saves what an undo's edit restored.
 	CanEdit     bool
 	ResourceOps []string
+	Metadata    bool
 	SavesEdits  bool
 }
 
@@ -121,11 +123,16 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 			todo = append(todo, restoring{f, now})
 		}
 	}
+	var onDisk []string // restored on disk because the editor refused the edit
 	for _, f := range ed.restore(ctx, folder.Path, todo) {
 		rel, _ := workspace.Rel(folder.Path, f.path)
-		if f.err != nil {
+		switch {
+		case f.err != nil:
 			res.Skipped = append(res.Skipped, hermesproto.SkippedFile{Path: rel, Reason: f.err.Error()})
-		} else {
+		case f.refused:
+			onDisk = append(onDisk, rel)
+			res.Restored = append(res.Restored, rel)
+		default:
 			res.Restored = append(res.Restored, rel)
 		}
 	}
@@ -133,6 +140,9 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 	msg := fmt.Sprintf("Hermes undid turn %s in %s: %d file(s) restored", cp.TurnID, folder.Name, len(res.Restored))
 	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); !ed.SavesEdits && len(unsaved) > 0 {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
+	}
+	if len(onDisk) > 0 {
+		msg += fmt.Sprintf(" (the editor refused the edit: %s restored on disk instead; reload it if your editor still shows the turn's text)", strings.Join(onDisk, ", "))
 	}
 	if len(res.Skipped) > 0 {
 		msg += fmt.Sprintf(", %d left as they are (%s: %s)", len(res.Skipped), res.Skipped[0].Path, res.Skipped[0].Reason)
@@ -184,24 +194,39 @@ type restoring struct {
 	now agenthost.FileImage
 }
 
-// restored is one file restore's outcome.
+// restored is one file restore's outcome: refused says the editor refused the edit and the file
+// was restored on disk instead.
 type restored struct {
-	path string
-	err  error
+	path    string
+	err     error
+	refused bool
 }
 
 // restore puts files back as they were before their turn: through workspace/applyEdit when the
-// editor takes it (and, for files to create or delete, the resource operations), else on disk.
+// editor takes it (and, for files to create or delete, the resource operations), else on disk. A
+// file whose edit the editor refused (or failed on) is restored on disk: the person asked for the
+// undo, and the message says where it happened.
 func (ed Editor) restore(ctx context.Context, folder string, files []restoring) []restored {
 	out := make([]restored, 0, len(files))
 	for _, f := range files {
-		var err error
-		if ed.CanEdit && (!f.Before.Absent || slices.Contains(ed.ResourceOps, "delete")) && (!f.now.Absent || slices.Contains(ed.ResourceOps, "create")) {
-			err = ed.restoreByEdit(ctx, f)
-		} else {
-			err = restoreOnDisk(folder, f.FileCheckpoint)
+		if !ed.CanEdit || (f.Before.Absent && !slices.Contains(ed.ResourceOps, "delete")) || (f.now.Absent && !slices.Contains(ed.ResourceOps, "create")) {
+			out = append(out, restored{path: f.Path, err: restoreOnDisk(folder, f.FileCheckpoint)})
+			continue
 		}
-		out = append(out, restored{f.Path, err})
+		err := ed.restoreByEdit(ctx, f)
+		if err == nil {
+			out = append(out, restored{path: f.Path})
+			continue
+		}
+		if ctx.Err() != nil {
+			out = append(out, restored{path: f.Path, err: err})
+			continue
+		}
+		if derr := restoreOnDisk(folder, f.FileCheckpoint); derr != nil {
+			out = append(out, restored{path: f.Path, err: fmt.Errorf("%v, and on disk: %v", err, derr)})
+			continue
+		}
+		out = append(out, restored{path: f.Path, refused: true})
 	}
 	return out
 }
@@ -233,11 +258,14 @@ func (ed Editor) restoreByEdit(ctx context.Context, f restoring) error {
 	}
 	// isRefactoring (LSP 3.18 metadata) lets VS Code save the files the edit changes that were not
 	// dirty before (files.refactoring.autoSave); other editors keep the revert in their buffers
-	// until the user saves, as after a rename.
+	// until the user saves, as after a rename. It goes only to editors that declare metadataSupport:
+	// eglot 1.9 refuses a whole edit over a member it does not know.
 	params := map[string]any{
-		"label":    "Hermes: undo the turn",
-		"edit":     map[string]any{"documentChanges": changes},
-		"metadata": map[string]any{"isRefactoring": true},
+		"label": "Hermes: undo the turn",
+		"edit":  map[string]any{"documentChanges": changes},
+	}
+	if ed.Metadata {
+		params["metadata"] = map[string]any{"isRefactoring": true}
 	}
 	res, err := ed.ApplyEdit(ctx, params)
 	if err != nil {

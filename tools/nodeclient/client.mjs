@@ -309,7 +309,8 @@ async function session() {
 		capabilities: {
 			workspace: {
 				applyEdit: true,
-				workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
+				// metadataSupport: vscode-languageclient 11 declares it (the undo's isRefactoring).
+				workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'], metadataSupport: true },
 				didChangeConfiguration: { dynamicRegistration: true },
 				executeCommand: { dynamicRegistration: true },
 				configuration: true,
