@@ -18,27 +18,6 @@ const diagnosticSource = "hermes"
 // selectionPrompt is what "ask about selection" asks when the editor gives no words of its own.
 const selectionPrompt = "Look at the selected code: explain what it does and fix anything wrong with it."
 
-// codeActionParams are textDocument/codeAction's params with LSP 3.17's context.triggerKind,
-// which go.lsp.dev/protocol v0.12.0 lacks. Context is decoded here; CodeActionParams.Context,
-// shadowed, stays empty.
-type codeActionParams struct {
-	protocol.CodeActionParams
-	Context codeActionContext `json:"context"`
-}
-
-// codeActionContext is CodeActionContext with triggerKind.
-type codeActionContext struct {
-	protocol.CodeActionContext
-	TriggerKind codeActionTriggerKind `json:"triggerKind,omitempty"`
-}
-
-// codeActionTriggerKind says why the editor asks for code actions: the user asked (1), or the
-// editor asks on its own (2: VS Code's light bulb, as the cursor or the selection moves). A client
-// older than LSP 3.17 sends none (0): taken as the user's asking, as it could not tell the two apart.
-type codeActionTriggerKind int
-
-const codeActionAutomatic codeActionTriggerKind = 2
-
 // ourKinds are the kinds of the server's code actions (the resume actions have none).
 var ourKinds = []protocol.CodeActionKind{protocol.QuickFix, protocol.Refactor, protocol.Source}
 
@@ -60,7 +39,7 @@ func kindWanted(kind protocol.CodeActionKind, only []protocol.CodeActionKind) bo
 // codeActions offers Hermes in any document of a workspace folder, and in a thread's transcript.
 // Only the kinds of context.only are offered; a request for none of ours (an editor's
 // source.fixAll or source.organizeImports on save) gets an empty list at once.
-func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protocol.CodeAction, error) {
+func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	uri := string(p.TextDocument.URI)
 	only := p.Context.Only
 	if !slices.ContainsFunc(ourKinds, func(k protocol.CodeActionKind) bool { return kindWanted(k, only) }) {
@@ -86,7 +65,7 @@ func (s *Server) codeActions(ctx context.Context, p *codeActionParams) ([]protoc
 	rng := p.Range
 	var actions []protocol.CodeAction
 
-	if prompt, ok := s.instructions.At(uri, rng, p.Context.TriggerKind != codeActionAutomatic); ok {
+	if prompt, ok := s.instructions.At(uri, rng); ok {
 		actions = append(actions, protocol.CodeAction{
 			Title: hermesproto.CodeActionTitleRunInstruct, Kind: protocol.QuickFix,
 			Command: command(hermesproto.CodeActionTitleRunInstruct, hermesproto.CmdAsk, hermesproto.AskArgs{Prompt: prompt, URI: uri, Range: &rng}),

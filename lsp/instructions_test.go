@@ -104,3 +104,43 @@ func TestInstructionHints(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunInstructionOnlyOnHermesLines: "Hermes: run instruction" is offered on a `hermes:` line
+// (and its continuation lines) only, never on a selection, whoever asked for the code actions (the
+// user, VS Code's light bulb, an editor that sends no triggerKind) and however small the selection;
+// "Hermes: ask about selection" stays the selection's action. A selection that starts on a
+// `hermes:` line runs that line's instruction, not the selected text.
+func TestRunInstructionOnlyOnHermesLines(t *testing.T) {
+	f := start(t, lsptest.VSCode, nil)
+	text := "package a\n\n// hermes: add tests\n\nfunc A() {}\nfunc B() {}\n"
+	path := f.file("a.go", text)
+	if err := f.ed.OpenFile(testCtx(t), path, text); err != nil {
+		t.Fatal(err)
+	}
+	code := protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 4, Character: 11}}
+	twoLines := protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: 11}}
+	fromInstruction := protocol.Range{Start: protocol.Position{Line: 2, Character: 3}, End: protocol.Position{Line: 4, Character: 11}}
+	for _, trigger := range []int{0, 1, 2} {
+		ctx := func() map[string]any {
+			if trigger == 0 {
+				return map[string]any{}
+			}
+			return map[string]any{"triggerKind": trigger}
+		}
+		for _, rng := range []protocol.Range{code, twoLines} {
+			actions := rawCodeActions(t, f, path, rng, ctx())
+			if prompt, ok := runPrompt(t, actions); ok {
+				t.Errorf("trigger %d: a selection of %v is offered as an instruction, prompt %q", trigger, rng, prompt)
+			}
+			if findAction(actions, hermesproto.CodeActionTitleAskSelection) == nil {
+				t.Errorf("trigger %d: no %q for the selection %v: %+v", trigger, hermesproto.CodeActionTitleAskSelection, rng, actions)
+			}
+		}
+		if prompt, ok := runPrompt(t, rawCodeActions(t, f, path, lineRange(2), ctx())); prompt != "add tests" {
+			t.Errorf("trigger %d: the hermes: line runs %q (%v), want %q", trigger, prompt, ok, "add tests")
+		}
+		if prompt, ok := runPrompt(t, rawCodeActions(t, f, path, fromInstruction, ctx())); prompt != "add tests" {
+			t.Errorf("trigger %d: a selection from the hermes: line runs %q (%v), want the instruction %q", trigger, prompt, ok, "add tests")
+		}
+	}
+}

@@ -378,7 +378,7 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 		}
 		return s.executeCommand(ctx, &p)
 	case protocol.MethodTextDocumentCodeAction:
-		var p codeActionParams
+		var p protocol.CodeActionParams
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "codeAction: %v", err)
 		}

@@ -1,5 +1,5 @@
 // Package instruct finds the `hermes:` instructions of a document: the one "run instruction" runs
-// (with its continuation lines, or the selection), and a Hint diagnostic on each instruction nobody
+// (with its continuation lines; never a selection), and a Hint diagnostic on each instruction nobody
 // has run yet, so that users of editors without a Hermes plugin (Helix, eglot) find the workflow:
 // the diagnostic says to run the line from the code actions. A line a turn was asked from loses its
 // hint. In a thread's transcript only the lines the user added are instructions.
@@ -119,36 +119,29 @@ func (ins *Instructions) hints(uri string) []protocol.Diagnostic {
 	return out
 }
 
-// At finds what "run instruction" runs: the instruction on the current line (with its
-// continuation lines: see instructionsIn), else, when the user asked for the code actions
-// (invoked), the selected text. Both are bounded: agenthost.InstructionMaxBytes and
-// InstructionMaxLines. Helix always sends its cursor as a one-character selection, which never
-// outranks a `hermes:` line and is never taken as a prompt by itself. In a transcript only the
-// user's instructions run: no selection (mostly what the agent wrote) is a prompt.
-func (ins *Instructions) At(uri string, rng protocol.Range, invoked bool) (string, bool) {
+// At finds what "run instruction" runs: the `hermes:` instruction on the current line, with its
+// continuation lines (see instructionsIn), bounded by agenthost.InstructionMaxBytes and
+// InstructionMaxLines; in a transcript, only the user's instructions. A selection is never the
+// prompt, whoever asked for the code actions: "ask about selection" is its action, with a prompt of
+// the user's.
+func (ins *Instructions) At(uri string, rng protocol.Range) (string, bool) {
 	s := ins.cfg
 	if s.IsTranscript(uri) {
 		return ins.transcriptAt(uri, rng.Start.Line)
 	}
-	if line, ok := s.Docs.Line(uri, rng.Start.Line); ok {
-		next := rng.Start.Line
-		in, ok := sourceInstruction(int(next), line, func() (string, bool) {
-			next++
-			return s.Docs.Line(uri, next)
-		})
-		if ok {
-			return in.Prompt, true
-		}
-	}
-	if !invoked || Tiny(rng) || selectionLines(rng) > agenthost.InstructionMaxLines {
+	line, ok := s.Docs.Line(uri, rng.Start.Line)
+	if !ok {
 		return "", false
 	}
-	text, ok := s.Docs.Range(uri, rng)
-	text = strings.TrimSpace(text)
-	if !ok || text == "" || len(text) > agenthost.InstructionMaxBytes {
+	next := rng.Start.Line
+	in, ok := sourceInstruction(int(next), line, func() (string, bool) {
+		next++
+		return s.Docs.Line(uri, next)
+	})
+	if !ok {
 		return "", false
 	}
-	return text, true
+	return in.Prompt, true
 }
 
 // transcriptAt returns the instruction the user wrote on line n of a transcript, found
@@ -267,14 +260,6 @@ func sourceInstruction(n int, line string, next func() (string, bool)) (agenthos
 // closesComment reports whether s ends a block comment.
 func closesComment(s string) bool {
 	return strings.Contains(s, "*/") || strings.Contains(s, "-->")
-}
-
-// selectionLines is how many lines r spans.
-func selectionLines(r protocol.Range) int {
-	if r.End.Line < r.Start.Line {
-		r.Start, r.End = r.End, r.Start
-	}
-	return int(r.End.Line-r.Start.Line) + 1
 }
 
 // Tiny reports a selection of at most one character on one line: a cursor.
