@@ -230,3 +230,74 @@ func codexPid(t *testing.T, h *agenthost.Host) int {
 	}
 	return pid
 }
+
+// TestRealThreadHistory: the real codex's items of a thread (thread/turns/list) make its history:
+// the prompts, the command with its output, the answers, oldest first; and after a restart of
+// hermes-lsp and codex, when codex has not loaded the thread again.
+func TestRealThreadHistory(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	env.Model.Enqueue(fakemodel.Exec("echo from-history"), fakemodel.Message("Answer **one**."), fakemodel.Message("Answer two."))
+	approve := func(c *agenthost.Config) {
+		c.Approver = agenthost.ApproverFunc(func(context.Context, hermesproto.Approval) (hermesproto.Decision, error) {
+			return hermesproto.DecisionOnce, nil
+		})
+	}
+	h := realHost(t, env, approve)
+	s, err := h.Session(env.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := runToEnd(t, s, "first prompt")
+	second, _ := runToEnd(t, s, "second prompt")
+	if !first.Completed || !second.Completed || first.ThreadID != second.ThreadID {
+		t.Fatalf("turns: %+v / %+v", first, second)
+	}
+	check := func(what string, hist hermesproto.ThreadHistory) {
+		t.Helper()
+		if hist.ThreadID != first.ThreadID || len(hist.Turns) != 2 || hist.Truncated {
+			t.Fatalf("%s: thread %q (want %q), %d turns, truncated %v", what, hist.ThreadID, first.ThreadID, len(hist.Turns), hist.Truncated)
+		}
+		one, two := hist.Turns[0], hist.Turns[1]
+		if one.TurnID != first.TurnID || two.TurnID != second.TurnID || one.Status != "completed" || two.Status != "completed" {
+			t.Errorf("%s: turns %+v / %+v", what, one, two)
+		}
+		var kinds []string
+		for _, it := range one.Items {
+			kinds = append(kinds, string(it.Kind))
+		}
+		if strings.Join(kinds, ",") != "user,tool,answer" || len(two.Items) != 2 {
+			t.Fatalf("%s: first turn's items %v, second's %d", what, kinds, len(two.Items))
+		}
+		if one.Items[0].Text != "first prompt" || two.Items[0].Text != "second prompt" {
+			t.Errorf("%s: prompts %q, %q", what, one.Items[0].Text, two.Items[0].Text)
+		}
+		tool := one.Items[1]
+		if tool.Name != "exec_command" || !strings.Contains(tool.Preview, "echo from-history") || tool.Output != "from-history\n" ||
+			tool.ExitCode == nil || *tool.ExitCode != 0 || tool.Status != "completed" {
+			t.Errorf("%s: command %+v", what, tool)
+		}
+		if one.Items[2].Text != "Answer **one**." || two.Items[1].Text != "Answer two." {
+			t.Errorf("%s: answers %q, %q", what, one.Items[2].Text, two.Items[1].Text)
+		}
+	}
+	hist, err := s.ThreadHistory(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("history", hist)
+
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := realHost(t, env, approve)
+	s, err = again.Session(env.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err = s.ThreadHistory(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after a restart", hist)
+}

@@ -425,11 +425,30 @@ type ThreadTokenUsageUpdatedNotification struct {
 	TurnID     string           `json:"turnId"`
 }
 
-type TokenUsageBreakdown struct {
-	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens,omitempty,omitzero"`
-	CachedInputTokens     int64 `json:"cachedInputTokens"`
-	InputTokens           int64 `json:"inputTokens"`
-	OutputTokens          int64 `json:"outputTokens"`
-	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
-	TotalTokens           int64 `json:"totalTokens"`
+type ThreadTurnsListParams struct {
+	// Opaque cursor to pass to the next call to continue after the last turn.
+	Cursor string `json:"cursor,omitempty,omitzero"`
+
+	// How much item detail to include for each returned turn; defaults to summary.
+	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
+
+	// Optional turn page size.
+	Limit int `json:"limit,omitempty,omitzero"`
+
+	// Optional turn pagination direction; defaults to descending.
+	SortDirection string `json:"sortDirection,omitempty,omitzero"`
+	ThreadID      string `json:"threadId"`
+}
+
+type ThreadTurnsListResponse struct {
+	// Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only
+	// populated when the page contains at least one turn. Use it with the opposite
+	// `sortDirection` to include the anchor turn again and catch updates to that
+	// turn.
+	BackwardsCursor string `json:"backwardsCursor,omitempty,omitzero"`
+	Data            []Turn `json:"data"`
+
+	// Opaque cursor to pass to the next call to continue after the last turn. if
+	// None, there are no more turns to return.
+	NextCursor string `json:"nextCursor,omitempty,omitzero"`
 }

@@ -4,6 +4,15 @@ package codex
 
 import "encoding/json"
 
+type TokenUsageBreakdown struct {
+	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens,omitempty,omitzero"`
+	CachedInputTokens     int64 `json:"cachedInputTokens"`
+	InputTokens           int64 `json:"inputTokens"`
+	OutputTokens          int64 `json:"outputTokens"`
+	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
+	TotalTokens           int64 `json:"totalTokens"`
+}
+
 type Turn struct {
 	// Unix timestamp (in seconds) when the turn completed.
 	CompletedAt int64 `json:"completedAt,omitempty,omitzero"`
@@ -209,6 +218,8 @@ type protocolRoots struct {
 	ThreadStartedNotification             *ThreadStartedNotification             `json:"ThreadStartedNotification,omitempty,omitzero"`
 	ThreadStatusChangedNotification       *ThreadStatusChangedNotification       `json:"ThreadStatusChangedNotification,omitempty,omitzero"`
 	ThreadTokenUsageUpdatedNotification   *ThreadTokenUsageUpdatedNotification   `json:"ThreadTokenUsageUpdatedNotification,omitempty,omitzero"`
+	ThreadTurnsListParams                 *ThreadTurnsListParams                 `json:"ThreadTurnsListParams,omitempty,omitzero"`
+	ThreadTurnsListResponse               *ThreadTurnsListResponse               `json:"ThreadTurnsListResponse,omitempty,omitzero"`
 	TurnCompletedNotification             *TurnCompletedNotification             `json:"TurnCompletedNotification,omitempty,omitzero"`
 	TurnDiffUpdatedNotification           *TurnDiffUpdatedNotification           `json:"TurnDiffUpdatedNotification,omitempty,omitzero"`
 	TurnInterruptParams                   *TurnInterruptParams                   `json:"TurnInterruptParams,omitempty,omitzero"`

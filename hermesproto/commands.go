@@ -19,6 +19,7 @@ const (
 	CmdUndoTurn       = "hermes.undoTurn"
 	CmdThreads        = "hermes.threads"
 	CmdResumeThread   = "hermes.resumeThread"
+	CmdThreadHistory  = "hermes.threadHistory"
 	CmdModels         = "hermes.models"
 	CmdSetModel       = "hermes.setModel"
 	CmdReview         = "hermes.review"
@@ -31,7 +32,7 @@ const (
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
 	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn,
-		CmdThreads, CmdResumeThread, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview, CmdLogin}
+		CmdThreads, CmdResumeThread, CmdThreadHistory, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview, CmdLogin}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -189,6 +190,68 @@ type ResumeThreadArgs struct {
 type ResumeThreadResult struct {
 	Folder   string `json:"folder"`
 	ThreadID string `json:"threadId"`
+}
+
+// ThreadHistoryArgs are hermes.threadHistory's: the folder (URI) and one of its threads (ThreadID;
+// empty: the folder's thread).
+type ThreadHistoryArgs struct {
+	URI      string `json:"uri"`
+	ThreadID string `json:"threadId"`
+}
+
+// ThreadHistory is hermes.threadHistory's answer: a thread's turns as codex keeps them, oldest
+// first, for a client to show the conversation. ThreadID is empty (and Turns too) when the folder
+// has no thread yet. Truncated says older turns were left out: only the newest 50 are sent, fewer
+// when their text passes 2 MiB. TranscriptPath is the thread's markdown transcript, when there is
+// one. Every text is codex's, cleaned of control characters and bounded.
+type ThreadHistory struct {
+	Folder         string        `json:"folder"`
+	ThreadID       string        `json:"threadId"`
+	Turns          []HistoryTurn `json:"turns"`
+	Truncated      bool          `json:"truncated,omitempty"`
+	TranscriptPath string        `json:"transcriptPath,omitempty"`
+}
+
+// HistoryTurn is a turn of a ThreadHistory: Status is completed, interrupted, failed or inProgress
+// (the turn runs); Error says why it failed; Items are what it did, in order.
+type HistoryTurn struct {
+	TurnID     string        `json:"turnId"`
+	Status     string        `json:"status"`
+	Error      string        `json:"error,omitempty"`
+	DurationMs int64         `json:"durationMs,omitempty"`
+	Items      []HistoryItem `json:"items"`
+}
+
+// HistoryItemKind says what a HistoryItem is.
+type HistoryItemKind string
+
+// History item kinds.
+const (
+	// HistoryItemKindUser is a prompt: Text (as sent to codex, with the context hermes.ask added).
+	HistoryItemKindUser HistoryItemKind = "user"
+	// HistoryItemKindAnswer is the agent's message: Text, markdown.
+	HistoryItemKindAnswer HistoryItemKind = "answer"
+	// HistoryItemKindTool is a tool call, named as hermes/turnEvent's tool events name it: Name,
+	// Preview, Status, IsError, ExitCode, DurationMs, Output, and Diff for apply_patch.
+	HistoryItemKindTool HistoryItemKind = "tool"
+	// HistoryItemKindCompaction says codex compacted the thread's context.
+	HistoryItemKindCompaction HistoryItemKind = "compaction"
+)
+
+// HistoryItem is one thing a past turn did; Kind says which fields are set. Text and Diff are at
+// most 64 KiB, Output 16 KiB, Preview 120 characters on one line.
+type HistoryItem struct {
+	Kind       HistoryItemKind `json:"kind"`
+	ItemID     string          `json:"itemId"`
+	Text       string          `json:"text,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Preview    string          `json:"preview,omitempty"`
+	Status     string          `json:"status,omitempty"`
+	IsError    bool            `json:"isError,omitempty"`
+	ExitCode   *int            `json:"exitCode,omitempty"`
+	DurationMs int64           `json:"durationMs,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	Diff       string          `json:"diff,omitempty"`
 }
 
 // ModelInfo is a model in hermes.models' answer: its reasoning efforts and default one; Current

@@ -35,6 +35,9 @@ func TestDocsDescribeTheProtocol(t *testing.T) {
 		{hermesproto.CmdCompact, []any{hermesproto.FolderArgs{}}, []any{hermesproto.CompactResult{}}},
 		{hermesproto.CmdToggleYolo, []any{hermesproto.FolderArgs{}}, []any{hermesproto.ToggleYoloResult{}, hermesproto.AutoApproveStatus{}}},
 		{hermesproto.CmdShowTranscript, []any{hermesproto.FolderArgs{}}, []any{hermesproto.ShowTranscriptResult{}}},
+		{hermesproto.CmdThreadHistory, []any{hermesproto.ThreadHistoryArgs{}}, []any{
+			hermesproto.ThreadHistory{}, hermesproto.HistoryTurn{}, hermesproto.HistoryItem{},
+		}},
 		{hermesproto.CmdStatus, nil, []any{
 			hermesproto.Status{}, hermesproto.FolderStatus{}, hermesproto.TurnState{}, hermesproto.ApprovalSummary{}, hermesproto.AutoApproveStatus{},
 		}},

@@ -99,6 +99,26 @@ var goldenCases = []struct {
 		{ThreadID: "thread-1", Title: "", UpdatedAt: asked},
 	}},
 	{"resume_thread_args", hermesproto.ResumeThreadArgs{URI: "file:///home/u/work", ThreadID: "thread-1"}},
+	{"thread_history_args", hermesproto.ThreadHistoryArgs{URI: "file:///home/u/work", ThreadID: "thread-1"}},
+	{"thread_history", hermesproto.ThreadHistory{
+		Folder: "/home/u/work", ThreadID: "thread-1", Truncated: true,
+		TranscriptPath: "/home/u/.local/state/hermes-lsp/transcripts/thread-1.md",
+		Turns: []hermesproto.HistoryTurn{
+			{TurnID: "turn-1", Status: "completed", DurationMs: 1534, Items: []hermesproto.HistoryItem{
+				{Kind: hermesproto.HistoryItemKindUser, ItemID: "user_1", Text: "build it"},
+				{Kind: hermesproto.HistoryItemKindTool, ItemID: "call_1", Name: "exec_command", Preview: "make build", Status: "failed",
+					IsError: true, ExitCode: ptr(2), DurationMs: 192, Output: "calc.go:3: undefined: x\n"},
+				{Kind: hermesproto.HistoryItemKindTool, ItemID: "call_2", Name: "apply_patch", Preview: "/home/u/work/calc.go", Status: "completed",
+					Output: "apply_patch status=completed, 1 change(s)", Diff: "--- /home/u/work/calc.go\n+++ /home/u/work/calc.go (update)\n@@ -1 +1 @@\n-a\n+b\n"},
+				{Kind: hermesproto.HistoryItemKindAnswer, ItemID: "msg_1", Text: "Built."},
+			}},
+			{TurnID: "turn-2", Status: "failed", Error: "usageLimitExceeded: quota exceeded", Items: []hermesproto.HistoryItem{
+				{Kind: hermesproto.HistoryItemKindUser, ItemID: "user_2", Text: "and test it"},
+			}},
+			{TurnID: "turn-3", Status: "completed", Items: []hermesproto.HistoryItem{{Kind: hermesproto.HistoryItemKindCompaction, ItemID: "compact_1"}}},
+		},
+	}},
+	{"thread_history_empty", hermesproto.ThreadHistory{Folder: "/home/u/work", Turns: []hermesproto.HistoryTurn{}}},
 	{"resume_thread_result", hermesproto.ResumeThreadResult{Folder: "/home/u/work", ThreadID: "thread-1"}},
 	{"models_result", []hermesproto.ModelInfo{
 		{ID: "gpt-5.5", DisplayName: "GPT-5.5", Efforts: []string{"low", "medium", "high"}, DefaultEffort: "medium", Current: true},

@@ -140,6 +140,16 @@ func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, err
 			return nil, invalid(err)
 		}
 		return result(s.threads.Resume(ctx, folder, sess, a))
+	case hermesproto.CmdThreadHistory:
+		var a hermesproto.ThreadHistoryArgs
+		if err := args(p, &a); err != nil {
+			return nil, invalid(err)
+		}
+		folder, sess, err := s.sessionFor(ctx, a.URI)
+		if err != nil {
+			return nil, invalid(err)
+		}
+		return result(s.threads.History(ctx, folder, sess, a))
 	case hermesproto.CmdSetModel:
 		var a hermesproto.SetModelArgs
 		if err := args(p, &a); err != nil {

@@ -220,3 +220,72 @@ func codeActionsAt(t *testing.T, f *fixture, path string) []protocol.CodeAction 
 	}
 	return actions
 }
+
+// TestThreadHistoryCommand: hermes.threadHistory answers the folder's thread as codex keeps it
+// (empty before the first turn), another of its threads by id, and refuses a thread of no folder;
+// codex's text crosses the wire without escape sequences.
+func TestThreadHistoryCommand(t *testing.T) {
+	f := start(t, lsptest.VSCode, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	var empty hermesproto.ThreadHistory
+	command(t, f, hermesproto.CmdThreadHistory, map[string]any{}, &empty)
+	if empty.ThreadID != "" || empty.Turns == nil || len(empty.Turns) != 0 || empty.Folder != f.folder {
+		t.Fatalf("history before any turn: %+v", empty)
+	}
+
+	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.Exec("go test ./...", 0, "ok\n")
+		ft.AgentMessage("Answer to " + ft.Prompt + " \x1b[31mred\x1b[0m")
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	first := f.ask(ctx, map[string]any{"prompt": "Add a Sum function"})
+	f.awaitEndN(ctx, 1)
+	f.ask(ctx, map[string]any{"prompt": "Test it"})
+	f.awaitEndN(ctx, 2)
+
+	raw, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdThreadHistory, map[string]any{"uri": uri.File(f.folder)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `\u001b`) {
+		t.Errorf("an escape sequence reached the client: %s", raw)
+	}
+	var h hermesproto.ThreadHistory
+	if err := json.Unmarshal(raw, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.ThreadID != first.ThreadID || len(h.Turns) != 2 || h.Truncated || h.TranscriptPath == "" || !strings.HasSuffix(h.TranscriptPath, first.ThreadID+".md") {
+		t.Fatalf("history: %s", raw)
+	}
+	turn := h.Turns[0]
+	if turn.TurnID != first.TurnID || turn.Status != "completed" || len(turn.Items) != 3 {
+		t.Fatalf("first turn: %+v", turn)
+	}
+	if it := turn.Items[0]; it.Kind != hermesproto.HistoryItemKindUser || !strings.HasPrefix(it.Text, "Add a Sum function") {
+		t.Errorf("prompt: %+v", it)
+	}
+	if it := turn.Items[1]; it.Kind != hermesproto.HistoryItemKindTool || it.Name != "exec_command" || it.Preview != "go test ./..." || it.Output != "ok\n" || it.ExitCode == nil {
+		t.Errorf("tool: %+v", it)
+	}
+	if it := turn.Items[2]; it.Kind != hermesproto.HistoryItemKindAnswer || !strings.HasSuffix(it.Text, " red") {
+		t.Errorf("answer: %+v", it)
+	}
+
+	// Another thread of the folder by id; a thread of no folder is refused.
+	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
+	f.ask(ctx, map[string]any{"prompt": "Document it"})
+	f.awaitEndN(ctx, 3)
+	var older hermesproto.ThreadHistory
+	command(t, f, hermesproto.CmdThreadHistory, map[string]any{"threadId": first.ThreadID}, &older)
+	if older.ThreadID != first.ThreadID || len(older.Turns) != 2 {
+		t.Errorf("the older thread's history: %s with %d turns", older.ThreadID, len(older.Turns))
+	}
+	var current hermesproto.ThreadHistory
+	command(t, f, hermesproto.CmdThreadHistory, map[string]any{}, &current)
+	if current.ThreadID == first.ThreadID || len(current.Turns) != 1 {
+		t.Errorf("the new thread's history: %s with %d turns", current.ThreadID, len(current.Turns))
+	}
+	if _, err := f.ed.ExecuteCommand(ctx, hermesproto.CmdThreadHistory, map[string]any{"threadId": "thread-99"}); err == nil || !strings.Contains(err.Error(), "is not one of") {
+		t.Errorf("history of an unknown thread: %v", err)
+	}
+}

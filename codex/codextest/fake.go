@@ -70,8 +70,9 @@ type FakeThread struct {
 	// Name is the thread's title (thread/name/set).
 	Name string
 
-	updated time.Time // thread/start, then each turn/start
-	preview string    // the first turn's prompt
+	updated time.Time            // thread/start, then each turn/start
+	preview string               // the first turn's prompt
+	played  map[string]*FakeTurn // the turns of Turns (and Reverted) by id, for thread/turns/list
 
 	approvalPolicy string
 	sandbox        string

@@ -417,6 +417,10 @@ func (c *fakeConn) newTurn(threadID string, p codex.TurnStartParams, compaction 
 	c.f.mu.Lock()
 	if th := c.f.threads[threadID]; th != nil {
 		th.Turns = append(th.Turns, ft.TurnID)
+		if th.played == nil {
+			th.played = make(map[string]*FakeTurn)
+		}
+		th.played[ft.TurnID] = ft
 		th.updated = ft.started
 		if th.preview == "" && !compaction {
 			th.preview = ft.Prompt

@@ -459,3 +459,62 @@ func TestFakeSteer(t *testing.T) {
 	})
 	wantRPCError(t, err, "no active turn to steer")
 }
+
+// TestFakeThreadTurnsList: thread/turns/list answers a thread's turns with every item they
+// completed, newest first (or oldest with sortDirection asc), a page at a time; after a restart
+// too, and without the turns thread/revert took out.
+func TestFakeThreadTurnsList(t *testing.T) {
+	f := codextest.NewFake(t)
+	c := start(t, f, codex.Options{})
+	threadID := startThread(t, c)
+	f.OnTurn(func(ft *codextest.FakeTurn) {
+		ft.Exec("go test", 1, "FAIL\n")
+		ft.AgentMessage("answer to " + ft.Prompt)
+		ft.Complete(codex.TurnCompleted, nil)
+	})
+	runTurn(t, c, threadID, "first").status(t, codex.TurnCompleted)
+	runTurn(t, c, threadID, "second").status(t, codex.TurnCompleted)
+	runTurn(t, c, threadID, "third").status(t, codex.TurnCompleted)
+
+	list := func(c *codex.Client, p codex.ThreadTurnsListParams) codex.ThreadTurnsListResponse {
+		t.Helper()
+		var res codex.ThreadTurnsListResponse
+		if err := c.Call(testContext(t), "thread/turns/list", p, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	page := list(c, codex.ThreadTurnsListParams{ThreadID: threadID, Limit: 2})
+	if len(page.Data) != 2 || page.Data[0].ID != "turn-3" || page.Data[1].ID != "turn-2" || page.NextCursor == "" {
+		t.Fatalf("first page: %+v", page)
+	}
+	last := page.Data[0]
+	if last.Status != codex.TurnCompleted || len(last.Items) != 3 {
+		t.Fatalf("turn-3: %+v", last)
+	}
+	if it := last.Items[0]; it.Type != codex.ItemUserMessage || !strings.Contains(string(it.Content), `"third"`) {
+		t.Errorf("first item %+v", it)
+	}
+	if it := last.Items[1]; it.Type != codex.ItemCommandExecution || it.Command != "go test" || it.ExitCode == nil || *it.ExitCode != 1 {
+		t.Errorf("second item %+v", it)
+	}
+	if it := last.Items[2]; it.Type != codex.ItemAgentMessage || it.Text != "answer to third" {
+		t.Errorf("third item %+v", it)
+	}
+	rest := list(c, codex.ThreadTurnsListParams{ThreadID: threadID, Limit: 2, Cursor: page.NextCursor})
+	if len(rest.Data) != 1 || rest.Data[0].ID != "turn-1" || rest.NextCursor != "" {
+		t.Fatalf("second page: %+v", rest)
+	}
+
+	if err := c.Call(testContext(t), codex.MethodThreadRevert, codex.ThreadRevertParams{ThreadID: threadID, BeforeTurnID: "turn-3"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	again := start(t, f, codex.Options{})
+	asc := list(again, codex.ThreadTurnsListParams{ThreadID: threadID, SortDirection: "asc"})
+	if len(asc.Data) != 2 || asc.Data[0].ID != "turn-1" || asc.Data[1].ID != "turn-2" {
+		t.Fatalf("after revert and restart: %+v", asc)
+	}
+	var res codex.ThreadTurnsListResponse
+	wantRPCError(t, again.Call(testContext(t), "thread/turns/list", codex.ThreadTurnsListParams{ThreadID: "thread-9"}, &res), "no rollout")
+}

@@ -6,6 +6,7 @@ package codextest
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -35,6 +36,8 @@ func (c *fakeConn) handleMore(m Message) bool {
 	switch m.Method {
 	case "thread/list":
 		c.threadList(m)
+	case "thread/turns/list":
+		c.threadTurnsList(m)
 	case "thread/name/set":
 		var p codex.ThreadSetNameParams
 		if !c.decode(m, &p) {
@@ -121,6 +124,55 @@ func (c *fakeConn) threadList(m Message) {
 	}
 	c.f.mu.Unlock()
 	c.reply(m.ID, map[string]any{"data": data, "nextCursor": nil})
+}
+
+// threadTurnsList answers thread/turns/list as codex does for a thread it keeps, loaded or not: its
+// turns (those thread/revert left), newest first unless sortDirection is "asc", at most limit of
+// them from cursor on (the fake's cursors are indexes), each with every item it completed (the
+// fake's itemsView is always "full"); nextCursor is null on the last page.
+func (c *fakeConn) threadTurnsList(m Message) {
+	var p codex.ThreadTurnsListParams
+	if !c.decode(m, &p) {
+		return
+	}
+	c.f.mu.Lock()
+	th := c.f.threads[p.ThreadID]
+	var turns []*FakeTurn
+	if th != nil {
+		for _, id := range th.Turns {
+			turns = append(turns, th.played[id])
+		}
+	}
+	c.f.mu.Unlock()
+	if th == nil {
+		c.fail(m.ID, codex.CodeInvalidRequest, "no rollout found for thread id %s", p.ThreadID)
+		return
+	}
+	if p.SortDirection != "asc" {
+		slices.Reverse(turns)
+	}
+	from := 0
+	if p.Cursor != "" {
+		n, err := strconv.Atoi(p.Cursor)
+		if err != nil || n < 0 || n > len(turns) {
+			c.fail(m.ID, codex.CodeInvalidRequest, "invalid cursor: %s", p.Cursor)
+			return
+		}
+		from = n
+	}
+	to := len(turns)
+	if p.Limit > 0 && from+p.Limit < to {
+		to = from + p.Limit
+	}
+	data := make([]map[string]any, 0, to-from)
+	for _, ft := range turns[from:to] {
+		data = append(data, ft.historyJSON())
+	}
+	var next any
+	if to < len(turns) {
+		next = strconv.Itoa(to)
+	}
+	c.reply(m.ID, map[string]any{"data": data, "nextCursor": next, "backwardsCursor": nil})
 }
 
 // SetRateLimits sets the account's rate limits: account/rateLimits/read answers them (it fails

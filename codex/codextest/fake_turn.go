@@ -44,8 +44,12 @@ type FakeTurn struct {
 
 	mu          sync.Mutex
 	completed   bool
-	lastMessage map[string]any // the last completed agentMessage item
-	withdraw    []int64        // approvals left unanswered by an interrupt, resolved after turn/completed
+	lastMessage map[string]any   // the last completed agentMessage item
+	items       []map[string]any // the completed items, in order: the turn's history (thread/turns/list)
+	ended       string           // how the turn ended ("" while it runs)
+	turnErr     *codex.TurnError // why it failed
+	duration    time.Duration    // how long it ran, once ended
+	withdraw    []int64          // approvals left unanswered by an interrupt, resolved after turn/completed
 }
 
 // run plays the turn with h and completes it if h did not.
@@ -139,11 +143,12 @@ func (ft *FakeTurn) StartItem(item map[string]any) string {
 // The last completed agentMessage is the turn's summary in turn/completed.
 func (ft *FakeTurn) CompleteItem(item map[string]any) {
 	it := ft.complete(item, codex.ItemCompleted)
+	ft.mu.Lock()
 	if it["type"] == codex.ItemAgentMessage {
-		ft.mu.Lock()
 		ft.lastMessage = it
-		ft.mu.Unlock()
 	}
+	ft.items = append(ft.items, it)
+	ft.mu.Unlock()
 	ft.Notify(codex.NotifyItemCompleted, map[string]any{"item": it, "completedAtMs": time.Now().UnixMilli()})
 }
 
@@ -432,6 +437,8 @@ func (ft *FakeTurn) Complete(status string, turnErr *codex.TurnError) {
 	}
 	ft.completed = true
 	last, withdraw := ft.lastMessage, ft.withdraw
+	now := time.Now()
+	ft.ended, ft.turnErr, ft.duration = status, turnErr, now.Sub(ft.started)
 	ft.mu.Unlock()
 
 	// The turn stops running before the client can know, so its next turn/start is a new turn.
@@ -449,7 +456,6 @@ func (ft *FakeTurn) Complete(status string, turnErr *codex.TurnError) {
 		ft.conn.notify(codex.NotifyThreadStatusChanged, ft.status("idle"))
 	}
 	turn := ft.turnJSON(status, true)
-	now := time.Now()
 	turn["completedAt"] = now.Unix()
 	turn["durationMs"] = now.Sub(ft.started).Milliseconds()
 	turn["error"] = turnErr
@@ -460,6 +466,27 @@ func (ft *FakeTurn) Complete(status string, turnErr *codex.TurnError) {
 	c.notify(codex.NotifyTurnCompleted, map[string]any{"threadId": ft.ThreadID, "turn": turn})
 	for _, id := range withdraw {
 		c.notify(codex.NotifyServerRequestResolved, map[string]any{"threadId": ft.ThreadID, "requestId": id})
+	}
+}
+
+// historyJSON is the turn as thread/turns/list answers with itemsView "full": every item it
+// completed so far, and how it ended (inProgress while it runs).
+func (ft *FakeTurn) historyJSON() map[string]any {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	status, completedAt, durationMs := ft.ended, any(nil), any(nil)
+	if status == "" {
+		status = codex.TurnInProgress
+	} else {
+		completedAt, durationMs = ft.started.Add(ft.duration).Unix(), ft.duration.Milliseconds()
+	}
+	items := make([]any, 0, len(ft.items))
+	for _, it := range ft.items {
+		items = append(items, it)
+	}
+	return map[string]any{
+		"id": ft.TurnID, "items": items, "itemsView": "full", "status": status, "error": ft.turnErr,
+		"startedAt": ft.started.Unix(), "completedAt": completedAt, "durationMs": durationMs,
 	}
 }
 

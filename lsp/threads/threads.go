@@ -1,6 +1,6 @@
 // Package threads is a folder's conversation as the editor steers it: its past threads
 // (hermes.threads, hermes.resumeThread, and code actions that resume one for editors with no
-// thread picker), the models and reasoning efforts (hermes.models, hermes.setModel), the account's
+// thread picker), a thread's history as codex keeps it (hermes.threadHistory), the models and reasoning efforts (hermes.models, hermes.setModel), the account's
 // rate limits in hermes.status and progress, and the threads' transcripts (hermes.showTranscript,
 // and a transcript's `hermes:` lines, which continue its thread).
 package threads
@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -79,6 +80,24 @@ func (t *Threads) Resume(ctx context.Context, folder workspace.Folder, sess *age
 	}
 	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues thread %s.", folder.Name, a.ThreadID))
 	return hermesproto.ResumeThreadResult{Folder: folder.Path, ThreadID: a.ThreadID}, nil
+}
+
+// History is hermes.threadHistory: the turns of one of the folder's threads (default: its thread),
+// as codex keeps them, oldest first, with the thread's transcript when there is one.
+func (t *Threads) History(ctx context.Context, folder workspace.Folder, sess *agenthost.Session, a hermesproto.ThreadHistoryArgs) (hermesproto.ThreadHistory, error) {
+	h, err := sess.ThreadHistory(ctx, a.ThreadID)
+	if err != nil {
+		return hermesproto.ThreadHistory{}, errorf(jsonrpc2.InvalidParams, "the history of %s: %v", folder.Name, err)
+	}
+	if h.ThreadID != "" {
+		if _, md, err := agenthost.TranscriptPaths(t.cfg.StateDir(), h.ThreadID); err == nil {
+			//hermes:ownfile the thread's transcript, in the state folder
+			if _, err := os.Stat(md); err == nil {
+				h.TranscriptPath = md
+			}
+		}
+	}
+	return h, nil
 }
 
 // threadCacheAge is how long the past threads offered as code actions are reused: code actions

@@ -45,7 +45,7 @@ var Roots = []string{
 	"CommandExecutionRequestApprovalParams", "FileChangeRequestApprovalParams",
 	"PermissionsRequestApprovalParams",
 	"FileUpdateChange",
-	"ThreadListParams", "ThreadListResponse", "ThreadSetNameParams", "ModelListParams", "ModelListResponse",
+	"ThreadListParams", "ThreadListResponse", "ThreadTurnsListParams", "ThreadTurnsListResponse", "ThreadSetNameParams", "ModelListParams", "ModelListResponse",
 	"AccountRateLimitsUpdatedNotification", "GetAccountRateLimitsResponse",
 	"ReviewStartParams", "ReviewStartResponse",
 	"GetAccountParams", "GetAccountResponse", "LoginAccountParams", "LoginAccountResponse",

@@ -20,6 +20,7 @@ export const CmdStatus = "hermes.status";
 export const CmdUndoTurn = "hermes.undoTurn";
 export const CmdThreads = "hermes.threads";
 export const CmdResumeThread = "hermes.resumeThread";
+export const CmdThreadHistory = "hermes.threadHistory";
 export const CmdModels = "hermes.models";
 export const CmdSetModel = "hermes.setModel";
 export const CmdReview = "hermes.review";
@@ -29,7 +30,7 @@ export const CmdLogin = "hermes.login";
 /**
  * Command names (workspace/executeCommand), without the server's configurable commandPrefix.
  */
-export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdModels | typeof CmdSetModel | typeof CmdReview | typeof CmdDismissFinding | typeof CmdDismissReview | typeof CmdLogin;
+export type Cmd = typeof CmdAsk | typeof CmdCancel | typeof CmdApprove | typeof CmdNewThread | typeof CmdCompact | typeof CmdToggleYolo | typeof CmdShowTranscript | typeof CmdStatus | typeof CmdUndoTurn | typeof CmdThreads | typeof CmdResumeThread | typeof CmdThreadHistory | typeof CmdModels | typeof CmdSetModel | typeof CmdReview | typeof CmdDismissFinding | typeof CmdDismissReview | typeof CmdLogin;
 /**
  * AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
  * file the prompt is about, Range the lines it quotes, Diagnostics the problems in them (else the
@@ -206,6 +207,80 @@ export interface ResumeThreadArgs {
 export interface ResumeThreadResult {
 	folder: string;
 	threadId: string;
+}
+/**
+ * ThreadHistoryArgs are hermes.threadHistory's: the folder (URI) and one of its threads (ThreadID;
+ * empty: the folder's thread).
+ */
+export interface ThreadHistoryArgs {
+	uri: string;
+	threadId: string;
+}
+/**
+ * ThreadHistory is hermes.threadHistory's answer: a thread's turns as codex keeps them, oldest
+ * first, for a client to show the conversation. ThreadID is empty (and Turns too) when the folder
+ * has no thread yet. Truncated says older turns were left out: only the newest 50 are sent, fewer
+ * when their text passes 2 MiB. TranscriptPath is the thread's markdown transcript, when there is
+ * one. Every text is codex's, cleaned of control characters and bounded.
+ */
+export interface ThreadHistory {
+	folder: string;
+	threadId: string;
+	turns: HistoryTurn[];
+	truncated?: boolean;
+	transcriptPath?: string;
+}
+/**
+ * HistoryTurn is a turn of a ThreadHistory: Status is completed, interrupted, failed or inProgress
+ * (the turn runs); Error says why it failed; Items are what it did, in order.
+ */
+export interface HistoryTurn {
+	turnId: string;
+	status: string;
+	error?: string;
+	durationMs?: number /* int64 */;
+	items: HistoryItem[];
+}
+/**
+ * HistoryItemKind says what a HistoryItem is.
+ */
+/**
+ * HistoryItemKindUser is a prompt: Text (as sent to codex, with the context hermes.ask added).
+ */
+export const HistoryItemKindUser = "user";
+/**
+ * HistoryItemKindAnswer is the agent's message: Text, markdown.
+ */
+export const HistoryItemKindAnswer = "answer";
+/**
+ * HistoryItemKindTool is a tool call, named as hermes/turnEvent's tool events name it: Name,
+ * Preview, Status, IsError, ExitCode, DurationMs, Output, and Diff for apply_patch.
+ */
+export const HistoryItemKindTool = "tool";
+/**
+ * HistoryItemKindCompaction says codex compacted the thread's context.
+ */
+export const HistoryItemKindCompaction = "compaction";
+/**
+ * History item kinds.
+ */
+export type HistoryItemKind = typeof HistoryItemKindUser | typeof HistoryItemKindAnswer | typeof HistoryItemKindTool | typeof HistoryItemKindCompaction;
+/**
+ * HistoryItem is one thing a past turn did; Kind says which fields are set. Text and Diff are at
+ * most 64 KiB, Output 16 KiB, Preview 120 characters on one line.
+ */
+export interface HistoryItem {
+	kind: HistoryItemKind;
+	itemId: string;
+	text?: string;
+	name?: string;
+	preview?: string;
+	status?: string;
+	isError?: boolean;
+	exitCode?: number /* int */;
+	durationMs?: number /* int64 */;
+	output?: string;
+	diff?: string;
 }
 /**
  * ModelInfo is a model in hermes.models' answer: its reasoning efforts and default one; Current
