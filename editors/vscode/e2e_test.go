@@ -517,6 +517,15 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	if !strings.Contains(c.Restored, "CHAT-Q1") || c.RestoredHasQ3 || !strings.HasPrefix(c.Header3, "Make vscode_made.txt") {
 		t.Errorf("the past thread picked in the chat view: %q (has the new thread's question: %v), header %q", c.Restored, c.RestoredHasQ3, c.Header3)
 	}
+	// Its history is codex's items, from the server (hermes.threadHistory), not the markdown
+	// transcript parsed: the first turn's command as its tool call, its patch, and the turn's last
+	// line as the history words it ("completed · 2 tool call(s) · 1.2 s", where the transcript's
+	// reads "completed · turn 019… · 2 tool call(s) · …").
+	for _, want := range []string{"exec_command", execCommand, "apply_patch", finalAnswer, "completed · 2 tool call(s) · "} {
+		if !strings.Contains(c.Restored, want) {
+			t.Errorf("the past thread's history in the chat view lacks %q: %q", want, c.Restored)
+		}
+	}
 	reqs := env.Model.Requests()
 	if n := len(reqs); n != 7 {
 		t.Errorf("fake model requests: %d, want 7 (3 for the turn, 1 for the review, 3 from the chat)", n)

@@ -4,11 +4,11 @@
 // title bar has Threads (resume a past thread), Model (model and effort) and New Thread. The page
 // gets only the entries that changed (so opened tool output, focus and selection stay), a line for
 // the screen reader's live region when something new comes, and follows the conversation: to the
-// newest entry on a send and a turn's start, else a "jump to latest" button while scrolled up. It
-// reloads the current thread's transcript when it opens again.
+// newest entry on a send and a turn's start, else a "jump to latest" button while scrolled up. When
+// it opens again, or a thread is resumed, it shows the thread's history as the server keeps it
+// (hermes.threadHistory), never parsed from the markdown transcript.
 
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 
 import * as vscode from 'vscode';
 
@@ -25,6 +25,8 @@ import {
 	type Decision,
 	type ModelInfo,
 	type StatusResult,
+	type ThreadHistory,
+	type ThreadHistoryArgs,
 	type ThreadInfo,
 	type TurnEventParams,
 } from './protocol';
@@ -283,18 +285,23 @@ export class ChatView implements vscode.WebviewViewProvider {
 		return f?.uri.toString();
 	}
 
-	/** restore shows the folder's current thread from its transcript, and the header. */
+	/**
+	 * restore shows the folder's current thread from its history as the server keeps it
+	 * (hermes.threadHistory: codex's items of its turns), and the header. A conversation the view has
+	 * followed since it started is kept: the history fills an empty one only, and a turn event that
+	 * comes while the history is asked for wins over it.
+	 */
 	private async restore(): Promise<void> {
 		const st = await this.refreshHeader();
 		const uri = this.folderUri();
 		const f = st?.folders.find((x) => uri && vscode.Uri.file(x.folder).toString() === uri) ?? st?.folders[0];
-		// A conversation the view has followed since it started is kept: the transcript fills an empty one.
-		if (f?.transcriptPath && f.threadId && this.chat.items.length === 0) {
-			try {
-				this.chat.loadTranscript(await readFile(f.transcriptPath, 'utf8'), f.threadId, f.transcriptPath);
-				this.folder = f.folder;
-			} catch {
-				// No transcript yet: an empty conversation.
+		if (f?.threadId && this.chat.items.length === 0) {
+			const args: ThreadHistoryArgs = { uri: vscode.Uri.file(f.folder).toString(), threadId: f.threadId };
+			const chat = this.chat;
+			const h = await this.h.client.request<ThreadHistory>(ServerCommand.threadHistory, args);
+			if (h && this.chat === chat && chat.items.length === 0) {
+				chat.loadHistory(h);
+				this.folder = h.folder;
 			}
 		}
 		this.follow = true;

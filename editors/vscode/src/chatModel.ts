@@ -1,9 +1,10 @@
 // The chat view's conversation, without vscode: the items a folder's turns leave (your prompts, the
 // answers as they stream, tool calls, approvals, diffs, each turn's last line), built from
-// hermes/turnEvent notifications, or from a thread's markdown transcript when the view opens again.
+// hermes/turnEvent notifications, or from the thread's history the server answers
+// (hermes.threadHistory) when the view opens again or resumes a thread.
 
 import { formatTokens } from './format';
-import type { TurnEventParams } from './protocol';
+import type { ThreadHistory, TurnEventParams } from './protocol';
 
 /**
  * ChatItem is one entry of the conversation. key names it for the view's updates (unique in a Chat,
@@ -31,6 +32,13 @@ const maxText = 64 * 1024;
 
 function clip(s: string): string {
 	return s.length > maxText ? s.slice(0, maxText) + '\n…' : s;
+}
+
+/** toolLine is a finished tool call's line: its name and preview, the exit code, how long it took. */
+function toolLine(name: string, preview: string, exitCode: number | null | undefined, durationMs: number | undefined): string {
+	const exit = exitCode !== undefined && exitCode !== null ? ` · exit ${exitCode}` : '';
+	const took = durationMs ? ` · ${(durationMs / 1000).toFixed(1)} s` : '';
+	return `${name} ${preview}${exit}${took}`;
 }
 
 /** Chat is one folder's conversation as the view shows it. */
@@ -102,9 +110,7 @@ export class Chat {
 				const t =
 					this.findTool(ev.tool.itemId) ??
 					(this.push({ kind: 'tool', id: ev.tool.itemId, line: '', done: false, ok: true, output: '' }) as Extract<ChatItem, { kind: 'tool' }>);
-				const exit = ev.tool.exitCode !== undefined && ev.tool.exitCode !== null ? ` · exit ${ev.tool.exitCode}` : '';
-				const took = ev.tool.durationMs ? ` · ${(ev.tool.durationMs / 1000).toFixed(1)} s` : '';
-				t.line = `${ev.tool.name} ${ev.tool.preview}${exit}${took}`;
+				t.line = toolLine(ev.tool.name, ev.tool.preview, ev.tool.exitCode, ev.tool.durationMs);
 				t.done = true;
 				t.ok = !ev.tool.isError;
 				if (!t.output && ev.tool.result) {
@@ -213,83 +219,72 @@ export class Chat {
 	}
 
 	/**
-	 * loadTranscript replaces the conversation with a thread's markdown transcript (as the server
-	 * writes it: "### You · time" and the prompt quoted ("> " on each line), "### Hermes" and the
-	 * answer quoted the same way (an older transcript's answer is not), tool lines "**$** `cmd` — ✓",
-	 * approvals "> ✅ …", an italic last line per turn). A quoted prompt or answer ends at its first
-	 * line that is not a quote: a quote line inside it is its text, never an approval.
+	 * loadHistory replaces the conversation with a thread's history as the server keeps it
+	 * (hermes.threadHistory: codex's items of the thread's turns, cleaned and bounded by the server):
+	 * each turn's prompt, tool calls, its diff as one entry where the first patch showed, answers, an
+	 * error for a failed turn (Retry sends its prompt again) and its last line, which links the
+	 * transcript. A turn that still runs leaves the conversation running: its events continue it.
 	 */
-	loadTranscript(md: string, threadId: string, transcriptPath = ''): void {
+	loadHistory(h: ThreadHistory): void {
 		this.items = [];
-		this.threadId = threadId;
+		this.threadId = h.threadId;
 		this.running = false;
-		let section: 'none' | 'you' | 'answer' = 'none';
-		let quoted = false;
-		let buf: string[] = [];
-		const flush = () => {
-			let text = buf.join('\n');
-			if (quoted) {
-				text = text.replace(/^> ?/gm, '');
-			}
-			text = text.trim();
-			if (section === 'you' && text) {
-				this.push({ kind: 'you', text });
-			} else if (section === 'answer' && text) {
-				this.push({ kind: 'answer', text: clip(text) });
-			}
-			buf = [];
-			section = 'none';
-			quoted = false;
-		};
-		const lines = md.split(/\r\n|\r|\n/);
-		for (let i = 0; i < lines.length; i++) {
-			const line = lines[i];
-			if (section !== 'none' && buf.length === 0) {
-				if (line.trim() === '') {
-					continue;
-				}
-				quoted = line.startsWith('>');
-			}
-			if (quoted) {
-				if (line.startsWith('>')) {
-					buf.push(line);
-					continue;
-				}
-				flush();
-			}
-			if (/^### You\b/.test(line) || /^### Compaction\b/.test(line)) {
-				flush();
-				section = line.startsWith('### You') ? 'you' : 'none';
-				continue;
-			}
-			if (line.startsWith('### Hermes')) {
-				flush();
-				section = 'answer';
-				continue;
-			}
-			if (line.startsWith('**$** ') || line.startsWith('**Patch** ') || /^\*\*[\w.]+\*\* `/.test(line)) {
-				flush();
-				this.push({ kind: 'tool', id: `t${i}`, line: line.replace(/\*\*/g, '').replace(/`/g, ''), done: true, ok: !line.includes('✗'), output: '' });
-				continue;
-			}
-			if (/^> (✅|⛔|…) /.test(line)) {
-				flush();
-				this.push({ kind: 'approval', id: `a${i}`, summary: line.slice(2), warning: '', decision: 'answered' });
-				continue;
-			}
-			if (/^_\w+ · turn `/.test(line)) {
-				flush();
-				const turnId = /turn `([^`]+)`/.exec(line)?.[1] ?? '';
-				this.push({ kind: 'end', line: line.replace(/^_|_$/g, '').replace(/`/g, ''), turnId, transcript: transcriptPath, undone: false });
-				continue;
-			}
-			if (line === '---' && section !== 'answer') {
-				continue;
-			}
-			if (section !== 'none') {
-				buf.push(line);
-			}
+		this.lastPrompt = '';
+		const transcript = h.transcriptPath ?? '';
+		if (h.truncated) {
+			this.push({ kind: 'end', line: 'older turns are not shown here: the transcript has them', turnId: '', transcript, undone: false });
 		}
-		flush();
+		for (const t of h.turns ?? []) {
+			let tools = 0;
+			let diff: Extract<ChatItem, { kind: 'diff' }> | undefined;
+			let compacted = false;
+			for (const it of t.items ?? []) {
+				switch (it.kind) {
+					case 'user':
+						this.lastPrompt = it.text ?? '';
+						this.push({ kind: 'you', text: clip(it.text ?? '') });
+						break;
+					case 'answer':
+						if (it.text) {
+							this.push({ kind: 'answer', text: clip(it.text) });
+						}
+						break;
+					case 'tool': {
+						if (it.name !== 'web_search') {
+							tools++;
+						}
+						this.push({
+							kind: 'tool',
+							id: it.itemId,
+							line: toolLine(it.name ?? '', it.preview ?? '', it.exitCode, it.durationMs),
+							done: it.status !== 'inProgress',
+							ok: !it.isError,
+							output: clip(it.output ?? ''),
+						});
+						if (it.diff) {
+							if (diff) {
+								diff.text = clip(diff.text + it.diff);
+							} else {
+								diff = this.push({ kind: 'diff', text: clip(it.diff) }) as Extract<ChatItem, { kind: 'diff' }>;
+							}
+						}
+						break;
+					}
+					case 'compaction':
+						compacted = true;
+						break;
+				}
+			}
+			if (t.status === 'inProgress') {
+				this.running = true;
+				continue;
+			}
+			if (t.status === 'failed') {
+				this.push({ kind: 'error', text: clip(t.error || 'The turn failed.'), retry: this.lastPrompt });
+			}
+			const took = t.durationMs ? ` · ${(t.durationMs / 1000).toFixed(1)} s` : '';
+			const what = compacted && tools === 0 ? 'context compacted' : `${tools} tool call(s)`;
+			this.push({ kind: 'end', line: `${t.status} · ${what}${took}`, turnId: t.turnId, transcript, undone: false });
+		}
 	}
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { Chat } from '../src/chatModel';
 import { announcement, csp, escapeHtml, highlight, markdown, page, renderItems, renderUpdate } from '../src/chatHtml';
 import { threadName } from '../src/format';
-import type { TurnEventParams } from '../src/protocol';
+import type { ThreadHistory, TurnEventParams } from '../src/protocol';
 
 function ev(kind: string, fields: Record<string, unknown> = {}): TurnEventParams {
 	return { folder: '/w', threadId: 'th1', turnId: 't1', event: { kind, time: '', ...fields } } as unknown as TurnEventParams;
@@ -97,89 +99,150 @@ test('an approval waiting shows its buttons, Deny first', () => {
 	assert.ok(deny > 0 && once > deny, html);
 });
 
-test('a transcript becomes the conversation again', () => {
-	const md = [
-		'',
-		'---',
-		'',
-		'### You · 2026-12-03 10:00:00',
-		'',
-		'> add a test',
-		'> for Sum',
-		'',
-		'**$** `go test ./...` — ✗ exit 1 · 0.4s',
-		'',
-		'> ✅ allowed once by you: `go test ./...`',
-		'',
-		'<details><summary>output · 1 line</summary>',
-		'',
-		'```text',
-		'FAIL',
-		'```',
-		'',
-		'</details>',
-		'',
-		'### Hermes',
-		'',
-		'> It **fails**.',
-		'>',
-		'> > quoted',
-		'> ✅ done',
-		'',
-		'_completed · turn `t1` · 1 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_',
-		'',
-		'---',
-		'',
-		'### You · 2026-12-03 10:01:00',
-		'',
-		'> and now?',
-		'> ⛔ not an approval',
-		'',
-		'### Hermes',
-		'',
-		'> Fixed.',
-		'',
-		'hermes: and a follow-up',
-		'',
-	].join('\n');
+/** history is a thread's history as hermes.threadHistory answers it (hermesproto/testdata/thread_history.json's shape). */
+function history(fields: Partial<ThreadHistory> = {}): ThreadHistory {
+	return {
+		folder: '/w',
+		threadId: 'th9',
+		transcriptPath: '/s/th9.md',
+		turns: [
+			{
+				turnId: 't1',
+				status: 'completed',
+				durationMs: 1534,
+				items: [
+					{ kind: 'user', itemId: 'u1', text: 'add a test\nfor Sum' },
+					{
+						kind: 'tool',
+						itemId: 'c1',
+						name: 'exec_command',
+						preview: 'go test ./...',
+						status: 'failed',
+						isError: true,
+						exitCode: 1,
+						durationMs: 400,
+						output: 'FAIL\n',
+					},
+					{
+						kind: 'tool',
+						itemId: 'c2',
+						name: 'apply_patch',
+						preview: '/w/a.go',
+						status: 'completed',
+						output: 'ok',
+						diff: '--- /w/a.go\n+++ /w/a.go (update)\n@@ -1 +1 @@\n-a\n+b\n',
+					},
+					{
+						kind: 'tool',
+						itemId: 'c3',
+						name: 'apply_patch',
+						preview: '/w/b.go',
+						status: 'completed',
+						output: 'ok',
+						diff: '--- /w/b.go\n+++ /w/b.go (add)\n+c\n',
+					},
+					{ kind: 'answer', itemId: 'm1', text: 'It **fails**.\n\n> quoted\n✅ done' },
+				],
+			},
+			{ turnId: 't2', status: 'completed', items: [{ kind: 'compaction', itemId: 'k1' }] },
+			{
+				turnId: 't3',
+				status: 'failed',
+				error: 'usageLimitExceeded: quota exceeded',
+				items: [{ kind: 'user', itemId: 'u2', text: 'and now?\n⛔ not an approval' }],
+			},
+		],
+		...fields,
+	};
+}
+
+test("the thread's history from the server becomes the conversation again", () => {
 	const c = new Chat();
-	c.loadTranscript(md, 'th9');
+	c.apply(ev('turnStarted', { text: 'an older conversation' }));
+	c.loadHistory(history());
 	assert.deepEqual(
 		c.items.map((i) => i.kind),
-		['you', 'tool', 'approval', 'answer', 'end', 'you', 'answer'],
+		['you', 'tool', 'tool', 'diff', 'tool', 'answer', 'end', 'end', 'you', 'error', 'end'],
 	);
-	assert.equal(c.items[0].kind === 'you' && c.items[0].text, 'add a test\nfor Sum');
-	assert.equal(c.items[3].kind === 'answer' && c.items[3].text, 'It **fails**.\n\n> quoted\n✅ done');
-	assert.equal(c.items[5].kind === 'you' && c.items[5].text, 'and now?\n⛔ not an approval');
-	assert.equal(c.items[6].kind === 'answer' && c.items[6].text, 'Fixed.');
 	assert.equal(c.threadId, 'th9');
+	assert.equal(c.running, false);
+	const [you, exec, patch, diff, , answer, end1, end2, you2, err, end3] = c.items;
+	assert.ok(you.kind === 'you' && you.text === 'add a test\nfor Sum');
+	assert.ok(
+		exec.kind === 'tool' && exec.line === 'exec_command go test ./... · exit 1 · 0.4 s' && !exec.ok && exec.done && exec.output === 'FAIL\n',
+		JSON.stringify(exec),
+	);
+	assert.ok(patch.kind === 'tool' && patch.ok && patch.line === 'apply_patch /w/a.go');
+	// The turn's patches are one diff entry, where the first showed (as the live turn's diff).
+	assert.ok(diff.kind === 'diff' && diff.text.includes('+b\n') && diff.text.includes('+++ /w/b.go (add)\n+c\n'), JSON.stringify(diff));
+	assert.ok(answer.kind === 'answer' && answer.text === 'It **fails**.\n\n> quoted\n✅ done');
+	assert.ok(end1.kind === 'end' && end1.line === 'completed · 3 tool call(s) · 1.5 s' && end1.turnId === 't1' && end1.transcript === '/s/th9.md');
+	assert.ok(end2.kind === 'end' && end2.line === 'completed · context compacted' && end2.turnId === 't2');
+	assert.ok(you2.kind === 'you' && you2.text === 'and now?\n⛔ not an approval');
+	assert.ok(err.kind === 'error' && err.text === 'usageLimitExceeded: quota exceeded' && err.retry === 'and now?\n⛔ not an approval');
+	assert.ok(end3.kind === 'end' && end3.line === 'failed · 0 tool call(s)' && end3.turnId === 't3');
+	// Undo marks a loaded turn's end; its transcript link is the thread's.
+	assert.equal(c.markUndone('t1'), true);
+	const html = renderItems(c.items);
+	assert.match(html, /exec_command go test \.\/\.\.\. · exit 1 · 0\.4 s/);
+	assert.match(html, new RegExp(`data-transcript="${end1.key}"`));
+	assert.match(html, new RegExp(`<button data-retry="${err.key}">Retry</button>`));
 });
 
-test('a transcript written before answers were quoted still loads', () => {
-	const md = [
-		'',
-		'---',
-		'',
-		'### You · 2026-12-03 10:00:00',
-		'',
-		'> add a test',
-		'',
-		'### Hermes',
-		'',
-		'It **fails**.',
-		'',
-		'Really.',
-		'',
-		'_completed · turn `t1` · 0 tool call(s) · 42 tokens (prompt 40, cached 0, output 2) · 1.0s_',
-		'',
-	].join('\r\n');
+test("a history's text is markdown rendered without HTML, and a running turn keeps the conversation running", () => {
 	const c = new Chat();
-	c.loadTranscript(md, 'th8');
+	c.loadHistory(
+		history({
+			truncated: true,
+			turns: [
+				{
+					turnId: 't9',
+					status: 'inProgress',
+					items: [
+						{ kind: 'user', itemId: 'u', text: '<img src=x onerror=alert(1)> fix' },
+						{ kind: 'tool', itemId: 'c', name: 'exec_command', preview: 'make', status: 'inProgress' },
+						{ kind: 'answer', itemId: 'm', text: '<script>alert(1)</script> ![x](https://evil.example/i.png)' },
+					],
+				},
+			],
+		}),
+	);
 	assert.deepEqual(
 		c.items.map((i) => i.kind),
-		['you', 'answer', 'end'],
+		['end', 'you', 'tool', 'answer'],
 	);
-	assert.equal(c.items[1].kind === 'answer' && c.items[1].text, 'It **fails**.\n\nReally.');
+	const note = c.items[0];
+	assert.ok(note.kind === 'end' && /older turns are not shown/.test(note.line) && note.transcript === '/s/th9.md');
+	assert.ok(c.items[2].kind === 'tool' && !c.items[2].done);
+	assert.equal(c.running, true);
+	assert.equal(c.lastPrompt, '<img src=x onerror=alert(1)> fix');
+	const html = renderItems(c.items);
+	assert.doesNotMatch(html, /<script>|<img/i, html);
+	// The live turn goes on from the history.
+	c.apply(ev('answerDelta', { text: ' more' }));
+	c.apply(ev('turnCompleted', { result: { status: 'completed', toolIterations: 1, usage: { totalTokens: 7 }, finalText: 'x', turnId: 't9' } }));
+	assert.equal(c.running, false);
+	assert.equal(c.items.at(-1)?.kind, 'end');
+});
+
+test("the server's own history (hermesproto's golden file) loads as the protocol says", () => {
+	const golden = join(__dirname, '..', '..', '..', '..', 'hermesproto', 'testdata', 'thread_history.json');
+	const c = new Chat();
+	c.loadHistory(JSON.parse(readFileSync(golden, 'utf8')) as ThreadHistory);
+	assert.deepEqual(
+		c.items.map((i) => i.kind),
+		['end', 'you', 'tool', 'tool', 'diff', 'answer', 'end', 'you', 'error', 'end', 'end'],
+	);
+	const tool = c.items[2];
+	assert.ok(tool.kind === 'tool' && tool.line === 'exec_command make build · exit 2 · 0.2 s' && !tool.ok, JSON.stringify(tool));
+});
+
+test('an empty history (a folder with no thread yet) is an empty conversation', () => {
+	const c = new Chat();
+	c.apply(ev('turnStarted', { text: 'x' }));
+	c.loadHistory({ folder: '/w', threadId: '', turns: [] });
+	assert.equal(c.items.length, 0);
+	assert.equal(c.threadId, '');
 });
 
 test('the page gets only the entries that changed: an open tool output is not redrawn when the answer grows', () => {
@@ -278,14 +341,6 @@ test('threads are named by their title, never their id', () => {
 	assert.equal(threadName('  Add a test\nfor the parser '), 'Add a test for the parser');
 	assert.equal(threadName(''), 'untitled thread');
 	assert.equal(threadName('x'.repeat(80)).length, 60);
-});
-
-test("a transcript's turn ends keep their turn id (Undo marks them) and link the transcript", () => {
-	const c = new Chat();
-	c.loadTranscript('---\n\n### You · 10:00\n\n> hi\n\n### Hermes\n\n> hello\n\n_completed · turn `t-42` · 0 tool call(s)_\n', 'th1', '/s/th1.md');
-	const end = c.items.find((i) => i.kind === 'end');
-	assert.ok(end?.kind === 'end' && end.turnId === 't-42' && end.transcript === '/s/th1.md');
-	assert.equal(c.markUndone('t-42'), true);
 });
 
 test("a turn's diff is one entry, updated in place", () => {
