@@ -130,6 +130,8 @@ type driveSummary struct {
 		Header3       string      `json:"header3"`
 		Restored      string      `json:"restored"`
 		RestoredHasQ3 bool        `json:"restoredHasQ3"`
+		RestoredEnds  []string    `json:"restoredEnds"`
+		HasUndone     bool        `json:"restoredHasUndone"`
 	} `json:"chat"`
 	Problems *struct {
 		Text string `json:"text"`
@@ -518,13 +520,14 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		t.Errorf("the past thread picked in the chat view: %q (has the new thread's question: %v), header %q", c.Restored, c.RestoredHasQ3, c.Header3)
 	}
 	// Its history is codex's items, from the server (hermes.threadHistory), not the markdown
-	// transcript parsed: the first turn's command as its tool call, its patch, and the turn's last
-	// line as the history words it ("completed · 2 tool call(s) · 1.2 s", where the transcript's
-	// reads "completed · turn 019… · 2 tool call(s) · …").
-	for _, want := range []string{"exec_command", execCommand, "apply_patch", finalAnswer, "completed · 2 tool call(s) · "} {
-		if !strings.Contains(c.Restored, want) {
-			t.Errorf("the past thread's history in the chat view lacks %q: %q", want, c.Restored)
-		}
+	// transcript parsed: the turn Undo made codex forget (thread/revert) is gone, though the
+	// transcript keeps it, and each turn's last line is the history's ("completed · 0 tool call(s) ·
+	// 1.2 s", where the transcript's reads "completed · turn 01a… · 0 tool call(s) · …").
+	if c.HasUndone {
+		t.Errorf("the past thread's history in the chat view shows the undone turn (codex forgot it): %q", c.Restored)
+	}
+	if len(c.RestoredEnds) != 2 || !strings.HasPrefix(c.RestoredEnds[0], "completed · 0 tool call(s) · ") || !strings.HasPrefix(c.RestoredEnds[1], "completed · 0 tool call(s) · ") {
+		t.Errorf("the past thread's turns in the chat view end with %q, want two lines of its history", c.RestoredEnds)
 	}
 	reqs := env.Model.Requests()
 	if n := len(reqs); n != 7 {

@@ -611,6 +611,10 @@ async function chat() {
 	).jsonValue();
 	summary.chat.restored = restored.slice(0, 2000);
 	summary.chat.restoredHasQ3 = restored.includes('CHAT-Q3');
+	// The history is codex's (hermes.threadHistory): each turn's last line, and whether the turn
+	// Undo made codex forget (thread/revert) shows, as the markdown transcript still has it.
+	summary.chat.restoredEnds = await frame.$$eval('#log .end', (ends) => ends.map((e) => e.textContent.trim()));
+	summary.chat.restoredHasUndone = restored.includes('vscode_made.txt');
 	summary.chat.header3 = await frame.$eval('#info', (e) => e.textContent);
 	step('past thread picked', { chars: restored.length, header: summary.chat.header3, picker: summary.chat.picker });
 	await shot('chat-past-thread');
