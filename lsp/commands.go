@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
@@ -46,12 +47,12 @@ func args(p *commandParams, v any) error {
 	}
 	raw := p.Arguments[0]
 	if a, ok := v.(*hermesproto.AskArgs); ok && raw[0] == '"' {
-		if err := json.Unmarshal(raw, &a.Prompt); err != nil {
+		if err := fastjson.Unmarshal(raw, &a.Prompt); err != nil {
 			return fmt.Errorf("bad arguments for %s: %s", p.Command, settings.TypeError(err))
 		}
 		return nil
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := fastjson.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("bad arguments for %s: %s", p.Command, settings.TypeError(err))
 	}
 	return nil

@@ -75,8 +75,11 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 		progress.Start(ctx, cfg, title),
 		afterTurnObserver{s, tv},
 	}
-	var result *hermesproto.Result
-	for ev := range events {
+	var (
+		result *hermesproto.Result
+		ev     hermesproto.Event // one for the whole turn: the observers take its address
+	)
+	for ev = range events {
 		for _, o := range observers {
 			o.Event(ctx, &ev)
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	fastjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -42,7 +43,7 @@ const (
 // decode checks a body and returns its message, or nil when it answered or skipped the body.
 func (s *stream) decode(body []byte) jsonrpc2.Message {
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := fastjson.Unmarshal(body, &env); err != nil {
 		var syntax *json.SyntaxError
 		if !errors.As(err, &syntax) {
 			s.log.Warn("framing: skipped a body that is not a JSON object", "err", err)
@@ -93,7 +94,7 @@ func (s *stream) decode(body []byte) jsonrpc2.Message {
 	case !hasMethod:
 		s.invalid(id, "no method, result or error")
 		return nil
-	case json.Unmarshal(env.Method, &method) != nil || method == "":
+	case fastjson.Unmarshal(env.Method, &method) != nil || method == "":
 		s.invalid(id, fmt.Sprintf("method %.40s is not a non-empty string", env.Method))
 		return nil
 	}
@@ -125,14 +126,14 @@ func (env *envelope) message(method string, made *jsonrpc2.ID) (msg jsonrpc2.Mes
 	}()
 	if env.Version != nil {
 		var v string
-		if json.Unmarshal(env.Version, &v) != nil || v != jsonrpc2.Version {
+		if fastjson.Unmarshal(env.Version, &v) != nil || v != jsonrpc2.Version {
 			return nil, fmt.Errorf("invalid RPC version %s", env.Version)
 		}
 	}
 	id := made
 	if id == nil && env.ID != nil && string(env.ID) != "null" {
 		id = new(jsonrpc2.ID)
-		if err := json.Unmarshal(env.ID, id); err != nil {
+		if err := fastjson.Unmarshal(env.ID, id); err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
 	}
@@ -143,7 +144,7 @@ func (env *envelope) message(method string, made *jsonrpc2.ID) (msg jsonrpc2.Mes
 		var e error
 		if env.Error != nil && string(env.Error) != "null" {
 			je := new(jsonrpc2.Error)
-			if err := json.Unmarshal(env.Error, je); err != nil {
+			if err := fastjson.Unmarshal(env.Error, je); err != nil {
 				return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 			}
 			e = je

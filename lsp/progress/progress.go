@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/sourcegraph/conc"
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
@@ -26,8 +26,8 @@ const Interval = 100 * time.Millisecond
 const AutoApproving = "auto-approving"
 
 // Reporter is one turn's progress: a turn observer. Event and End are called from one goroutine,
-// the turn's follower; the reports themselves are sent by the Reporter's own goroutine, which
-// coalesces them and which End waits for.
+// the turn's follower, which also sends a report that is due at once; a report that must wait for
+// Interval is sent by a timer's function, which End stops or waits for.
 type Reporter struct {
 	ed    *editor.Client
 	token *protocol.ProgressToken // nil: the editor shows no progress, steps go to its log
@@ -35,9 +35,14 @@ type Reporter struct {
 	auto  func() bool             // whether the turn's approvals are auto-approved right now
 	note  func() string           // appended to each report (the rate limits when they run high)
 
-	line  line        // the follower's
-	lines chan string // the newest report not yet taken by send (one slot)
-	wg    conc.WaitGroup
+	line line // the follower's
+
+	mu      sync.Mutex
+	pending string      // the newest report not yet sent
+	last    time.Time   // when the last report was sent
+	timer   *time.Timer // sends pending when it fires; nil when no report is due
+	ended   bool
+	timers  sync.WaitGroup // the timer's function, while it may run
 }
 
 // Config says where a turn's progress goes and what it shows.
@@ -53,16 +58,15 @@ type Config struct {
 	Note func() string
 }
 
-// Start begins a turn's progress with its first words, and starts the goroutine that sends its
-// reports until End.
+// Start begins a turn's progress with its first words.
 func Start(ctx context.Context, cfg Config, first string) *Reporter {
-	r := &Reporter{ed: cfg.Editor, token: cfg.Token, title: cfg.Title, auto: cfg.Auto, note: cfg.Note, lines: make(chan string, 1)}
+	r := &Reporter{ed: cfg.Editor, token: cfg.Token, title: cfg.Title, auto: cfg.Auto, note: cfg.Note}
 	r.send(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: r.title, Message: r.mark(first), Cancellable: true})
-	r.wg.Go(func() { r.coalesce(ctx) })
 	return r
 }
 
-// Event takes one of the turn's events.
+// Event takes one of the turn's events. A changed line is reported at once when the last report is
+// Interval old, else when it is: the report then due takes the newest line.
 func (r *Reporter) Event(ctx context.Context, ev *hermesproto.Event) {
 	if r.token == nil {
 		if l := logLine(ev); l != "" {
@@ -79,69 +83,51 @@ func (r *Reporter) Event(ctx context.Context, ev *hermesproto.Event) {
 	if r.note != nil {
 		msg += r.note()
 	}
-	// The newest line replaces one coalesce has not taken yet.
-	select {
-	case r.lines <- msg:
-	default:
-		select {
-		case <-r.lines:
-		default:
-		}
-		r.lines <- msg // this goroutine is the only sender: the slot is free now
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = msg
+	if r.timer != nil {
+		return // a report is due when the timer fires; it takes the newest line
 	}
+	if wait := Interval - time.Since(r.last); wait > 0 {
+		r.timers.Add(1)
+		r.timer = time.AfterFunc(wait, func() {
+			defer r.timers.Done()
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.timer = nil
+			if !r.ended && r.pending != "" {
+				r.reportLocked(ctx)
+			}
+		})
+		return
+	}
+	r.reportLocked(ctx)
+}
+
+// reportLocked sends the pending line. r.mu is held.
+func (r *Reporter) reportLocked(ctx context.Context) {
+	r.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: r.mark(r.pending), Cancellable: true})
+	r.pending, r.last = "", time.Now()
 }
 
 // End ends the progress with how the turn ended (res nil: it ended without a result). A report still
 // pending is dropped: the end says how the turn ended, which is newer, and one message less stands
 // between the editor and it.
 func (r *Reporter) End(ctx context.Context, res *hermesproto.Result) {
-	close(r.lines)
-	r.wg.Wait()
+	r.mu.Lock()
+	r.ended = true
+	if r.timer != nil && r.timer.Stop() {
+		r.timers.Done() // its function will not run
+	}
+	r.timer = nil
+	r.mu.Unlock()
+	r.timers.Wait() // a function that was already running has seen ended
 	msg := "ended"
 	if res != nil {
 		msg = EndLine(res)
 	}
 	r.send(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg})
-}
-
-// coalesce sends the lines Event hands over, at most one per Interval, always the newest, until
-// End closes r.lines.
-func (r *Reporter) coalesce(ctx context.Context) {
-	var (
-		pending string
-		last    time.Time
-		timer   *time.Timer
-		timerC  <-chan time.Time
-	)
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		select {
-		case msg, ok := <-r.lines:
-			if !ok {
-				return
-			}
-			pending = msg
-			if timer != nil {
-				continue // a report is due when the timer fires; it takes the newest line
-			}
-			if wait := Interval - time.Since(last); wait > 0 {
-				timer = time.NewTimer(wait)
-				timerC = timer.C
-				continue
-			}
-		case <-timerC:
-			timer, timerC = nil, nil
-			if pending == "" {
-				continue
-			}
-		}
-		r.send(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: r.mark(pending), Cancellable: true})
-		pending, last = "", time.Now()
-	}
 }
 
 func (r *Reporter) send(ctx context.Context, value any) {
