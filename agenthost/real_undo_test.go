@@ -64,4 +64,17 @@ func TestRealUndoCheckpointAndRevert(t *testing.T) {
 	if !strings.Contains(last, "remember the first turn") {
 		t.Error("the revert lost the turn before it too")
 	}
+	// The reverted thread is listed once (codex lists a thread again after thread/revert).
+	list, err := s.Threads(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("threads after the revert: %+v", list)
+	seen := map[string]bool{}
+	for _, th := range list {
+		if seen[th.ID] {
+			t.Errorf("thread %s listed twice: %+v", th.ID, list)
+		}
+		seen[th.ID] = true
+	}
 }

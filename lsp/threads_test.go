@@ -220,3 +220,43 @@ func codeActionsAt(t *testing.T, f *fixture, path string) []protocol.CodeAction 
 	}
 	return actions
 }
+
+// TestThreadsMarkReviews: hermes.threads marks the thread of a review as one, and the code actions
+// of an editor with no thread picker (Helix) do not offer to resume it as a conversation.
+func TestThreadsMarkReviews(t *testing.T) {
+	f := start(t, lsptest.Helix2501, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	onReview(f, rendered("Nothing to say."))
+	asked := f.ask(ctx, map[string]any{"prompt": "A conversation"})
+	f.awaitEndN(ctx, 1)
+	var rev hermesproto.ReviewResult
+	command(t, f, hermesproto.CmdReview, map[string]any{}, &rev)
+	f.awaitEndN(ctx, 2)
+	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
+	f.ask(ctx, map[string]any{"prompt": "Another conversation"})
+	f.awaitEndN(ctx, 3)
+
+	var threads []hermesproto.ThreadInfo
+	command(t, f, hermesproto.CmdThreads, map[string]any{}, &threads)
+	review := map[string]bool{}
+	for _, th := range threads {
+		review[th.ThreadID] = th.Review
+	}
+	if len(threads) != 3 || !review[rev.ThreadID] || review[asked.ThreadID] {
+		t.Fatalf("threads (review %s, conversation %s): %+v", rev.ThreadID, asked.ThreadID, threads)
+	}
+	path := f.file("notes.txt", "notes\n")
+	actions, err := f.ed.CodeActions(ctx, path, protocol.Range{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumes []string
+	for _, a := range actions {
+		if strings.HasPrefix(a.Title, "Hermes: resume") {
+			resumes = append(resumes, a.Title)
+		}
+	}
+	if len(resumes) != 1 || !strings.Contains(resumes[0], "A conversation") {
+		t.Errorf("resume code actions: %q", resumes)
+	}
+}

@@ -56,7 +56,7 @@ func errorf(code jsonrpc2.Code, format string, args ...any) error {
 	return jsonrpc2.NewError(code, fmt.Sprintf(format, args...))
 }
 
-// List is hermes.threads: the folder's threads, newest first.
+// List is hermes.threads: the folder's threads, newest first, each once, reviews marked.
 func List(ctx context.Context, sess *agenthost.Session) ([]hermesproto.ThreadInfo, error) {
 	list, err := sess.Threads(ctx)
 	if err != nil {
@@ -64,7 +64,7 @@ func List(ctx context.Context, sess *agenthost.Session) ([]hermesproto.ThreadInf
 	}
 	out := make([]hermesproto.ThreadInfo, 0, len(list))
 	for _, t := range list {
-		out = append(out, hermesproto.ThreadInfo{ThreadID: t.ID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current})
+		out = append(out, hermesproto.ThreadInfo{ThreadID: t.ID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current, Review: t.Review})
 	}
 	return out, nil
 }
@@ -94,7 +94,8 @@ type cachedThreads struct {
 	list []agenthost.ThreadInfo
 }
 
-// ResumeActions are the code actions that resume one of the folder's five newest other threads,
+// ResumeActions are the code actions that resume one of the folder's five newest other threads
+// (conversations: a review's thread is not one to continue),
 // for editors with no thread picker; each runs hermes.resumeThread on uri. They need codex running
 // (a code action never starts it) and reuse the list for threadCacheAge.
 func (t *Threads) ResumeActions(ctx context.Context, folder string, uri string, sess *agenthost.Session, h *agenthost.Host) []protocol.CodeAction {
@@ -123,7 +124,7 @@ func (t *Threads) ResumeActions(ctx context.Context, folder string, uri string, 
 	prefix := t.cfg.Settings().CommandPrefix
 	var out []protocol.CodeAction
 	for _, th := range cached.list {
-		if th.Current || len(out) == resumeActionsMax {
+		if th.Current || th.Review || len(out) == resumeActionsMax {
 			continue
 		}
 		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, th.Title, th.UpdatedAt.Local().Format("Jan 2 15:04"))
