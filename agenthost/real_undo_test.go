@@ -78,3 +78,24 @@ func TestRealUndoCheckpointAndRevert(t *testing.T) {
 		seen[th.ID] = true
 	}
 }
+
+// TestRealConfiguredModel: the model codex's own configuration names (here the fake model's, from
+// config.toml and -c) is what config/read reports for the folder: hermes.models marks it current.
+func TestRealConfiguredModel(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	h := realHost(t, env, nil)
+	s, err := h.Session(env.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, kv := range env.Model.CodexConfig() {
+		if m, ok := strings.CutPrefix(kv, "model="); ok {
+			want = strings.Trim(m, `"`)
+		}
+	}
+	if got := s.ConfiguredModel(t.Context()); want == "" || got != want {
+		t.Errorf("configured model %q, want %q", got, want)
+	}
+}

@@ -260,3 +260,15 @@ func TestThreadsMarkReviews(t *testing.T) {
 		t.Errorf("resume code actions: %q", resumes)
 	}
 }
+
+// TestModelsCurrentFromCodexConfig: with no model chosen in hermes-lsp, hermes.models marks the
+// one codex's config.toml names (config/read), not codex's built-in default.
+func TestModelsCurrentFromCodexConfig(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	f.fake.SetConfigModel("gpt-5.5-mini")
+	var models []hermesproto.ModelInfo
+	command(t, f, hermesproto.CmdModels, map[string]any{}, &models)
+	if len(models) != 2 || models[0].Current || !models[1].Current {
+		t.Errorf("models with gpt-5.5-mini in config.toml: %+v", models)
+	}
+}
