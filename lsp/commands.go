@@ -265,7 +265,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		}
 		inPrompt.URI, inPrompt.Range, inPrompt.Diagnostics = "", nil, nil // the transcript is no file of the folder
 	}
-	text, err := prompt.Build(ctx, prompt.Source{Docs: s.docs, Seen: s.editor.Diagnostics().SeenOn, Log: s.log}, folder, inPrompt)
+	text, err := prompt.Build(ctx, prompt.Source{Docs: s.docs, Seen: s.editor.Diagnostics().SeenOn, OwnSource: diagnosticSource, Log: s.log}, folder, inPrompt)
 	if err != nil {
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
