@@ -146,6 +146,15 @@ func (s *Session) nameThread(ctx context.Context, client *codex.Client, threadID
 	}
 }
 
+// turnTitle names a turn for people: the first line of the user's words, bounded.
+func turnTitle(in Input) string {
+	words := in.Title
+	if words == "" {
+		words = in.Prompt
+	}
+	return Truncate(oneLine(firstLine(words)), 60)
+}
+
 // firstLine is s's first non-empty line.
 func firstLine(s string) string {
 	for line := range strings.SplitSeq(s, "\n") {

@@ -88,6 +88,7 @@ func (ts *turnRunner) finish(retired bool) {
 	})
 	ts.live.closeKept(kept)
 	cp.StartedAt = ts.started
+	cp.Title = turnTitle(ts.turn.input)
 	s.saveCheckpoint(cp, threadID, turnID) // before the report: an undo may follow it at once
 	ts.result = res
 	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnCompleted, Result: res})

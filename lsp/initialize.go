@@ -78,6 +78,8 @@ func readCaps(p *initializeParams) editor.Caps {
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
 	c.InlayHintRefresh = p.inlayHintRefresh
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
+	c.PlainMessages = !isVSCode(c.Name)
+	c.ShowsResults = c.ThreadPicker || experimentalFlag(p.Capabilities.Experimental, "showsResults")
 	return c
 }
 

@@ -231,10 +231,12 @@ func TestThreadsMarkReviews(t *testing.T) {
 	f.awaitEndN(ctx, 1)
 	var rev hermesproto.ReviewResult
 	command(t, f, hermesproto.CmdReview, map[string]any{}, &rev)
-	f.awaitEndN(ctx, 2)
+	if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes review of")); err != nil {
+		t.Fatal(err)
+	}
 	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
 	f.ask(ctx, map[string]any{"prompt": "Another conversation"})
-	f.awaitEndN(ctx, 3)
+	f.awaitEndN(ctx, 2)
 
 	var threads []hermesproto.ThreadInfo
 	command(t, f, hermesproto.CmdThreads, map[string]any{}, &threads)

@@ -42,6 +42,16 @@ type Caps struct {
 	// ThreadPicker: the editor picks past threads itself (VS Code's extension; Neovim's plugin says
 	// so in experimental.hermes.threadPicker): no code action per thread.
 	ThreadPicker bool
+	// PlainMessages: the editor shows window/showMessage as plain text on one line (Helix's
+	// statusline, Emacs's echo area, Neovim's command line, where a longer message asks the person
+	// to press Enter): every editor but VS Code, whose notifications take several lines. Messages to
+	// it are one-line summaries, without markdown; the whole text is in hover and the transcript.
+	PlainMessages bool
+	// ShowsResults: the editor shows what the commands it runs answer, and their errors, itself (VS
+	// Code's extension, Neovim's plugin: experimental.hermes.showsResults or threadPicker). Another
+	// editor runs a command by hand (Helix's :lsp-workspace-command) and shows neither: the server
+	// says them in a message.
+	ShowsResults bool
 	// InlayHintRefresh: the editor takes workspace/inlayHint/refresh.
 	InlayHintRefresh bool
 	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).

@@ -17,6 +17,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -77,8 +79,41 @@ func (t *Threads) Resume(ctx context.Context, folder workspace.Folder, sess *age
 	if err := sess.ResumeThread(ctx, a.ThreadID); err != nil {
 		return hermesproto.ResumeThreadResult{}, errorf(jsonrpc2.InvalidParams, "resume thread: %v", err)
 	}
-	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues thread %s.", folder.Name, a.ThreadID))
+	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues %s.", folder.Name, Name(ctx, sess, a.ThreadID)))
 	return hermesproto.ResumeThreadResult{Folder: folder.Path, ThreadID: a.ThreadID}, nil
+}
+
+// Name names a thread of the folder for people: by its title, with when it was last used,
+// else "the thread of <when>"; its id only when codex no longer lists it.
+func Name(ctx context.Context, sess *agenthost.Session, id string) string {
+	list, err := sess.Threads(ctx)
+	if err == nil {
+		for _, th := range list {
+			if th.ID == id {
+				return ThreadLabel(th, time.Now())
+			}
+		}
+	}
+	return "thread " + id
+}
+
+// Info is a thread of hermes.threads' answer as agenthost lists it.
+func Info(t hermesproto.ThreadInfo) agenthost.ThreadInfo {
+	return agenthost.ThreadInfo{ID: t.ThreadID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current, Review: t.Review}
+}
+
+// ThreadLabel is a thread as a one-line message names it: "Add a Sum function" (today 14:02), a
+// review's marked as one.
+func ThreadLabel(th agenthost.ThreadInfo, now time.Time) string {
+	when := annotate.When(th.UpdatedAt, now)
+	kind := ""
+	if th.Review {
+		kind = "review "
+	}
+	if th.Title == "" {
+		return "the " + kind + "thread of " + when
+	}
+	return fmt.Sprintf("%s%q (%s)", kind, safetext.LineCut(th.Title, 60), when)
 }
 
 // threadCacheAge is how long the past threads offered as code actions are reused: code actions
@@ -127,7 +162,7 @@ func (t *Threads) ResumeActions(ctx context.Context, folder string, uri string, 
 		if th.Current || th.Review || len(out) == resumeActionsMax {
 			continue
 		}
-		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, th.Title, th.UpdatedAt.Local().Format("Jan 2 15:04"))
+		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, th.Title, annotate.When(th.UpdatedAt, time.Now()))
 		out = append(out, protocol.CodeAction{
 			Title:   title,
 			Command: &protocol.Command{Title: title, Command: prefix + hermesproto.CmdResumeThread, Arguments: []any{hermesproto.ResumeThreadArgs{URI: uri, ThreadID: th.ID}}},
