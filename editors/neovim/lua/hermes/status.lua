@@ -75,7 +75,7 @@ function M.show_status()
   require("hermes").ensure_setup()
   M.status(function(list)
     require("hermes").last_status = list
-    handlers.notify(table.concat(status_lines(list), "\n"), levels.INFO)
+    handlers.notify_full(table.concat(status_lines(list), "\n"), levels.INFO)
   end)
 end
 
