@@ -109,7 +109,7 @@ func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result
 // plainAnnouncement is the answer on one line of plain text, its markdown left out, then where the
 // whole answer is: hover on the line it was asked from, else the transcript.
 func (o afterTurnObserver) plainAnnouncement(text string, res *hermesproto.Result) string {
-	msg := "Hermes (" + o.tv.folder.Name + "): " + safetext.Summary(text, plainAnswerMax)
+	msg := "Hermes (" + o.tv.folder.ShortName() + "): " + safetext.Summary(text, plainAnswerMax)
 	if key, line, ok := o.s.lines.Origins().Where(o.tv.rec); ok {
 		msg += fmt.Sprintf(" · the whole answer: hover line %d of %s", line+1, filepath.Base(key))
 	} else if res.TranscriptPath != "" {

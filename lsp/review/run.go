@@ -163,6 +163,7 @@ func (r *Reviews) Finish(ctx context.Context, folder workspace.Folder, run *Run,
 	}
 	msg := fmt.Sprintf("Hermes review of %s in %s: %s.", run.Label, folder.Name, findingCounts(len(list), counts))
 	if r.cfg.Editor.Caps().PlainMessages {
+		msg = fmt.Sprintf("Hermes review of %s in %s: %s.", run.Label, folder.ShortName(), findingCounts(len(list), counts))
 		// One line: the counts first, then as much of the explanation as fits; the findings are
 		// the diagnostics, the rest is in the transcript.
 		if rv.Explanation != "" {

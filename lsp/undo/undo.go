@@ -133,7 +133,7 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 		}
 	}
 	ed.SyncBuffers(ctx, folder.Path) // files restored on disk: clean buffers follow
-	msg := fmt.Sprintf("Hermes undid %s in %s: %d file(s) restored", turnName(cp), folder.Name, len(res.Restored))
+	msg := fmt.Sprintf("Hermes undid %s in %s: %d file(s) restored", turnName(cp), folder.ShortName(), len(res.Restored))
 	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); !ed.SavesEdits && len(unsaved) > 0 {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
 	}
