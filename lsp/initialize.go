@@ -76,6 +76,7 @@ func readCaps(p *initializeParams) editor.Caps {
 	}
 	c.ReloadsBuffers = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
+	c.ReloadByHand = strings.EqualFold(c.Name, "helix")
 	c.InlayHintRefresh = p.inlayHintRefresh
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	c.PlainMessages = !isVSCode(c.Name)

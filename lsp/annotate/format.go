@@ -32,7 +32,7 @@ func FirstLine(s string) string {
 // "just now", "12 min ago", "today 14:02", "yesterday 09:15", "Mon 10:00" (this week), "Dec 2"
 // (this year), "Dec 2 2025".
 func When(t, now time.Time) string {
-	t, now = t.In(now.Location()), now
+	t = t.In(now.Location())
 	d := now.Sub(t)
 	switch {
 	case d >= 0 && d < time.Minute:

@@ -36,6 +36,12 @@ type Caps struct {
 	// ReloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
 	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
 	ReloadsBuffers bool
+	// ReloadByHand: the editor takes the new text of a file the agent changed, sent as an edit, as
+	// unsaved changes, and then refuses to save them over the newer file (Helix: the buffer shows
+	// "[+]", ":w" fails with "file modified by an external process" and ":q" with unsaved changes),
+	// and it has no way to be told to reload. The server sends it no edit: a message tells the
+	// person to reload (":reload-all"), which leaves the buffer clean.
+	ReloadByHand bool
 	// SavesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
 	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
 	SavesUndoEdits bool
