@@ -33,8 +33,9 @@ func TestMain(m *testing.M) {
 // code action (25.01, which answers showMessageRequest with -32601); a patch of the open file,
 // approved the same way, leaving Helix's buffer clean until `:reload-all` shows it, still clean, so
 // that `:write` writes; the final message; `space k` on the instruction line showing the turn;
-// "Hermes: undo last turn" putting the old text back in the buffer, and `:write` on disk; then a
-// second turn, the "Hermes: stop turn" code action offered while it runs,
+// "Hermes: undo last turn" putting the old text back in the buffer, and `:write` on disk;
+// `:lsp-workspace-command hermes.threads` saying its answer, and hermes.resumeThread its error, in
+// the statusline; then a second turn, the "Hermes: stop turn" code action offered while it runs,
 // and `:lsp-workspace-command hermes.cancel` stopping it.
 func TestHelixInstructionApprovalStop(t *testing.T) {
 	hx := os.Getenv("HERMES_HX")
@@ -278,6 +279,17 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	if got := readFile(notes); got != original {
 		t.Errorf("notes.md after the undo and :write = %q, want %q; screen:\n%s", got, original, screen())
 	}
+
+	// Commands run by hand say their answer, and their error, in the statusline (Helix shows neither).
+	keys("Escape")
+	keys(":")
+	keys("-l", "lsp-workspace-command hermes.threads")
+	keys("Enter")
+	waitFor("hermes.threads' answer", 10*time.Second, contains(`Hermes: 1 thread(s): "create hx_made.txt with a command, then patch this file" (just now) current`))
+	keys(":")
+	keys("-l", "lsp-workspace-command hermes.resumeThread")
+	keys("Enter")
+	waitFor("hermes.resumeThread's error", 10*time.Second, contains("Hermes: hermes.resumeThread: hermes.resumeThread needs a threadId"))
 
 	// A second turn: the model hangs; the stop code action is offered; the workspace command stops it.
 	keys("Escape")
