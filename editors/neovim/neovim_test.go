@@ -87,10 +87,10 @@ type summary struct {
 		// Fits: one line no wider than the command line (no hit-enter prompt).
 		Fits bool `json:"fits"`
 	} `json:"notifications"`
-	DiffShown      bool   `json:"diffShown"`
-	DiffClosed     bool   `json:"diffClosed"`
-	HintLabel      string `json:"hintLabel"`
-	HintScreenLine string `json:"hintScreenLine"`
+	DiffShown      bool     `json:"diffShown"`
+	DiffClosed     bool     `json:"diffClosed"`
+	HintLabel      string   `json:"hintLabel"`
+	HintScreenLine string   `json:"hintScreenLine"`
 	Statuslines    []string `json:"statuslines"`
 	TurnEventKinds []string `json:"turnEventKinds"`
 	TurnResults    []struct {
