@@ -369,7 +369,9 @@ func testApprovalGatedTurn(t *testing.T, nvim string) {
 		}
 	}
 
-	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, "thread ") {
+	// The thread by its title (its first prompt), never by its id.
+	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, `thread "Make nvim_made.txt with a command`) ||
+		len(sum.TurnResults) == 0 || sum.TurnResults[0].ThreadID == "" || strings.Contains(sum.StatusMessage, sum.TurnResults[0].ThreadID) {
 		t.Errorf(":HermesStatus said %q", sum.StatusMessage)
 	}
 	if !strings.HasPrefix(sum.TranscriptWindow, filepath.Join(stateDir, "transcripts")+"/") || !sum.TranscriptFocused ||
