@@ -25,9 +25,9 @@ build:
 ## libraries into tools/nodeclient/node_modules, when missing or older than their lock files; and
 ## Neovim (0.7 or later, for the plugin's test) and Emacs with lsp-mode and eglot (the Emacs client's
 ## test) through apt when missing (tools/need-debian.sh).
-tools: $(CODEX_BIN) $(NODECLIENT_STAMP) nvim nvim11 emacs
+tools: $(CODEX_BIN) $(NODECLIENT_STAMP) nvim nvim11 nvim010 emacs
 
-.PHONY: nvim nvim11 emacs
+.PHONY: nvim nvim11 nvim010 emacs
 # Emacs with lsp-mode and eglot, for editors/emacs's test (Debian's packages).
 emacs:
 	@bash tools/need-debian.sh emacs emacs-nox elpa-lsp-mode elpa-eglot
@@ -39,6 +39,10 @@ nvim:
 # the git-ignored tools/neovim; nothing to do when it is there).
 nvim11:
 	@bash editors/neovim/fetch-nvim.sh >/dev/null
+# Neovim 0.10 (Debian trixie's), whose inlay hints the plugin's test checks apart (git-ignored
+# tools/neovim-0.10).
+nvim010:
+	@bash editors/neovim/fetch-nvim.sh trixie tools/neovim-0.10 >/dev/null
 
 $(CODEX_BIN): $(CODEX_DIR)/package.json $(CODEX_DIR)/package-lock.json
 	cd $(CODEX_DIR) && npm ci --no-audit --no-fund --loglevel=error
@@ -154,13 +158,13 @@ fuzz:
 
 # --- editors/neovim and editors/helix ----------------------------------------------------------------
 ## test-neovim: the Neovim plugin's end-to-end test alone (it is also part of `make test`): headless nvim
-## (Debian's 0.7.2 in CI; make installs it when missing) through the plugin's commands, the real codex, the fake model.
+## (Debian's 0.7.2 in CI; make installs it when missing; with 0.12 and 0.10 from Debian forky and trixie) through the plugin's commands, the real codex, the fake model.
 ## test-helix: the Helix test (editors/helix/helix_test.go, build tag helix) in Helix 25.01 and 25.07:
 ## Debian trixie's and sid's hx, which editors/helix/fetch-hx.sh downloads from Debian's archive into
 ## the git-ignored tools/helix/<suite> (with their glibc: Helix is not in bookworm). HX=/path/to/hx
 ## runs it in that Helix only.
 .PHONY: test-neovim test-helix
-test-neovim: $(CODEX_BIN) nvim nvim11
+test-neovim: $(CODEX_BIN) nvim nvim11 nvim010
 	$(GO) test -count=1 -timeout 5m -v -run TestNeovim ./editors/neovim/
 
 HELIX_SUITES := trixie sid

@@ -72,11 +72,14 @@ type FileCheckpoint struct {
 
 // Checkpoint is what one turn's patches changed in a folder.
 type Checkpoint struct {
-	Folder    string           `json:"folder"`
-	ThreadID  string           `json:"threadId"`
-	TurnID    string           `json:"turnId"`
-	StartedAt time.Time        `json:"startedAt"`
-	Files     []FileCheckpoint `json:"files"`
+	Folder    string    `json:"folder"`
+	ThreadID  string    `json:"threadId"`
+	TurnID    string    `json:"turnId"`
+	StartedAt time.Time `json:"startedAt"`
+	// Title names the turn for people: the first line of the user's words (empty in checkpoints
+	// kept before it was recorded).
+	Title string           `json:"title,omitempty"`
+	Files []FileCheckpoint `json:"files"`
 	// Version is 2 for a checkpoint kept as a summary and its contents apart; 0 for the older
 	// single file, converted when it is first listed.
 	Version int `json:"version,omitempty"`

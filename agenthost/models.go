@@ -68,6 +68,36 @@ func (h *Host) Models(ctx context.Context) ([]ModelInfo, error) {
 	return out, nil
 }
 
+// configReadParams and configRead are codex's config/read (its effective configuration as seen
+// from a folder: config.toml, the project's layers, -c overrides), of which only the model is read.
+type configReadParams struct {
+	Cwd string `json:"cwd"`
+}
+
+type configRead struct {
+	Config struct {
+		Model string `json:"model"`
+	} `json:"config"`
+}
+
+// ConfiguredModel is the model codex's configuration names for the folder's turns (config.toml's
+// model, or a -c model=... of the settings), "" when it names none (codex then uses its built-in
+// default) or codex cannot say.
+func (s *Session) ConfiguredModel(ctx context.Context) string {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
+	client, _, err := s.h.codexClient(ctx)
+	if err != nil {
+		return ""
+	}
+	var res configRead
+	if err := client.Call(ctx, "config/read", configReadParams{Cwd: s.folder}, &res); err != nil {
+		s.h.log.Debug("config/read", "err", err)
+		return ""
+	}
+	return res.Config.Model
+}
+
 // SetModel sets the model and reasoning effort of the folder's next turns (persisted); empty
 // strings go back to the defaults.
 func (s *Session) SetModel(model, effort string) error {

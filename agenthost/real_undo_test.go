@@ -64,4 +64,38 @@ func TestRealUndoCheckpointAndRevert(t *testing.T) {
 	if !strings.Contains(last, "remember the first turn") {
 		t.Error("the revert lost the turn before it too")
 	}
+	// The reverted thread is listed once (codex lists a thread again after thread/revert).
+	list, err := s.Threads(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("threads after the revert: %+v", list)
+	seen := map[string]bool{}
+	for _, th := range list {
+		if seen[th.ID] {
+			t.Errorf("thread %s listed twice: %+v", th.ID, list)
+		}
+		seen[th.ID] = true
+	}
+}
+
+// TestRealConfiguredModel: the model codex's own configuration names (here the fake model's, from
+// config.toml and -c) is what config/read reports for the folder: hermes.models marks it current.
+func TestRealConfiguredModel(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	h := realHost(t, env, nil)
+	s, err := h.Session(env.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, kv := range env.Model.CodexConfig() {
+		if m, ok := strings.CutPrefix(kv, "model="); ok {
+			want = strings.Trim(m, `"`)
+		}
+	}
+	if got := s.ConfiguredModel(t.Context()); want == "" || got != want {
+		t.Errorf("configured model %q, want %q", got, want)
+	}
 }

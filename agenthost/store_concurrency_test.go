@@ -35,7 +35,7 @@ func TestConcurrentTranscriptAppends(t *testing.T) {
 					Messages: []hermesproto.Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: big}},
 				}
 				md := mdHeader(Input{Prompt: "q"}, false, time.Now()) + mdAnswer(big) + mdEnd(res)
-				if path := st.appendTurn(nil, "/folder", res, res.Messages, nil, md); path == "" {
+				if path := st.appendTurn(nil, "/folder", res, false, res.Messages, nil, md); path == "" {
 					t.Error("appendTurn wrote nothing")
 				}
 			}
@@ -152,7 +152,7 @@ func TestTranscriptRejectsUnsafeThreadID(t *testing.T) {
 			t.Errorf("TranscriptPaths(%q) = %q, %q; want an error", id, j, m)
 		}
 		res := &hermesproto.Result{ThreadID: id, TurnID: "turn-1", Status: StatusCompleted}
-		if path := st.appendTurn(nil, "/folder", res, nil, nil, "q"); path != "" {
+		if path := st.appendTurn(nil, "/folder", res, false, nil, nil, "q"); path != "" {
 			t.Errorf("appendTurn on thread %q wrote %s", id, path)
 		}
 	}

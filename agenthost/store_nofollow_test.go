@@ -28,7 +28,7 @@ func TestTranscriptNotWrittenThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &hermesproto.Result{ThreadID: "thread-1", TurnID: "turn-1", Status: StatusCompleted, Messages: []hermesproto.Message{{Role: "user", Content: "secret"}}}
-	if got := st.appendTurn(nil, "/folder", res, res.Messages, nil, mdAnswer("secret")); got != md {
+	if got := st.appendTurn(nil, "/folder", res, false, res.Messages, nil, mdAnswer("secret")); got != md {
 		t.Errorf("appendTurn = %q, want %q", got, md)
 	}
 	if data, _ := os.ReadFile(target); string(data) != "keep\n" {

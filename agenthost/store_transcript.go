@@ -29,6 +29,8 @@ type transcriptEntry struct {
 	Message  *hermesproto.Message  `json:"message,omitempty"`
 	Approval *hermesproto.Approval `json:"approval,omitempty"`
 	Result   *hermesproto.Result   `json:"result,omitempty"`
+	// Review marks the result of a code review's turn: its thread is a review's, not a conversation.
+	Review bool `json:"review,omitempty"`
 }
 
 // TranscriptPaths returns the JSONL and markdown transcript files of a thread in stateDir. A thread
@@ -58,10 +60,10 @@ func isFileID(id string) bool {
 }
 
 // appendTurn records a finished turn in its thread's JSONL transcript (its rows not written yet,
-// its approvals and its result) and appends mdTail (its last rows) to the markdown one, whose
+// its approvals and its result, marked when the turn was a review) and appends mdTail (its last rows) to the markdown one, whose
 // earlier rows the live transcript wrote through tf, the turn's open files (used when they are that
 // thread's); it returns the markdown path, or "" when the thread id cannot name a file.
-func (st *store) appendTurn(tf *transcriptFiles, folder string, res *hermesproto.Result, msgs []hermesproto.Message, approvals []hermesproto.Approval, mdTail string) string {
+func (st *store) appendTurn(tf *transcriptFiles, folder string, res *hermesproto.Result, review bool, msgs []hermesproto.Message, approvals []hermesproto.Approval, mdTail string) string {
 	jsonlPath, mdPath, err := TranscriptPaths(st.dir, res.ThreadID)
 	if err != nil {
 		st.log.Warn("no transcript written for this turn", "folder", folder, "turn", res.TurnID, "err", err)
@@ -85,7 +87,7 @@ func (st *store) appendTurn(tf *transcriptFiles, folder string, res *hermesproto
 	}
 	summary := *res
 	summary.Messages = nil
-	add(transcriptEntry{Kind: "result", Result: &summary})
+	add(transcriptEntry{Kind: "result", Result: &summary, Review: review})
 	if err := st.appendRows(tf, lines, []byte(mdTail)); err != nil {
 		st.log.Warn("could not write the transcript", "path", mdPath, "err", err)
 	}
@@ -217,26 +219,34 @@ func openAppend(path string) (*os.File, os.FileInfo, error) {
 	return f, fi, nil
 }
 
-// recordedTurnsMax bounds how much of a JSONL transcript recordedTurns reads.
+// recordedTurnsMax bounds how much of a JSONL transcript recorded reads.
 const recordedTurnsMax = 32 << 20
 
-// recordedTurns counts the turns recorded in a thread's JSONL transcript (one result entry each;
-// in a message's JSON the key's quotes are escaped, so only entries count). A missing or
-// unreadable transcript counts 0.
+// threadRecord is what a thread's JSONL transcript says of it: how many turns it recorded, and
+// whether one was a review's.
+type threadRecord struct {
+	turns  int
+	review bool
+}
+
+// recorded reads a thread's JSONL transcript: its turns (one result entry each) and whether one
+// of them was a review (a result entry marked review). In the JSON of a message or a result the
+// quotes of a key are escaped, so only the entries' own keys count. A missing or unreadable
+// transcript records nothing.
 //
 //hermes:ownfile the state folder's transcripts
-func (st *store) recordedTurns(threadID string) int {
+func (st *store) recorded(threadID string) threadRecord {
 	jsonl, _, err := TranscriptPaths(st.dir, threadID)
 	if err != nil {
-		return 0
+		return threadRecord{}
 	}
 	f, err := os.Open(jsonl)
 	if err != nil {
-		return 0
+		return threadRecord{}
 	}
 	defer f.Close()
 	data, _ := io.ReadAll(io.LimitReader(f, recordedTurnsMax))
-	return bytes.Count(data, []byte(`"kind":"result"`))
+	return threadRecord{turns: bytes.Count(data, []byte(`"kind":"result"`)), review: bytes.Contains(data, []byte(`"review":true`))}
 }
 
 // transcriptHeadMax bounds the first line of a JSONL transcript read to find its folder.

@@ -26,9 +26,13 @@ type ThreadInfo struct {
 	Turns int `json:"turns"`
 	// Current says it is the folder's thread: the next turn runs on it.
 	Current bool `json:"current"`
+	// Review says it is the thread of a code review (hermes.review), not a conversation.
+	Review bool `json:"review,omitempty"`
 }
 
-// Threads lists the folder's threads in codex, newest first (at most maxThreads).
+// Threads lists the folder's threads in codex, newest first (at most maxThreads), each once: codex
+// lists a thread a second time after thread/revert (an undo), as its newest rollout and its older
+// one; the first, newest, is kept.
 func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	ctx, cancel := s.bounded(ctx)
 	defer cancel()
@@ -42,10 +46,20 @@ func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	}
 	current, _, _ := s.thread()
 	out := make([]ThreadInfo, 0, len(threads))
+	seen := make(map[string]bool, len(threads))
 	for _, t := range threads {
+		if seen[t.ID] {
+			continue
+		}
+		seen[t.ID] = true
+		rec := s.h.store.recorded(t.ID)
+		title := threadTitle(t)
+		if title == "" && rec.review {
+			title = "Code review" // codex gives a review's thread neither a name nor a preview
+		}
 		out = append(out, ThreadInfo{
-			ID: t.ID, Title: threadTitle(t), UpdatedAt: time.Unix(t.UpdatedAt, 0).UTC(),
-			Turns: s.h.store.recordedTurns(t.ID), Current: t.ID == current,
+			ID: t.ID, Title: title, UpdatedAt: time.Unix(t.UpdatedAt, 0).UTC(),
+			Turns: rec.turns, Current: t.ID == current, Review: rec.review,
 		})
 	}
 	return out, nil
@@ -130,6 +144,15 @@ func (s *Session) nameThread(ctx context.Context, client *codex.Client, threadID
 	if err := client.Call(ctx, "thread/name/set", codex.ThreadSetNameParams{ThreadID: threadID, Name: name}, nil); err != nil {
 		s.h.log.Info("could not name the thread", "thread", threadID, "err", err)
 	}
+}
+
+// turnTitle names a turn for people: the first line of the user's words, bounded.
+func turnTitle(in Input) string {
+	words := in.Title
+	if words == "" {
+		words = in.Prompt
+	}
+	return Truncate(oneLine(firstLine(words)), 60)
 }
 
 // firstLine is s's first non-empty line.

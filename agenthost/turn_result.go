@@ -74,7 +74,7 @@ func (ts *turnRunner) finish(retired bool) {
 	}
 
 	md, msgs := ts.live.takeUnsaved(threadID)
-	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, msgs, approvals, md+ts.live.tail(res, approvals))
+	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, ts.review, msgs, approvals, md+ts.live.tail(res, approvals))
 	ts.live.release() // the tools' rows are on disk: their events go on
 	cp, kept := s.endTurn(ts.turn, ts.live.giveBack(), turnEnd{
 		res: res, usage: usage, total: total, iterations: ts.iterations,
@@ -82,6 +82,7 @@ func (ts *turnRunner) finish(retired bool) {
 	})
 	ts.live.closeKept(kept)
 	cp.StartedAt = ts.started
+	cp.Title = turnTitle(ts.turn.input)
 	s.saveCheckpoint(cp, threadID, turnID) // before the report: an undo may follow it at once
 	ts.result = res
 	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindTurnCompleted, Result: res})

@@ -171,13 +171,15 @@ type SkippedFile struct {
 
 // ThreadInfo is one of a folder's threads in hermes.threads' answer, newest first. Title is the
 // thread's name (from its first prompt) or codex's preview; Turns counts the turns hermes-lsp
-// recorded in its transcript; Current marks the folder's thread.
+// recorded in its transcript; Current marks the folder's thread; Review marks the thread of a code
+// review (hermes.review), which is no conversation to resume (absent: a conversation).
 type ThreadInfo struct {
 	ThreadID  string    `json:"threadId"`
 	Title     string    `json:"title"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	Turns     int       `json:"turns"`
 	Current   bool      `json:"current"`
+	Review    bool      `json:"review,omitempty"`
 }
 
 // ResumeThreadArgs are hermes.resumeThread's: the folder (URI) and one of its threads.

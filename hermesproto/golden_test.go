@@ -97,6 +97,7 @@ var goldenCases = []struct {
 	{"threads_result", []hermesproto.ThreadInfo{
 		{ThreadID: "thread-2", Title: "Add a Sum function", UpdatedAt: asked, Turns: 3, Current: true},
 		{ThreadID: "thread-1", Title: "", UpdatedAt: asked},
+		{ThreadID: "thread-0", Title: "Review uncommitted changes", UpdatedAt: asked, Turns: 1, Review: true},
 	}},
 	{"resume_thread_args", hermesproto.ResumeThreadArgs{URI: "file:///home/u/work", ThreadID: "thread-1"}},
 	{"thread_history_args", hermesproto.ThreadHistoryArgs{URI: "file:///home/u/work", ThreadID: "thread-1"}},

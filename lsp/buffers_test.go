@@ -28,14 +28,15 @@ func agentWrites(t *testing.T, path, text string) func(ft *codextest.FakeTurn) {
 }
 
 // TestAgentEditsReachCleanBuffers: after a turn changed an open file on disk, an editor that does
-// not reload by itself (Helix, eglot) gets the new text as one whole-document edit; VS Code, which
-// reloads a clean editor itself, gets none.
+// not reload by itself (eglot) gets the new text as one whole-document edit; VS Code, which reloads
+// a clean editor itself, gets none; nor does Helix, which would keep the edit as unsaved changes it
+// then refuses to save over the newer file: it is told once to reload.
 func TestAgentEditsReachCleanBuffers(t *testing.T) {
 	for _, tc := range []struct {
 		profile lsptest.Profile
 		edits   int
 	}{
-		{lsptest.Helix2501, 1},
+		{lsptest.Helix2501, 0},
 		{lsptest.Eglot, 1},
 		{lsptest.VSCode, 0},
 	} {
@@ -53,6 +54,16 @@ func TestAgentEditsReachCleanBuffers(t *testing.T) {
 			edits := f.ed.ApplyEdits()
 			if len(edits) != tc.edits {
 				t.Fatalf("applyEdit requests: %+v, want %d", edits, tc.edits)
+			}
+			var told []string
+			for _, m := range f.ed.Messages() {
+				if strings.HasPrefix(m.Message, "Hermes changed calc.go on disk") {
+					told = append(told, m.Message)
+				}
+			}
+			if want := tc.profile.Name == lsptest.Helix2501.Name; (len(told) == 1) != want || len(told) > 1 ||
+				want && !strings.Contains(told[0], ":reload-all shows it") {
+				t.Errorf("told to reload: %q", told)
 			}
 			for _, e := range edits {
 				var got []string

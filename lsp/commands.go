@@ -58,7 +58,19 @@ func args(p *commandParams, v any) error {
 	return nil
 }
 
+// executeCommand runs a command. An editor that does not show what its commands answer (Helix's
+// :lsp-workspace-command, a code action's command) is told in a message: a command's error, and the
+// answer of a command a person runs to read it (see handRun).
 func (s *Server) executeCommand(ctx context.Context, p *commandParams) (any, error) {
+	res, err := s.runCommand(ctx, p)
+	if !s.editor.Caps().ShowsResults {
+		s.handRun(ctx, p.Command, res, err)
+	}
+	return res, err
+}
+
+// runCommand runs a command and returns its answer.
+func (s *Server) runCommand(ctx context.Context, p *commandParams) (any, error) {
 	prefix := s.settings.Load().CommandPrefix
 	name, ok := trimPrefix(p.Command, prefix)
 	if !ok {
@@ -280,7 +292,7 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		}
 		inPrompt.URI, inPrompt.Range, inPrompt.Diagnostics = "", nil, nil // the transcript is no file of the folder
 	}
-	text, err := prompt.Build(ctx, prompt.Source{Docs: s.docs, Seen: s.editor.Diagnostics().SeenOn, Log: s.log}, folder, inPrompt)
+	text, err := prompt.Build(ctx, prompt.Source{Docs: s.docs, Seen: s.editor.Diagnostics().SeenOn, OwnSource: diagnosticSource, Log: s.log}, folder, inPrompt)
 	if err != nil {
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "hermes.ask: %v", err)
 	}
@@ -298,8 +310,10 @@ func (s *Server) ask(ctx context.Context, a hermesproto.AskArgs, token *protocol
 		return hermesproto.AskResult{}, errorf(jsonrpc2.InvalidParams, "a review is running in %s: wait for it, or stop it (hermes.cancel)", folder.Name)
 	}
 	if err != nil {
-		s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
-		return hermesproto.AskResult{}, errorf(jsonrpc2.InternalError, "%v", err)
+		if s.editor.Caps().ShowsResults { // else executeCommand says the error
+			s.editor.ShowMessage(ctx, protocol.MessageTypeError, "Hermes could not start the turn: "+err.Error())
+		}
+		return hermesproto.AskResult{}, errorf(jsonrpc2.InternalError, "could not start the turn: %v", err)
 	}
 	res := hermesproto.AskResult{ThreadID: turn.ThreadID(), TurnID: turn.TurnID(), Folder: folder.Path, Steered: turn.Steered()}
 	var tv *turnView

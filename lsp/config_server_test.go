@@ -81,15 +81,7 @@ func TestMultiRootRouting(t *testing.T) {
 // awaitEndN waits for n final messages.
 func (f *fixture) awaitEndN(ctx context.Context, n int) {
 	f.t.Helper()
-	err := f.ed.Await(ctx, func(s *lsptest.State) bool {
-		count := 0
-		for _, m := range s.ShowMessages {
-			if strings.Contains(m.Message, "Transcript:") {
-				count++
-			}
-		}
-		return count >= n
-	})
+	err := f.ed.Await(ctx, lsptest.Announced(n))
 	if err != nil {
 		f.t.Fatal(err)
 	}

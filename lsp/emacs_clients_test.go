@@ -38,7 +38,7 @@ func TestUndoWithoutEditMetadata(t *testing.T) {
 				t.Fatalf("undo edits: %s", edits)
 			}
 			msgs := f.ed.State().ShowMessages
-			if last := msgs[len(msgs)-1].Message; strings.Contains(last, "refused") || !strings.Contains(last, "Hermes undid turn") {
+			if last := msgs[len(msgs)-1].Message; strings.Contains(last, "refused") || !strings.Contains(last, "Hermes undid ") {
 				t.Errorf("undo message: %q", last)
 			}
 		})

@@ -82,11 +82,14 @@ func readCaps(p *initializeParams) editor.Caps {
 	}
 	c.ReloadsBuffers = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
+	c.ReloadByHand = strings.EqualFold(c.Name, "helix")
 	c.InlayHintRefresh = p.inlayHintRefresh
 	c.ShowsTurns = experimentalFlag(p.Capabilities.Experimental, "showsTurns")
 	c.EditMetadata = p.editMetadata
 	c.Emacs = c.Name == "emacs" || experimentalFlag(p.Capabilities.Experimental, "emacs")
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
+	c.PlainMessages = !isVSCode(c.Name)
+	c.ShowsResults = c.ThreadPicker || experimentalFlag(p.Capabilities.Experimental, "showsResults")
 	return c
 }
 

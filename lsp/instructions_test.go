@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -77,8 +78,11 @@ func TestInstructionHints(t *testing.T) {
 		t.Fatalf("code actions on the hint: %+v", actions)
 	}
 
-	// Run it: its hint goes, the other stays.
+	// Run it: its hint goes, the other stays. The prompt does not carry the hint (the code action
+	// request showed it among the line's diagnostics): it is a note to the person, not the code's.
+	prompts := make(chan string, 1)
 	f.fake.OnTurn(func(ft *codextest.FakeTurn) {
+		prompts <- ft.Prompt
 		ft.AgentMessage("ok")
 		ft.Complete(codex.TurnCompleted, nil)
 	})
@@ -88,6 +92,9 @@ func TestInstructionHints(t *testing.T) {
 	f.ask(ctx, args)
 	if err := f.ed.Await(ctx, diagnosticsFor(path, 1)); err != nil {
 		t.Fatal(err)
+	}
+	if p := <-prompts; !strings.Contains(p, "add tests") || strings.Contains(p, "Hermes instruction") || strings.Contains(p, "Diagnostics in this range") {
+		t.Errorf("the instruction's prompt:\n%s", p)
 	}
 	if diags, _ := publishedFor(f.ed.State(), path); diags[0].Range.Start.Line != 2 {
 		t.Errorf("hint left on line %d, want 2", diags[0].Range.Start.Line)

@@ -47,7 +47,7 @@ func TestProcessApprovalsNotBypassed(t *testing.T) {
 	if _, err := p.ed.ExecuteCommand(ctx, hermesproto.CmdAsk, map[string]any{"prompt": "plant it"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.ed.Await(ctx, lsptest.MessageContaining("Transcript:")); err != nil {
+	if err := p.ed.Await(ctx, lsptest.Announced(1)); err != nil {
 		t.Fatalf("the turn did not end: %v", err)
 	}
 	if n := len(approvalPrompts(p.ed)); n == 0 {
@@ -88,7 +88,7 @@ func TestProcessTwoServersShareStateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		threads[i] = res.ThreadID
-		if err := p.ed.Await(ctx, lsptest.MessageContaining("Transcript:")); err != nil {
+		if err := p.ed.Await(ctx, lsptest.Announced(1)); err != nil {
 			t.Fatalf("server %d: the turn did not end: %v", i, err)
 		}
 	}

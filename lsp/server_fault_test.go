@@ -208,15 +208,7 @@ func TestFaultCodexStopsAnswering(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.ask(ctx, map[string]any{"prompt": "third"})
-		if err := f.ed.Await(ctx, func(s *lsptest.State) bool {
-			n := 0
-			for _, m := range s.ShowMessages {
-				if strings.Contains(m.Message, "Transcript:") {
-					n++
-				}
-			}
-			return n == 2
-		}); err != nil {
+		if err := f.ed.Await(ctx, lsptest.Announced(2)); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(f.fake.Starts()); n != 2 {

@@ -108,7 +108,7 @@ func (f *fixture) ask(ctx context.Context, args map[string]any) hermesproto.AskR
 // awaitEnd waits for the turn's final message.
 func (f *fixture) awaitEnd(ctx context.Context) {
 	f.t.Helper()
-	if err := f.ed.Await(ctx, lsptest.MessageContaining("Transcript:")); err != nil {
+	if err := f.ed.Await(ctx, lsptest.Announced(1)); err != nil {
 		f.t.Fatalf("the turn did not end: %v\n%s", err, f.ed.State())
 	}
 }

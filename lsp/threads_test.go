@@ -289,3 +289,57 @@ func TestThreadHistoryCommand(t *testing.T) {
 		t.Errorf("history of an unknown thread: %v", err)
 	}
 }
+
+// TestThreadsMarkReviews: hermes.threads marks the thread of a review as one, and the code actions
+// of an editor with no thread picker (Helix) do not offer to resume it as a conversation.
+func TestThreadsMarkReviews(t *testing.T) {
+	f := start(t, lsptest.Helix2501, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	onReview(f, rendered("Nothing to say."))
+	asked := f.ask(ctx, map[string]any{"prompt": "A conversation"})
+	f.awaitEndN(ctx, 1)
+	var rev hermesproto.ReviewResult
+	command(t, f, hermesproto.CmdReview, map[string]any{}, &rev)
+	if err := f.ed.Await(ctx, lsptest.MessageContaining("Hermes review of")); err != nil {
+		t.Fatal(err)
+	}
+	command(t, f, hermesproto.CmdNewThread, map[string]any{}, nil)
+	f.ask(ctx, map[string]any{"prompt": "Another conversation"})
+	f.awaitEndN(ctx, 2)
+
+	var threads []hermesproto.ThreadInfo
+	command(t, f, hermesproto.CmdThreads, map[string]any{}, &threads)
+	review := map[string]bool{}
+	for _, th := range threads {
+		review[th.ThreadID] = th.Review
+	}
+	if len(threads) != 3 || !review[rev.ThreadID] || review[asked.ThreadID] {
+		t.Fatalf("threads (review %s, conversation %s): %+v", rev.ThreadID, asked.ThreadID, threads)
+	}
+	path := f.file("notes.txt", "notes\n")
+	actions, err := f.ed.CodeActions(ctx, path, protocol.Range{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resumes []string
+	for _, a := range actions {
+		if strings.HasPrefix(a.Title, "Hermes: resume") {
+			resumes = append(resumes, a.Title)
+		}
+	}
+	if len(resumes) != 1 || !strings.Contains(resumes[0], "A conversation") {
+		t.Errorf("resume code actions: %q", resumes)
+	}
+}
+
+// TestModelsCurrentFromCodexConfig: with no model chosen in hermes-lsp, hermes.models marks the
+// one codex's config.toml names (config/read), not codex's built-in default.
+func TestModelsCurrentFromCodexConfig(t *testing.T) {
+	f := start(t, lsptest.Helix2501, nil)
+	f.fake.SetConfigModel("gpt-5.5-mini")
+	var models []hermesproto.ModelInfo
+	command(t, f, hermesproto.CmdModels, map[string]any{}, &models)
+	if len(models) != 2 || models[0].Current || !models[1].Current {
+		t.Errorf("models with gpt-5.5-mini in config.toml: %+v", models)
+	}
+}

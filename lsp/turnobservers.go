@@ -11,6 +11,7 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -79,12 +80,16 @@ func (o afterTurnObserver) End(ctx context.Context, res *hermesproto.Result) {
 	o.s.reviews.AfterTurn(ctx, o.tv.folder, o.tv.rec.ChangedFiles(), res)
 }
 
-// announce shows the final answer, shortened, with the transcript's path, and opens the transcript
-// when the user wants it. A client that shows turns itself (showsTurns, with hermes/turnEvent on)
-// has the answer already, in one place: no message, and the transcript only when the user chose
-// openTranscript.
+// plainAnswerMax bounds the summary of an answer in a one-line message.
+const plainAnswerMax = 160
+
+// announce shows the final answer, shortened, with where the whole of it is, and opens the
+// transcript when the user wants it. An editor that shows messages as plain text on one line gets a
+// summary on one line (see plainAnnouncement). A client that shows turns itself (showsTurns, with
+// hermes/turnEvent on) has the answer already, in one place: no message, and the transcript only
+// when the user chose openTranscript.
 func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result) {
-	s, tv := o.s, o.tv
+	s := o.s
 	toast, open := answerSurfaces(s.editor.Caps(), s.settings.Load())
 	if open && res.TranscriptPath != "" {
 		defer s.editor.ShowDocument(ctx, res.TranscriptPath, false)
@@ -100,17 +105,11 @@ func (o afterTurnObserver) announce(ctx context.Context, res *hermesproto.Result
 			text = strings.TrimSpace(text + " (" + annotate.FirstLine(res.Error) + ")")
 		}
 	}
-	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
-	if key, line, ok := s.lines.Origins().Where(tv.rec); ok {
-		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
-		if res.TranscriptPath != "" {
-			msg += ", or read the transcript"
-		}
+	if s.editor.Caps().PlainMessages {
+		s.editor.ShowMessage(ctx, typ, o.plainAnnouncement(text, res))
+	} else {
+		s.editor.ShowMessage(ctx, typ, o.announcement(text, res))
 	}
-	if res.TranscriptPath != "" {
-		msg += "\nTranscript: " + res.TranscriptPath
-	}
-	s.editor.ShowMessage(ctx, typ, msg)
 }
 
 // answerSurfaces says where a turn's answer goes when it ends: a message (toast) and the transcript
@@ -123,4 +122,32 @@ func answerSurfaces(caps editor.Caps, st *settings.Settings) (toast, openTranscr
 		return false, st.OpenTranscriptSet() && st.OpenTranscript
 	}
 	return true, st.OpenTranscript
+}
+
+// plainAnnouncement is the answer on one line of plain text, its markdown left out, then where the
+// whole answer is: hover on the line it was asked from, else the transcript.
+func (o afterTurnObserver) plainAnnouncement(text string, res *hermesproto.Result) string {
+	msg := "Hermes (" + o.tv.folder.ShortName() + "): " + safetext.Summary(text, plainAnswerMax)
+	if key, line, ok := o.s.lines.Origins().Where(o.tv.rec); ok {
+		msg += fmt.Sprintf(" · the whole answer: hover line %d of %s", line+1, filepath.Base(key))
+	} else if res.TranscriptPath != "" {
+		msg += " · the whole answer: " + res.TranscriptPath
+	}
+	return msg
+}
+
+// announcement is the answer, shortened, on several lines with the transcript's path.
+func (o afterTurnObserver) announcement(text string, res *hermesproto.Result) string {
+	s, tv := o.s, o.tv
+	msg := "Hermes (" + tv.folder.Name + "): " + agenthost.Truncate(strings.TrimSpace(text), 400)
+	if key, line, ok := s.lines.Origins().Where(tv.rec); ok {
+		msg += fmt.Sprintf("\nThe whole answer: hover line %d of %s", line+1, filepath.Base(key))
+		if res.TranscriptPath != "" {
+			msg += ", or read the transcript"
+		}
+	}
+	if res.TranscriptPath != "" {
+		msg += "\nTranscript: " + res.TranscriptPath
+	}
+	return msg
 }

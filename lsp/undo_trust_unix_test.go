@@ -103,7 +103,7 @@ func TestUndoNeverWritesOutsideTheFolder(t *testing.T) {
 // line after a patch goes only to documents whose file resolves inside the folder: a buffer opened
 // through ws/link/o.txt, link pointing outside, gets nothing.
 func TestAgentEditsSkipBuffersOutsideTheFolder(t *testing.T) {
-	f := start(t, lsptest.Helix2501, nil)
+	f := start(t, lsptest.Eglot, nil)
 	ctx := testCtx(t)
 	outDir, outFile := outsideDir(t, "o.txt", "outside v1\n")
 	if err := os.Symlink(outDir, filepath.Join(f.folder, "link")); err != nil {
@@ -138,7 +138,7 @@ func TestAgentEditsSkipBuffersOutsideTheFolder(t *testing.T) {
 // {applied: false} keeps its buffer as it was, which is not an unsaved change of the user's: a
 // later undo is not refused for it.
 func TestRefusedReloadIsNotAnUnsavedEdit(t *testing.T) {
-	f := start(t, lsptest.Helix2501, map[string]any{"yolo": true})
+	f := start(t, lsptest.Eglot, map[string]any{"yolo": true})
 	ctx := testCtx(t)
 	var refused atomic.Int32
 	f.ed.Handle("workspace/applyEdit", func(_ context.Context, params json.RawMessage) (any, error) {

@@ -33,6 +33,15 @@ type Folder struct {
 	Name string
 }
 
+// ShortName is the folder's name for a message on one line: its display name, unless the editor
+// named it by its whole path (Neovim does), then the last element of Path.
+func (f Folder) ShortName() string {
+	if f.Name == "" || strings.ContainsAny(f.Name, `/\`) {
+		return filepath.Base(f.Path)
+	}
+	return f.Name
+}
+
 // FolderFromURI returns the folder with the given URI and display name. An empty name becomes
 // the last element of the folder's path. The error is [PathFromURI]'s, said of a folder.
 func FolderFromURI(uri, name string) (Folder, error) {

@@ -46,6 +46,7 @@ type Fake struct {
 	account     *codex.AccountInfo // account/read's account; nil: signed out
 	logins      []string           // the ids of the sign-ins account/login/start began
 	loginURL    string             // the page account/login/start answers with; "": FakeAuthURL or FakeVerificationURL
+	configModel string             // config/read's model (codex's config.toml); "": none set
 
 	wg sync.WaitGroup // connection read loops and turn handlers
 }

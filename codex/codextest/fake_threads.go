@@ -1,6 +1,7 @@
 package codextest
 
-// This file is the fake's thread list (thread/list, thread/name/set), its models (model/list) and
+// This file is the fake's thread list (thread/list, thread/name/set), its models (model/list and
+// config/read's model) and
 // the account's rate limits (account/rateLimits/read and .../updated).
 
 import (
@@ -72,6 +73,15 @@ func (c *fakeConn) handleMore(m Message) bool {
 		c.begin(ft, func() { ft.Item(map[string]any{"type": "enteredReviewMode", "review": "current changes"}) })
 	case "model/list":
 		c.reply(m.ID, map[string]any{"data": FakeModels, "nextCursor": nil})
+	case "config/read":
+		c.f.mu.Lock()
+		model := c.f.configModel
+		c.f.mu.Unlock()
+		config := map[string]any{}
+		if model != "" {
+			config["model"] = model
+		}
+		c.reply(m.ID, map[string]any{"config": config, "origins": map[string]any{}})
 	case "account/rateLimits/read":
 		c.f.mu.Lock()
 		rl := c.f.rateLimits
@@ -173,6 +183,14 @@ func (c *fakeConn) threadTurnsList(m Message) {
 		next = strconv.Itoa(to)
 	}
 	c.reply(m.ID, map[string]any{"data": data, "nextCursor": next, "backwardsCursor": nil})
+}
+
+// SetConfigModel sets the model config/read answers, as a `model = "..."` in codex's config.toml
+// would ("": none).
+func (f *Fake) SetConfigModel(model string) {
+	f.mu.Lock()
+	f.configModel = model
+	f.mu.Unlock()
 }
 
 // SetRateLimits sets the account's rate limits: account/rateLimits/read answers them (it fails

@@ -31,9 +31,11 @@ func TestMain(m *testing.M) {
 // codex settings) on a markdown file: "Hermes: run instruction" from `space a` on a `hermes:` line;
 // the command approval answered "Allow once" in the picker (25.07) or with the "Hermes: allow once"
 // code action (25.01, which answers showMessageRequest with -32601); a patch of the open file,
-// approved the same way, shown in Helix's buffer; the final message; `space k` on the instruction
-// line showing the turn; "Hermes: undo last turn" putting the old text back in the buffer, and
-// `:w!` on disk; then a second turn, the "Hermes: stop turn" code action offered while it runs,
+// approved the same way, leaving Helix's buffer clean until `:reload-all` shows it, still clean, so
+// that `:write` writes; the final message; `space k` on the instruction line showing the turn;
+// "Hermes: undo last turn" putting the old text back in the buffer, and `:write` on disk;
+// `:lsp-workspace-command hermes.threads` saying its answer, and hermes.resumeThread its error, in
+// the statusline; then a second turn, the "Hermes: stop turn" code action offered while it runs,
 // and `:lsp-workspace-command hermes.cancel` stopping it.
 func TestHelixInstructionApprovalStop(t *testing.T) {
 	hx := os.Getenv("HERMES_HX")
@@ -121,13 +123,11 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 		out, _ := tm("capture-pane", "-p", "-t", "hx")
 		return out
 	}
-	var keysAt time.Time // when the last keys were sent
 	// press sends keys; keys also gives Helix time to take them before the next ones.
 	press := func(k ...string) {
 		if out, err := tm(append([]string{"send-keys", "-t", "hx"}, k...)...); err != nil {
 			t.Fatalf("tmux send-keys %q: %v %s", k, err, out)
 		}
-		keysAt = time.Now()
 	}
 	keys := func(k ...string) {
 		press(k...)
@@ -214,11 +214,29 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	// The command, then the patch of the open notes.md, each answered "Allow once".
 	picker := approve("Hermes wants to run a command (approval", "echo from-helix > hx_made.txt")
 	approve("Hermes wants to apply a patch (approval", "notes.md")
-	patched := keysAt
-	// Helix has no reload request: the server sends the clean buffer its new text as an edit.
-	waitFor("the patched text in the buffer", 10*time.Second, contains("Second line, patched by Hermes."))
-	t.Logf("patch approved -> Helix's buffer shows the patched text: %v", time.Since(patched).Round(time.Millisecond))
 	waitFor("the final message", 30*time.Second, contains("Done in Helix."))
+	// Helix would keep the file's new text, sent as an edit, as unsaved changes it then refuses to
+	// write over the newer file: the server sends none, and says to reload. The buffer is as it was
+	// and clean; :reload-all shows the patch, still clean, and :write writes.
+	notes := filepath.Join(env.Work, "notes.md")
+	patchedText := readFile(notes)
+	if s := screen(); strings.Contains(s, "patched by Hermes") || strings.Contains(s, "notes.md [+]") {
+		t.Errorf("the buffer changed before it was reloaded:\n%s", s)
+	}
+	keys("Escape")
+	keys(":")
+	keys("-l", "reload-all")
+	keys("Enter")
+	waitFor("the patched text in the buffer", 10*time.Second, contains("Second line, patched by Hermes."))
+	keys(":")
+	keys("-l", "write")
+	keys("Enter")
+	s = waitFor(":write to say it wrote", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "written") || strings.Contains(s, "external process")
+	})
+	if strings.Contains(s, "notes.md [+]") || strings.Contains(s, "external process") || readFile(notes) != patchedText {
+		t.Errorf("after :reload-all and :write, notes.md = %q:\n%s", readFile(notes), s)
+	}
 	if got, err := os.ReadFile(filepath.Join(env.Work, "hx_made.txt")); err != nil || string(got) != "from-helix\n" {
 		t.Errorf("hx_made.txt: %q, %v", got, err)
 	}
@@ -243,8 +261,8 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	}
 
 	// Undo the turn from the code actions: the buffer shows the old line again, as an edit Helix
-	// holds until it is written: with :w!, since the agent's patch changed the file after Helix read
-	// it ("file modified by an external process").
+	// holds until it is written, with :write (the buffer was reloaded after the patch: no "file
+	// modified by an external process").
 	keys("Escape")
 	keys("Space")
 	keys("a")
@@ -254,14 +272,24 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 		return strings.Contains(s, "Second line.") && !strings.Contains(s, "patched by Hermes")
 	})
 	keys(":")
-	keys("-l", "write!")
+	keys("-l", "write")
 	keys("Enter")
-	notes := filepath.Join(env.Work, "notes.md")
 	for end := time.Now().Add(5 * time.Second); readFile(notes) != original && time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
 	}
 	if got := readFile(notes); got != original {
 		t.Errorf("notes.md after the undo and :write = %q, want %q; screen:\n%s", got, original, screen())
 	}
+
+	// Commands run by hand say their answer, and their error, in the statusline (Helix shows neither).
+	keys("Escape")
+	keys(":")
+	keys("-l", "lsp-workspace-command hermes.threads")
+	keys("Enter")
+	waitFor("hermes.threads' answer", 10*time.Second, contains(`Hermes: 1 thread(s): "create hx_made.txt with a command, then patch this file" (just now) current`))
+	keys(":")
+	keys("-l", "lsp-workspace-command hermes.resumeThread")
+	keys("Enter")
+	waitFor("hermes.resumeThread's error", 10*time.Second, contains("Hermes: hermes.resumeThread: hermes.resumeThread needs a threadId"))
 
 	// A second turn: the model hangs; the stop code action is offered; the workspace command stops it.
 	keys("Escape")

@@ -25,7 +25,9 @@ type neovim struct {
 
 // neovims lists the Neovims to test: the nvim of PATH (Debian's 0.7.2 in CI), and a 0.11+ one for
 // vim.lsp.enable("hermes") and the newer APIs: $HERMES_NVIM11, else tools/neovim/nvim as
-// editors/neovim/fetch-nvim.sh makes it (Debian forky's Neovim with its own glibc).
+// editors/neovim/fetch-nvim.sh makes it (Debian forky's Neovim with its own glibc); and, when there
+// is one, a 0.10 (whose inlay hints differ): $HERMES_NVIM010, else tools/neovim-0.10/nvim
+// (fetch-nvim.sh trixie tools/neovim-0.10; make test-neovim does).
 func neovims(t *testing.T) []neovim {
 	t.Helper()
 	nvim, err := exec.LookPath("nvim")
@@ -44,7 +46,15 @@ func neovims(t *testing.T) []neovim {
 		t.Fatal("the Neovim plugin test needs a Neovim 0.11+ too, for vim.lsp.enable('hermes') and the newer APIs: " +
 			"run editors/neovim/fetch-nvim.sh (make test does), which puts Debian forky's in tools/neovim, or set HERMES_NVIM11 to one")
 	}
-	return []neovim{{name: "nvim", path: nvim}, newer}
+	out := []neovim{{name: "nvim", path: nvim}, newer}
+	if p := os.Getenv("HERMES_NVIM010"); p != "" {
+		out = append(out, neovim{name: "nvim-0.10", path: p})
+	} else if p, err := filepath.Abs("../../tools/neovim-0.10/nvim"); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, neovim{name: "nvim-0.10", path: p})
+		}
+	}
+	return out
 }
 
 func (s *featuresSummary) outcome() (string, *string) { return s.NvimVersion, s.Error }
@@ -97,7 +107,7 @@ func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// helptags writes doc/tags: into a copy, not the source tree.
+	// The plugin as installed: a copy of the folder (doc/tags as shipped).
 	plugin := filepath.Join(tmp, "plugin")
 	if out, err := exec.Command("cp", "-r", pluginDir, plugin).CombinedOutput(); err != nil {
 		t.Fatalf("copying the plugin: %v %s", err, out)
@@ -210,5 +220,32 @@ func checkHealth(t *testing.T, health, root string) {
 	}
 	if !has(func(l string) bool { return strings.Contains(l, "stateDir = ") && strings.Contains(l, "settings file") }) {
 		t.Error(":checkhealth hermes does not show the settings with their sources")
+	}
+}
+
+// TestNeovimHelpTagsCurrent: doc/tags, which the plugin ships so that :help hermes works after a
+// runtimepath install (no :helptags), is what :helptags makes of doc/hermes.txt now.
+func TestNeovimHelpTagsCurrent(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Skip("no nvim on PATH")
+	}
+	dir := t.TempDir()
+	txt, err := os.ReadFile(filepath.Join("doc", "hermes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hermes.txt"), txt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(nvim, "--headless", "--clean", "-c", "helptags "+dir, "-c", "qa!").CombinedOutput(); err != nil {
+		t.Fatalf("helptags: %v %s", err, out)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "tags"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join("doc", "tags")); err != nil || string(got) != string(want) {
+		t.Errorf("doc/tags is not current (%v): run nvim --headless -c 'helptags editors/neovim/doc' -c q", err)
 	}
 }

@@ -21,9 +21,14 @@ echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.
 opts=(-o "Dir::Etc::sourcelist=$apt_dir/sources.list" -o "Dir::Etc::sourceparts=-"
   -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o "APT::Sandbox::User=root")
 apt-get "${opts[@]}" -qq update
-# neovim's Depends in forky/sid (apt-get download does not follow them), and glibc with libgcc.
+# neovim's Depends in forky/sid (apt-get download does not follow them), and glibc with libgcc;
+# trixie's 0.10 links a tree-sitter of its own and three libraries that 0.12 bundles.
 pkgs=(neovim neovim-runtime libc6 libgcc-s1 libluajit-5.1-2 libluajit-5.1-common libtree-sitter0.26
   libunibilium4 libutf8proc3 libuv1t64 lua-lpeg lua-luv)
+if [ "$suite" = trixie ]; then
+  pkgs=(neovim neovim-runtime libc6 libgcc-s1 libluajit-5.1-2 libluajit-5.1-common libtree-sitter0.22
+    libunibilium4 libutf8proc3 libuv1t64 lua-lpeg lua-luv libmsgpack-c2 libtermkey1 libvterm0)
+fi
 (cd "$dir/debs" && apt-get "${opts[@]}" -qq download "${pkgs[@]/%//$suite}")
 rm -rf "$dir/root"
 for d in "$dir"/debs/*.deb; do dpkg -x "$d" "$dir/root"; done

@@ -83,7 +83,14 @@ type summary struct {
 	} `json:"selects"`
 	Notifications []struct {
 		Message string `json:"message"`
+		Level   any    `json:"level"`
+		// Fits: one line no wider than the command line (no hit-enter prompt).
+		Fits bool `json:"fits"`
 	} `json:"notifications"`
+	DiffShown      bool     `json:"diffShown"`
+	DiffClosed     bool     `json:"diffClosed"`
+	HintLabel      string   `json:"hintLabel"`
+	HintScreenLine string   `json:"hintScreenLine"`
 	Statuslines    []string `json:"statuslines"`
 	TurnEventKinds []string `json:"turnEventKinds"`
 	TurnResults    []struct {
@@ -143,7 +150,7 @@ func TestNeovimApprovalGatedTurn(t *testing.T) {
 		})
 		t.Run("features/"+n.name, func(t *testing.T) {
 			t.Parallel()
-			testFeatures(t, n.path, n.name != "nvim")
+			testFeatures(t, n.path, n.name == "nvim-0.11+")
 		})
 	}
 }
@@ -278,8 +285,20 @@ func testApprovalGatedTurn(t *testing.T, nvim string) {
 			t.Errorf("patch picker %d not answered, want %q", i, want)
 		}
 	}
-	if !strings.Contains(sum.DiffText, "nvim_patch.txt") || !strings.Contains(sum.DiffText, "patched in neovim") {
-		t.Errorf("Show diff buffer: %q", sum.DiffText)
+	if !sum.DiffShown || !strings.Contains(sum.DiffText, "nvim_patch.txt") || !strings.Contains(sum.DiffText, "patched in neovim") {
+		t.Errorf("Show diff buffer (shown %v): %q", sum.DiffShown, sum.DiffText)
+	}
+	if !sum.DiffClosed {
+		t.Errorf("the diff stayed open after the decision")
+	}
+	// 0.10+: the inlay hint of the line asked from, on screen once the turn ended.
+	if strings.HasPrefix(sum.NvimVersion, "0.7") {
+		if sum.HintLabel != "" {
+			t.Errorf("inlay hints on Neovim %s: %q", sum.NvimVersion, sum.HintLabel)
+		}
+	} else if !strings.Contains(sum.HintScreenLine, sum.HintLabel) || !strings.Contains(sum.HintLabel, "✓ done") ||
+		strings.ContainsAny(sum.HintScreenLine, "⋯⏸") {
+		t.Errorf("the hint %q of the ended turn is not what the screen shows: %q", sum.HintLabel, sum.HintScreenLine)
 	}
 
 	// The answer streamed into the Hermes buffer, with the tool calls and the approvals.
@@ -342,8 +361,17 @@ func testApprovalGatedTurn(t *testing.T, nvim string) {
 	if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "Done in Neovim.") }) {
 		t.Errorf("the final answer was not notified: %q", notes)
 	}
+	// No hit-enter prompt on the main path: every notification but :HermesStatus's (asked for, whole)
+	// and errors is one line that fits the command line.
+	for _, n := range sum.Notifications {
+		if !n.Fits && n.Message != sum.StatusMessage && n.Level != float64(4) {
+			t.Errorf("a notification would stop at the hit-enter prompt: %q", n.Message)
+		}
+	}
 
-	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, "thread ") {
+	// The thread by its title (its first prompt), never by its id.
+	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, `thread "Make nvim_made.txt with a command`) ||
+		len(sum.TurnResults) == 0 || sum.TurnResults[0].ThreadID == "" || strings.Contains(sum.StatusMessage, sum.TurnResults[0].ThreadID) {
 		t.Errorf(":HermesStatus said %q", sum.StatusMessage)
 	}
 	if !strings.HasPrefix(sum.TranscriptWindow, filepath.Join(stateDir, "transcripts")+"/") || !sum.TranscriptFocused ||

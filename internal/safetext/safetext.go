@@ -167,3 +167,40 @@ func skipEscape(s string, i int) int {
 		return i
 	}
 }
+
+// Summary is markdown text (an answer of the model) on one line of plain text for an editor that
+// shows messages as they are (Helix's statusline, Emacs's echo area, Neovim's command line): its
+// first paragraphs without the markdown that would show as noise, fenced code blocks as "(code)",
+// cleaned ([Clean]) and cut to at most n characters ([Cut]).
+func Summary(md string, n int) string {
+	var parts []string
+	inFence := false
+	for line := range strings.SplitSeq(Clean(md), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			if !inFence {
+				parts = append(parts, "(code)")
+			}
+			inFence = !inFence
+			continue
+		}
+		if inFence || t == "" {
+			continue
+		}
+		t = strings.TrimLeft(t, "#> ")
+		for _, marker := range []string{"- [ ] ", "- [x] ", "- ", "* ", "+ "} {
+			if rest, ok := strings.CutPrefix(t, marker); ok {
+				t = rest
+				break
+			}
+		}
+		t = strings.NewReplacer("**", "", "__", "", "`", "").Replace(t)
+		if t = strings.Join(strings.Fields(t), " "); t != "" {
+			parts = append(parts, t)
+		}
+		if len(parts) > 0 && len(strings.Join(parts, " ")) > 4*n {
+			break // enough to fill n characters
+		}
+	}
+	return Cut(strings.Join(parts, " "), n)
+}

@@ -91,3 +91,23 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+// TestSummary: an answer in markdown on one line: no fences, no markup, code blocks named, cut.
+func TestSummary(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"Done in Helix.", 80, "Done in Helix."},
+		{"## Changes\n\n1. Fixed the loop:\n\n```go\nfor i := 1; i <= n; i++ {\n}\n```\n\n- **Sum** now counts `n`.", 200,
+			"Changes 1. Fixed the loop: (code) Sum now counts n."},
+		{"> quoted\n* [ ] task\n- [x] done", 80, "quoted [ ] task done"},
+		{"word \x1b[31mred\x1b[0m", 80, "word red"},
+		{strings.Repeat("long words ", 20), 20, "long words long wor…"},
+	} {
+		if got := safetext.Summary(tc.in, tc.n); got != tc.want {
+			t.Errorf("Summary(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

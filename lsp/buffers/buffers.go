@@ -4,11 +4,14 @@ package buffers
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -29,11 +32,14 @@ type Buffers struct {
 	docs *textdoc.Documents
 	ed   *editor.Client
 	log  *slog.Logger
+
+	mu   sync.Mutex
+	told map[string][sha256.Size]byte // for an editor that reloads by hand: path -> the disk text it was told of
 }
 
 // New returns the buffers of docs, open in ed.
 func New(docs *textdoc.Documents, ed *editor.Client, log *slog.Logger) *Buffers {
-	return &Buffers{docs: docs, ed: ed, log: log}
+	return &Buffers{docs: docs, ed: ed, log: log, told: map[string][sha256.Size]byte{}}
 }
 
 // Follow returns the turn observer of a turn in folder: it keeps the buffers in line with the disk
@@ -90,6 +96,8 @@ func (s *Buffers) agentEdits(ctx context.Context, folder string, ev hermesproto.
 func (s *Buffers) Sync(ctx context.Context, folder string) {
 	canEdit := s.ed.Caps().ApplyEdit
 	reloads := s.ed.Caps().ReloadsBuffers // VS Code, and Neovim with the hermes plugin, reload a clean buffer themselves
+	byHand := s.ed.Caps().ReloadByHand    // Helix: an edit would leave the buffer unsaved and unsavable
+	var stale []string
 	for _, f := range s.docs.OpenFiles(folder) {
 		b, err := workspace.ReadFile(ctx, folder, f.Path, MaxReloadBytes)
 		if err != nil {
@@ -111,12 +119,35 @@ func (s *Buffers) Sync(ctx context.Context, folder string) {
 					"Saving overwrites the agent's change; reload the file to take it instead.", rel))
 		case reloads:
 			s.docs.Reloaded(f.Path, disk) // the editor reloads it and tells us with didChange
+		case byHand:
+			// The buffer stays as it was, clean, until the person reloads it (didChange then
+			// brings the new text); told once per change.
+			if s.tell(f.Path, disk) {
+				stale = append(stale, rel)
+			}
 		case canEdit:
 			if s.sendNewText(ctx, f, disk, rel) {
 				s.docs.Reloaded(f.Path, disk)
 			}
 		}
 	}
+	if len(stale) > 0 {
+		s.ed.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf(
+			"Hermes changed %s on disk: :reload-all shows it (saving the old text would overwrite the change)", strings.Join(stale, ", ")))
+	}
+}
+
+// tell reports whether the person has not yet been told that path now holds disk, and records
+// that they are.
+func (s *Buffers) tell(path, disk string) bool {
+	sum := sha256.Sum256([]byte(disk))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if told, ok := s.told[path]; ok && told == sum {
+		return false
+	}
+	s.told[path] = sum
+	return true
 }
 
 // sendNewText replaces a clean buffer's text with its file's new content (workspace/applyEdit),

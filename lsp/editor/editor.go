@@ -36,6 +36,12 @@ type Caps struct {
 	// ReloadsBuffers: the editor reloads a clean buffer whose file changed on disk by itself (VS
 	// Code; Neovim with the hermes plugin, which says so in experimental.hermes.reloadsBuffers).
 	ReloadsBuffers bool
+	// ReloadByHand: the editor takes the new text of a file the agent changed, sent as an edit, as
+	// unsaved changes, and then refuses to save them over the newer file (Helix: the buffer shows
+	// "[+]", ":w" fails with "file modified by an external process" and ":q" with unsaved changes),
+	// and it has no way to be told to reload. The server sends it no edit: a message tells the
+	// person to reload (":reload-all"), which leaves the buffer clean.
+	ReloadByHand bool
 	// SavesUndoEdits: the editor saves the files an undo's workspace/applyEdit restored that had no
 	// unsaved edits (Neovim with the hermes plugin: experimental.hermes.savesUndoEdits).
 	SavesUndoEdits bool
@@ -46,6 +52,16 @@ type Caps struct {
 	// in experimental.hermes.showsTurns): with the turnEvents setting on, a turn's end shows no
 	// answer message and opens no transcript unless the user chose openTranscript.
 	ShowsTurns bool
+	// PlainMessages: the editor shows window/showMessage as plain text on one line (Helix's
+	// statusline, Emacs's echo area, Neovim's command line, where a longer message asks the person
+	// to press Enter): every editor but VS Code, whose notifications take several lines. Messages to
+	// it are one-line summaries, without markdown; the whole text is in hover and the transcript.
+	PlainMessages bool
+	// ShowsResults: the editor shows what the commands it runs answer, and their errors, itself (VS
+	// Code's extension, Neovim's plugin: experimental.hermes.showsResults or threadPicker). Another
+	// editor runs a command by hand (Helix's :lsp-workspace-command) and shows neither: the server
+	// says them in a message.
+	ShowsResults bool
 	// InlayHintRefresh: the editor takes workspace/inlayHint/refresh.
 	InlayHintRefresh bool
 	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).

@@ -33,6 +33,13 @@ const (
 	hintsMax = 100
 )
 
+// IsHint reports whether d is an instruction hint of a server whose diagnostics have source: the
+// server's own note on a `hermes:` line, not a diagnostic of the code (a prompt leaves it out).
+func IsHint(d protocol.Diagnostic, source string) bool {
+	code, _ := d.Code.(string)
+	return code == hintCode && d.Source == source
+}
+
 // instruction finds a `hermes:` instruction on a line of a document other than a transcript, in a
 // comment or in plain text.
 var instruction = regexp.MustCompile(`(?i)\bhermes:\s*(.+)$`)

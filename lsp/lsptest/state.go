@@ -230,6 +230,26 @@ func MessageContaining(substr string) Condition {
 	}
 }
 
+// IsAnnouncement reports whether a window/showMessage announces a turn's answer: with the
+// transcript's path on a line of its own ("Transcript:", VS Code), or on one line with where the
+// whole answer is (" · the whole answer: ", the editors that show messages as plain text).
+func IsAnnouncement(msg string) bool {
+	return strings.Contains(msg, "Transcript:") || strings.Contains(msg, " · the whole answer: ")
+}
+
+// Announced holds once n turns' answers were announced (IsAnnouncement).
+func Announced(n int) Condition {
+	return func(s *State) bool {
+		count := 0
+		for _, m := range s.ShowMessages {
+			if IsAnnouncement(m.Message) {
+				count++
+			}
+		}
+		return count >= n
+	}
+}
+
 // LogMessageContaining holds once a window/logMessage contains substr.
 func LogMessageContaining(substr string) Condition {
 	return func(s *State) bool {

@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/lsp/instruct"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -29,7 +30,10 @@ type Source struct {
 	// Seen returns the editor's diagnostics last seen on a document (a code action request showed
 	// them), for an ask that brings none.
 	Seen func(uri string) []protocol.Diagnostic
-	Log  *slog.Logger
+	// OwnSource is the source of the server's own diagnostics: its instruction hints are not the
+	// code's diagnostics, and stay out of the prompt.
+	OwnSource string
+	Log       *slog.Logger
 }
 
 // Build adds to the person's words where they are (see withContext), and names the files of the
@@ -100,6 +104,9 @@ func withContext(ctx context.Context, s Source, folder workspace.Folder, a herme
 	}
 	var in []protocol.Diagnostic
 	for _, d := range diags {
+		if instruct.IsHint(d, s.OwnSource) {
+			continue // "run it from the code actions": said to the person, not to the model
+		}
 		if d.Range.Start.Line <= end && d.Range.End.Line >= start {
 			in = append(in, d)
 		}

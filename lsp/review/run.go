@@ -20,6 +20,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -161,6 +162,19 @@ func (r *Reviews) Finish(ctx context.Context, folder workspace.Folder, run *Run,
 		counts[priorityName(f.Priority)]++
 	}
 	msg := fmt.Sprintf("Hermes review of %s in %s: %s.", run.Label, folder.Name, findingCounts(len(list), counts))
+	if r.cfg.Editor.Caps().PlainMessages {
+		msg = fmt.Sprintf("Hermes review of %s in %s: %s.", run.Label, folder.ShortName(), findingCounts(len(list), counts))
+		// One line: the counts first, then as much of the explanation as fits; the findings are
+		// the diagnostics, the rest is in the transcript.
+		if rv.Explanation != "" {
+			msg += " " + safetext.Summary(rv.Explanation, 120)
+		}
+		if p := strings.TrimSpace(safetext.Line(placed.String())); p != "" {
+			msg += " (" + p + ")"
+		}
+		r.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
+		return
+	}
 	if rv.Explanation != "" {
 		msg += " " + agenthost.Truncate(rv.Explanation, 300)
 	}
@@ -193,7 +207,7 @@ func findingCounts(n int, counts map[string]int) string {
 	if n == 1 {
 		word = "finding"
 	}
-	return fmt.Sprintf("%d %s (%s), in the problems list", n, word, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s (%s), as diagnostics", n, word, strings.Join(parts, ", "))
 }
 
 // AfterTurn starts the automatic review when a turn asks for it: completed, files changed

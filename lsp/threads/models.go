@@ -24,10 +24,7 @@ func (t *Threads) Models(ctx context.Context, sess *agenthost.Session) ([]hermes
 	if err != nil {
 		return nil, errorf(jsonrpc2.InternalError, "list the models: %v", err)
 	}
-	current := sess.Status().Model
-	if current == "" {
-		current = t.cfg.Settings().Codex.Model
-	}
+	current := t.currentModel(ctx, sess)
 	out := make([]hermesproto.ModelInfo, 0, len(list))
 	for _, m := range list {
 		out = append(out, hermesproto.ModelInfo{
@@ -63,6 +60,19 @@ func (t *Threads) SetModel(ctx context.Context, folder workspace.Folder, sess *a
 	return hermesproto.SetModelResult{Folder: folder.Path, Model: a.Model, Effort: a.Effort}, nil
 }
 
+// currentModel is the model the folder's next turn uses: the folder's choice (hermes.setModel),
+// else the settings' codex.model, else the one codex's own configuration names (config.toml); ""
+// when none is named, and codex uses its built-in default.
+func (t *Threads) currentModel(ctx context.Context, sess *agenthost.Session) string {
+	if m := sess.Status().Model; m != "" {
+		return m
+	}
+	if m := t.cfg.Settings().Codex.Model; m != "" {
+		return m
+	}
+	return sess.ConfiguredModel(ctx)
+}
+
 // CheckEffort refuses what cannot be a reasoning effort, with an InvalidParams error.
 func CheckEffort(effort string) error {
 	if err := agenthost.CheckEffort(effort); err != nil {
@@ -87,10 +97,7 @@ func (t *Threads) checkModelEffort(ctx context.Context, sess *agenthost.Session,
 		return nil
 	}
 	if model == "" {
-		model = sess.Status().Model
-	}
-	if model == "" {
-		model = t.cfg.Settings().Codex.Model
+		model = t.currentModel(ctx, sess)
 	}
 	for _, m := range list {
 		if m.ID == model || (model == "" && m.IsDefault) {

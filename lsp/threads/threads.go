@@ -18,6 +18,8 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
@@ -57,7 +59,7 @@ func errorf(code jsonrpc2.Code, format string, args ...any) error {
 	return jsonrpc2.NewError(code, fmt.Sprintf(format, args...))
 }
 
-// List is hermes.threads: the folder's threads, newest first.
+// List is hermes.threads: the folder's threads, newest first, each once, reviews marked.
 func List(ctx context.Context, sess *agenthost.Session) ([]hermesproto.ThreadInfo, error) {
 	list, err := sess.Threads(ctx)
 	if err != nil {
@@ -65,7 +67,7 @@ func List(ctx context.Context, sess *agenthost.Session) ([]hermesproto.ThreadInf
 	}
 	out := make([]hermesproto.ThreadInfo, 0, len(list))
 	for _, t := range list {
-		out = append(out, hermesproto.ThreadInfo{ThreadID: t.ID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current})
+		out = append(out, hermesproto.ThreadInfo{ThreadID: t.ID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current, Review: t.Review})
 	}
 	return out, nil
 }
@@ -78,7 +80,7 @@ func (t *Threads) Resume(ctx context.Context, folder workspace.Folder, sess *age
 	if err := sess.ResumeThread(ctx, a.ThreadID); err != nil {
 		return hermesproto.ResumeThreadResult{}, errorf(jsonrpc2.InvalidParams, "resume thread: %v", err)
 	}
-	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues thread %s.", folder.Name, a.ThreadID))
+	t.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("Hermes: the next prompt in %s continues %s.", folder.Name, Name(ctx, sess, a.ThreadID)))
 	return hermesproto.ResumeThreadResult{Folder: folder.Path, ThreadID: a.ThreadID}, nil
 }
 
@@ -100,6 +102,39 @@ func (t *Threads) History(ctx context.Context, folder workspace.Folder, sess *ag
 	return h, nil
 }
 
+// Name names a thread of the folder for people: by its title, with when it was last used,
+// else "the thread of <when>"; its id only when codex no longer lists it.
+func Name(ctx context.Context, sess *agenthost.Session, id string) string {
+	list, err := sess.Threads(ctx)
+	if err == nil {
+		for _, th := range list {
+			if th.ID == id {
+				return ThreadLabel(th, time.Now())
+			}
+		}
+	}
+	return "thread " + id
+}
+
+// Info is a thread of hermes.threads' answer as agenthost lists it.
+func Info(t hermesproto.ThreadInfo) agenthost.ThreadInfo {
+	return agenthost.ThreadInfo{ID: t.ThreadID, Title: t.Title, UpdatedAt: t.UpdatedAt, Turns: t.Turns, Current: t.Current, Review: t.Review}
+}
+
+// ThreadLabel is a thread as a one-line message names it: "Add a Sum function" (today 14:02), a
+// review's marked as one.
+func ThreadLabel(th agenthost.ThreadInfo, now time.Time) string {
+	when := annotate.When(th.UpdatedAt, now)
+	kind := ""
+	if th.Review {
+		kind = "review "
+	}
+	if th.Title == "" {
+		return "the " + kind + "thread of " + when
+	}
+	return fmt.Sprintf("%s%q (%s)", kind, safetext.LineCut(th.Title, 60), when)
+}
+
 // threadCacheAge is how long the past threads offered as code actions are reused: code actions
 // are asked for at every cursor move.
 const threadCacheAge = 30 * time.Second
@@ -113,7 +148,8 @@ type cachedThreads struct {
 	list []agenthost.ThreadInfo
 }
 
-// ResumeActions are the code actions that resume one of the folder's five newest other threads,
+// ResumeActions are the code actions that resume one of the folder's five newest other threads
+// (conversations: a review's thread is not one to continue),
 // for editors with no thread picker; each runs hermes.resumeThread on uri. They need codex running
 // (a code action never starts it) and reuse the list for threadCacheAge.
 func (t *Threads) ResumeActions(ctx context.Context, folder string, uri string, sess *agenthost.Session, h *agenthost.Host) []protocol.CodeAction {
@@ -142,10 +178,10 @@ func (t *Threads) ResumeActions(ctx context.Context, folder string, uri string, 
 	prefix := t.cfg.Settings().CommandPrefix
 	var out []protocol.CodeAction
 	for _, th := range cached.list {
-		if th.Current || len(out) == resumeActionsMax {
+		if th.Current || th.Review || len(out) == resumeActionsMax {
 			continue
 		}
-		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, th.Title, th.UpdatedAt.Local().Format("Jan 2 15:04"))
+		title := fmt.Sprintf(hermesproto.CodeActionTitleResumeThread, th.Title, annotate.When(th.UpdatedAt, time.Now()))
 		out = append(out, protocol.CodeAction{
 			Title:   title,
 			Command: &protocol.Command{Title: title, Command: prefix + hermesproto.CmdResumeThread, Arguments: []any{hermesproto.ResumeThreadArgs{URI: uri, ThreadID: th.ID}}},

@@ -12,12 +12,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/textdoc"
 	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
@@ -137,7 +140,7 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 		}
 	}
 	ed.SyncBuffers(ctx, folder.Path) // files restored on disk: clean buffers follow
-	msg := fmt.Sprintf("Hermes undid turn %s in %s: %d file(s) restored", cp.TurnID, folder.Name, len(res.Restored))
+	msg := fmt.Sprintf("Hermes undid %s in %s: %d file(s) restored", turnName(cp), folder.ShortName(), len(res.Restored))
 	if unsaved := unsavedRestores(ctx, folder.Path, todo, res.Restored); !ed.SavesEdits && len(unsaved) > 0 {
 		msg += fmt.Sprintf(" (%s restored in your editor but not yet on disk: save to keep the restore)", strings.Join(unsaved, ", "))
 	}
@@ -154,6 +157,14 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 		}
 	}
 	return res, msg + ". " + undoNote, nil
+}
+
+// turnName names an undone turn for people: its title in quotes, else when it started.
+func turnName(cp agenthost.Checkpoint) string {
+	if cp.Title != "" {
+		return fmt.Sprintf("%q", safetext.LineCut(cp.Title, 60))
+	}
+	return "the turn of " + annotate.When(cp.StartedAt, time.Now())
 }
 
 // unsavedRestores lists, relative to folder, the files of files that were restored (restored

@@ -99,6 +99,18 @@ local function run()
       patch_asks = patch_asks + 1
       if patch_asks == 1 then
         answer = "Show diff"
+      else
+        -- Asked again with the diff beside the picker.
+        local b = vim.fn.bufnr("hermes-diff://")
+        for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+          if vim.api.nvim_buf_get_name(buf):match("^hermes%-diff://") then
+            b = buf
+          end
+        end
+        if b ~= -1 then
+          summary.diffText = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+          summary.diffShown = #vim.fn.win_findbuf(b) > 0
+        end
       end -- then dismissed: the approval stays waiting for :HermesApprove
     end
     rec.answered = answer or vim.NIL
@@ -123,9 +135,13 @@ local function run()
   vim.ui.input = function()
     error("vim.ui.input was not expected")
   end
+  -- A notification makes Neovim stop at the hit-enter prompt when it has several lines or is wider
+  -- than the command line (v:echospace, with the default 'cmdheight' of 1).
   vim.notify = function(msg, level)
-    table.insert(summary.notifications, { message = msg, level = level or vim.NIL })
-    log("notify: " .. tostring(msg))
+    msg = tostring(msg)
+    local fits = not msg:find("\n") and vim.fn.strdisplaywidth(msg) <= vim.v.echospace
+    table.insert(summary.notifications, { message = msg, level = level or vim.NIL, fits = fits })
+    log("notify: " .. msg)
   end
 
   local hermes = require("hermes")
@@ -145,6 +161,9 @@ local function run()
   require("hermes.handlers").on_turn_event = function(params)
     local ev = params.event
     table.insert(summary.turnEventKinds, ev.kind)
+    -- Draw the screen as a UI would while the turn runs (headless Neovim draws only on :redraw):
+    -- the inlay hint of the line asked from is on it, "⋯ working" or "⏸ approval".
+    vim.cmd("redraw")
     if ev.kind == "turnCompleted" then
       table.insert(summary.turnResults, {
         status = ev.result and ev.result.status or vim.NIL,
@@ -175,6 +194,12 @@ local function run()
   summary.rootDir = client.config.root_dir
   log("server initialized, pid " .. tostring(summary.serverPid))
 
+  -- Inlay hints on (0.10+): the line asked from shows the turn's state.
+  local hints = vim.lsp.inlay_hint ~= nil and vim.fn.has("nvim-0.10") == 1
+  if hints then
+    vim.lsp.inlay_hint.enable(true)
+  end
+
   -- A characterwise visual selection of the first two lines, then :'<,'>HermesAsk.
   vim.cmd("normal! gg0vj$\27")
   vim.cmd("'<,'>Hermes ask " .. prompt) -- :Hermes; later steps use the old aliases too
@@ -189,11 +214,46 @@ local function run()
     return #summary.turnResults >= 1
   end)
   summary.answerBuffer = require("hermes.view").text(summary.rootDir)
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    local name = vim.api.nvim_buf_get_name(b)
-    if name:match("^hermes%-diff://") then
-      summary.diffText = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+  -- The diff shown for the patch went with the decision (:Hermes approve once).
+  wait_for("the diff to close after the decision", 5000, function()
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_get_name(b):match("^hermes%-diff://") and #vim.fn.win_findbuf(b) > 0 then
+        return false
+      end
     end
+    return true
+  end)
+  summary.diffClosed = true
+  if hints then
+    -- The hint on the line asked from says the turn is done, and the screen shows it: the runtime
+    -- redraws only lines whose text changed, and this line's did not.
+    local label
+    wait_for("the inlay hint of the ended turn", 10000, function()
+      for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+        local l = h.inlay_hint.label
+        if type(l) == "table" then
+          local parts = {}
+          for _, p in ipairs(l) do
+            table.insert(parts, p.value)
+          end
+          l = table.concat(parts)
+        end
+        if h.inlay_hint.position.line == 0 and tostring(l):find("done", 1, true) then
+          label = l
+          return true
+        end
+      end
+      return false
+    end)
+    vim.cmd("redraw")
+    local win = vim.fn.bufwinid(bufnr)
+    local row = vim.fn.screenpos(win, 1, 1).row
+    local cells = {}
+    for c = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(row, c))
+    end
+    summary.hintLabel = label
+    summary.hintScreenLine = table.concat(cells)
   end
   wait_for("the progress to end", 5000, function()
     return hermes.statusline() == ""

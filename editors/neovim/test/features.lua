@@ -1,7 +1,7 @@
 -- The plugin's features beyond a turn, in a real headless Neovim, driven by neovim_test.go
 -- (the features/ subtests of TestNeovimApprovalGatedTurn) on Debian's 0.7.2 and on a 0.11+:
 --   :checkhealth hermes (hermes-lsp doctor through vim.health, or the 0.7 health API);
---   :help hermes after :helptags; :Hermes's completion; :Hermes login's handling of the answer;
+--   :help hermes through the shipped doc/tags; :Hermes's completion; :Hermes login's handling of the answer;
 --   the UTF-16 ranges (make_given_range_params, str_utfindex/str_byteindex);
 --   on 0.11+, vim.lsp.enable("hermes") through lsp/hermes.lua (else the plugin's own start), with
 --   LspAttach, :Hermes status through the client it started, and the client in the health report.
@@ -19,7 +19,7 @@ end
 local function run()
   local server = getenv("HERMES_NVIM_SERVER")
   local file = getenv("HERMES_NVIM_FILE")
-  local plugin_dir = getenv("HERMES_NVIM_PLUGIN")
+
   vim.notify = function(msg, level)
     table.insert(summary.notifications, { message = msg, level = level or vim.NIL })
   end
@@ -75,8 +75,8 @@ local function run()
   summary.health = buffer_text()
   vim.cmd("bwipeout!")
 
-  -- :help hermes after :helptags on the plugin's doc folder.
-  vim.cmd("helptags " .. vim.fn.fnameescape(plugin_dir .. "/doc"))
+  -- :help hermes with the plugin on the runtimepath, as a plugin manager or a plain clone installs
+  -- it: through the doc/tags it ships (no :helptags).
   summary.help = {}
   for _, tag in ipairs({
     "hermes",

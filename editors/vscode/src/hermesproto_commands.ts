@@ -185,7 +185,8 @@ export interface SkippedFile {
 /**
  * ThreadInfo is one of a folder's threads in hermes.threads' answer, newest first. Title is the
  * thread's name (from its first prompt) or codex's preview; Turns counts the turns hermes-lsp
- * recorded in its transcript; Current marks the folder's thread.
+ * recorded in its transcript; Current marks the folder's thread; Review marks the thread of a code
+ * review (hermes.review), which is no conversation to resume (absent: a conversation).
  */
 export interface ThreadInfo {
 	threadId: string;
@@ -193,6 +194,7 @@ export interface ThreadInfo {
 	updatedAt: string /* RFC 3339 */;
 	turns: number /* int */;
 	current: boolean;
+	review?: boolean;
 }
 /**
  * ResumeThreadArgs are hermes.resumeThread's: the folder (URI) and one of its threads.

@@ -243,7 +243,8 @@ function M.show_login(result)
   if code then
     msg = msg .. " and enter the code " .. code
   end
-  notify(msg, levels.WARN)
+  -- Whole, even if it asks for Enter: the page and the code are what the person needs.
+  handlers.notify_full(msg, levels.WARN)
 end
 
 -- open shows the Hermes buffer of the current folder.

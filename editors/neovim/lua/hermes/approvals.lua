@@ -121,6 +121,28 @@ local function done(item)
   vim.schedule(pump)
 end
 
+-- diff_name is the name of the buffer showing the changes of approval id.
+local function diff_name(id)
+  return "hermes-diff://" .. tostring(id)
+end
+
+-- close_diff closes the windows showing the changes of approval id (the buffer goes with them):
+-- once the approval is decided, they have nothing left to say.
+function M.close_diff(id)
+  local b = vim.fn.bufnr(diff_name(id))
+  if b == -1 then
+    return
+  end
+  for _, w in ipairs(view.windows_of(b)) do
+    if #api.nvim_list_wins() > 1 then
+      pcall(api.nvim_win_close, w, true)
+    end
+  end
+  if api.nvim_buf_is_valid(b) then
+    pcall(api.nvim_buf_delete, b, { force = true })
+  end
+end
+
 -- show_diff opens the changes of a patch approval in a scratch buffer (filetype diff).
 function M.show_diff(a)
   local ls = {}
@@ -135,7 +157,7 @@ function M.show_diff(a)
   if #ls == 0 then
     ls = { "(no diff for approval " .. tostring(a.approvalId) .. ")" }
   end
-  local name = "hermes-diff://" .. tostring(a.approvalId)
+  local name = diff_name(a.approvalId)
   local b = vim.fn.bufnr(name)
   if b == -1 then
     b = api.nvim_create_buf(false, true)
@@ -187,16 +209,13 @@ present = function(item)
       if not decision then
         known[id] = "dismissed"
         M.notify(
-          "Hermes: approval "
-            .. id
-            .. " is still waiting ("
-            .. tostring(a.summary)
-            .. "): answer it with :Hermes approve, or it is declined when it times out",
+          "Hermes: still waiting, answer with :Hermes approve (else declined at its timeout): " .. tostring(a.summary),
           vim.log.levels.WARN
         )
         done(item)
         return
       end
+      M.close_diff(id)
       M.approve(item.client_id, id, decision, function(err)
         if err then
           M.notify("Hermes: approval " .. id .. ": " .. tostring(err.message or err), vim.log.levels.ERROR)
@@ -225,6 +244,7 @@ function M.on_resolved(a)
     return
   end
   known[id] = "resolved"
+  M.close_diff(id)
   for i = #queue, 1, -1 do
     if queue[i].approval.approvalId == id then
       table.remove(queue, i)

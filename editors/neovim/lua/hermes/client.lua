@@ -99,11 +99,12 @@ function M.base_config()
   caps.window.workDoneProgress = true
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
-  -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua).
+  -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua). It shows
+  -- what its commands answer, and their errors, itself.
   caps.experimental = vim.tbl_deep_extend(
     "force",
     caps.experimental or {},
-    { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true } }
+    { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true, showsResults = true } }
   )
   if plugin().config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
@@ -116,6 +117,7 @@ function M.base_config()
     "$/progress",
     "hermes/turnEvent",
     "window/showMessage",
+    "workspace/inlayHint/refresh",
   }) do
     hs[method] = handlers[method]
   end

@@ -13,10 +13,41 @@ M.progress = {} -- client_id -> token -> { title, message, done }
 M.on_update = function() end
 M.config = { notify_progress = true }
 
+-- one_line fits msg on the command line: its first line, cut to v:echospace cells with "…". A
+-- longer message makes Neovim stop at the hit-enter prompt ("Press ENTER") after every answer; the
+-- whole text is in the Hermes buffer, in K on the line a turn was asked from, and in the transcript.
+function M.one_line(msg)
+  local s = tostring(msg):gsub("%s*\n.*$", "")
+  local width = math.max(vim.v.echospace or 0, 20)
+  if vim.fn.strdisplaywidth(s) <= width then
+    return s
+  end
+  local n = math.min(vim.fn.strchars(s), width)
+  local cut = vim.fn.strcharpart(s, 0, n)
+  while n > 0 and vim.fn.strdisplaywidth(cut) > width - 1 do
+    n = n - 1
+    cut = vim.fn.strcharpart(s, 0, n)
+  end
+  return cut .. "…"
+end
+
+-- notify tells the person something on the main path (a turn's start and end, its answer, an undo,
+-- a review): on one line (one_line), but for errors, which are shown whole.
 local function notify(msg, level)
-  vim.notify(msg, level or levels.INFO, { title = "Hermes" })
+  level = level or levels.INFO
+  if level < levels.ERROR then
+    msg = M.one_line(msg)
+  end
+  vim.notify(msg, level, { title = "Hermes" })
 end
 M.notify = notify
+approvals.notify = notify
+
+-- notify_full shows msg whole, on as many lines as it has: what the person asked to read
+-- (:Hermes status).
+function M.notify_full(msg, level)
+  vim.notify(msg, level or levels.INFO, { title = "Hermes" })
+end
 
 -- notify_error tells of a command that failed, with the server's message.
 function M.notify_error(err)
@@ -132,6 +163,25 @@ M["window/showDocument"] = function(err, params, ctx, config)
     return { success = b ~= nil and #vim.fn.win_findbuf(b) > 0 }
   end
   return result, rerr
+end
+
+-- workspace/inlayHint/refresh: the hints of the buffers the server attaches to and a window shows
+-- are asked for again, as the runtime's handler does; on 0.10 by enabling them anew in each buffer,
+-- which also forgets which lines the runtime drew them on. 0.10's handler keeps that, and draws a
+-- line's hints again only once its text changes: the line a turn was asked from kept "⋯ working"
+-- (or no hint at all) after the turn ended. 0.11 and later forget it themselves.
+M["workspace/inlayHint/refresh"] = function(err, result, ctx, config)
+  local builtin = vim.lsp.handlers["workspace/inlayHint/refresh"]
+  if compat.nvim_0_11 or not compat.nvim_0_10 then
+    return builtin and builtin(err, result, ctx, config) or vim.NIL
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  for b in pairs(client and client.attached_buffers or {}) do
+    if #vim.fn.win_findbuf(b) > 0 and vim.lsp.inlay_hint.is_enabled({ bufnr = b }) then
+      vim.lsp.inlay_hint.enable(true, { bufnr = b })
+    end
+  end
+  return vim.NIL
 end
 
 -- $/progress: Neovim's own handler first (it feeds LspProgressUpdate / LspProgress and the

@@ -30,8 +30,9 @@ function M.status(callback)
   end
 end
 
--- status_lines is what :HermesStatus says of each folder: thread, turn, usage and waiting approvals.
-local function status_lines(list)
+-- status_lines is what :HermesStatus says of each folder: its thread by title (titles: threadId ->
+-- title), the turn's state, usage and waiting approvals.
+local function status_lines(list, titles)
   if #list == 0 then
     return { "Hermes: no folder (no server is running)" }
   end
@@ -40,12 +41,13 @@ local function status_lines(list)
     local f = item.folder
     local parts = { "Hermes " .. tostring(f.folder) .. ":" }
     if f.threadId and f.threadId ~= "" then
-      table.insert(parts, "thread " .. f.threadId)
+      local title = titles[f.threadId]
+      table.insert(parts, title and string.format("thread %q", title) or "thread (untitled)")
     else
       table.insert(parts, "no thread yet")
     end
     if type(f.turn) == "table" then
-      table.insert(parts, "· turn " .. tostring(f.turn.id) .. " " .. tostring(f.turn.state))
+      table.insert(parts, "· last turn " .. tostring(f.turn.state))
     end
     if type(f.usage) == "table" and (f.usage.totalTokens or 0) > 0 then
       table.insert(parts, string.format("· %s tokens", f.usage.totalTokens))
@@ -75,7 +77,28 @@ function M.show_status()
   require("hermes").ensure_setup()
   M.status(function(list)
     require("hermes").last_status = list
-    handlers.notify(table.concat(status_lines(list), "\n"), levels.INFO)
+    -- The threads by their title (hermes.threads of each folder): an id says nothing to a person.
+    local titles, left = {}, #list
+    local function done()
+      handlers.notify_full(table.concat(status_lines(list, titles), "\n"), levels.INFO)
+    end
+    if left == 0 then
+      return done()
+    end
+    for _, item in ipairs(list) do
+      local arg = { uri = vim.uri_from_fname(item.folder.folder) }
+      servers.execute(item.client, "hermes.threads", arg, function(err, threads)
+        for _, t in ipairs(not err and type(threads) == "table" and threads or {}) do
+          if type(t.title) == "string" and t.title ~= "" then
+            titles[t.threadId] = t.title
+          end
+        end
+        left = left - 1
+        if left == 0 then
+          done()
+        end
+      end)
+    end
   end)
 end
 

@@ -30,13 +30,40 @@ local function with_folder(fn)
   fn(client, arg, filebuf)
 end
 
--- thread_label is a thread as the picker shows it.
+-- when says when an RFC 3339 UTC time ("2026-12-04T14:02:11Z") was, in local time: "14:02" today,
+-- else "Dec 4 14:02"; the text as it is when it is no such time.
+function M.when(rfc3339)
+  local y, mo, d, h, mi, s = tostring(rfc3339 or ""):match("^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)")
+  if not y then
+    return tostring(rfc3339 or "")
+  end
+  local utc = {
+    year = tonumber(y),
+    month = tonumber(mo),
+    day = tonumber(d),
+    hour = tonumber(h),
+    min = tonumber(mi),
+    sec = tonumber(s),
+  }
+  -- os.time reads a table as local time: correct by this zone's offset from UTC.
+  local now = os.time()
+  local offset = os.time(os.date("*t", now)) - os.time(os.date("!*t", now))
+  local t = os.time(utc) + offset
+  if os.date("%Y-%m-%d", t) == os.date("%Y-%m-%d", now) then
+    return os.date("today %H:%M", t)
+  end
+  return os.date("%b %d %H:%M", t)
+end
+
+-- thread_label is a thread as the picker shows it: by its title (never its id), when it was last
+-- used, its turns; the current one and reviews marked.
 function M.thread_label(t)
-  local title = (t.title and t.title ~= "") and t.title or t.threadId
+  local title = (t.title and t.title ~= "") and t.title or "(untitled)"
   local label = string.format(
-    "%s · %s · %d turn(s)",
+    "%s%s · %s · %d turn(s)",
+    t.review and "review: " or "",
     title,
-    tostring(t.updatedAt or ""):sub(1, 16):gsub("T", " "),
+    M.when(t.updatedAt),
     tonumber(t.turns) or 0
   )
   if t.current then
@@ -96,7 +123,7 @@ function M.review(args)
       if err then
         return handlers.notify_error(err)
       end
-      notify("Hermes: reviewing; the findings will be diagnostics (:lua vim.diagnostic.setqflist())", levels.INFO)
+      notify("Hermes: reviewing; the findings will be diagnostics", levels.INFO)
     end, filebuf)
   end)
 end
