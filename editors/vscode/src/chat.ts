@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { Chat, type ChatItem } from './chatModel';
 import { Command } from './commands';
 import type { Hermes } from './context';
-import { formatTokens, threadName } from './format';
+import { conversations, formatTokens, threadName } from './format';
 import { announcement, page, renderUpdate } from './chatHtml';
 import {
 	ServerCommand,
@@ -353,8 +353,8 @@ export class ChatView implements vscode.WebviewViewProvider {
 
 	/** pickThread offers the folder's threads by title and resumes the one picked, showing its history. */
 	async pickThread(): Promise<void> {
-		const threads = await this.h.client.execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() });
-		if (!threads?.length) {
+		const threads = conversations((await this.h.client.execute<ThreadInfo[]>(ServerCommand.threads, { uri: this.folderUri() })) ?? []);
+		if (!threads.length) {
 			void vscode.window.showInformationMessage('Hermes: no thread in this folder yet.');
 			return;
 		}

@@ -1,6 +1,6 @@
 // Small text formatting shared by the status bar, the Hermes view and the status command. No vscode import.
 
-import { LoginMethod, type Account, type FolderStatus, type LoginResult, type StatusResult, type Usage } from './protocol';
+import { LoginMethod, type Account, type FolderStatus, type LoginResult, type StatusResult, type ThreadInfo, type Usage } from './protocol';
 
 /** The user's compact number format, made once: formatTokens runs with every status bar update. */
 const userCompact = new Intl.NumberFormat(undefined, { notation: 'compact' });
@@ -241,6 +241,11 @@ export function loginMethod(remoteName: string | undefined): string {
 }
 
 /** threadName is a thread's name for the header and the picker: its title on one line, never its id. */
+/** conversations are the threads a person resumes: a code review's thread (review) is not one. */
+export function conversations(threads: readonly ThreadInfo[]): ThreadInfo[] {
+	return threads.filter((t) => !t.review);
+}
+
 export function threadName(title: string): string {
 	const t = title.replace(/\s+/g, ' ').trim();
 	if (!t) {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 
 import {
 	accountLine,
+	conversations,
 	accountName,
 	baseName,
 	contextPercent,
@@ -176,5 +177,13 @@ test('statusText for hermes.status', () => {
 	assert.equal(
 		folderStatusLine(loose<FolderStatus>({ folder: '/x', fallback: 'backup', turn: { id: 'u', state: 'completed' } })),
 		'turn completed · 0 tokens · auto-approve off · fallback backup',
+	);
+});
+
+test('conversations leave out the threads of code reviews', () => {
+	const t = (threadId: string, review?: boolean) => ({ threadId, title: threadId, updatedAt: '2026-12-04T10:00:00Z', turns: 1, current: false, review });
+	assert.deepEqual(
+		conversations([t('a'), t('r', true), t('b', false)]).map((x) => x.threadId),
+		['a', 'b'],
 	);
 });
