@@ -57,8 +57,13 @@ func TestTurnKnowsItsIDs(t *testing.T) {
 			}
 		})
 		var turns atomic.Int32
+		read := make(chan struct{}) // the test has read the first turn's id: it may fail now
 		fh.fake.OnTurn(func(ft *codextest.FakeTurn) {
 			if turns.Add(1) == 1 {
+				select {
+				case <-read:
+				case <-ft.Done():
+				}
 				ft.Complete(codex.TurnFailed, turnError(`"usageLimitExceeded"`, "You've hit your usage limit."))
 				return
 			}
@@ -70,6 +75,7 @@ func TestTurnKnowsItsIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		first := turn.TurnID()
+		close(read)
 		res, _ := finish(t, turn)
 		if !res.Completed || res.APICalls != 2 {
 			t.Fatalf("result: %+v", res)
