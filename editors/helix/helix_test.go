@@ -212,8 +212,10 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 	pick(s, "Hermes: run instruction")
 
 	// The command, then the patch of the open notes.md, each answered "Allow once".
-	picker := approve("Hermes wants to run a command (approval", "echo from-helix > hx_made.txt")
-	approve("Hermes wants to apply a patch (approval", "notes.md")
+	// The prompt (25.07) says "Hermes wants to run a command (approval a1)"; the fallback message
+	// (25.01) "Hermes wants to run `...` (approval a1): choose Allow or Deny from the code actions".
+	picker := approve("Hermes wants to run", "echo from-helix > hx_made.txt")
+	approve("Hermes wants to apply a patch", "notes.md")
 	waitFor("the final message", 30*time.Second, contains("Done in Helix."))
 	// Helix would keep the file's new text, sent as an edit, as unsaved changes it then refuses to
 	// write over the newer file: the server sends none, and says to reload. The buffer is as it was
