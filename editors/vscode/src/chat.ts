@@ -153,12 +153,16 @@ export class ChatView implements vscode.WebviewViewProvider {
 		}
 		const hadEditor = vscode.window.activeTextEditor !== undefined;
 		this.quietOpen = true;
-		void (async () => {
-			await vscode.commands.executeCommand(`${ChatViewId}.focus`);
-			if (hadEditor) {
-				await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
-			}
-		})().catch(() => undefined);
+		// An approval dialog that comes meanwhile waits for this (Ui.focusSettled): opening the view
+		// takes the focus, and the dialog's focused button (Deny) must keep it.
+		this.h.ui.whileFocusMoves(
+			(async () => {
+				await vscode.commands.executeCommand(`${ChatViewId}.focus`);
+				if (hadEditor) {
+					await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+				}
+			})(),
+		);
 	}
 
 	/** noteNew queues for the live region what an event brought: an approval asked, an error, a turn's answer and end. */

@@ -110,6 +110,7 @@ export class Prompts {
 		try {
 			const d = approvalDialog(params.message, params.actions);
 			if (!id || !isPatchApproval(approval, params.actions)) {
+				await this.h.ui.focusSettled(); // no view opening takes the focus from Deny
 				const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);
 				return chosenAction(picked, params.actions);
 			}

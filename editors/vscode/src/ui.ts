@@ -32,6 +32,8 @@ export class Ui {
 	private readonly contextKeys: Partial<ContextKeys> = {};
 	/** Approval prompts open right now (a patch's notification, a command's dialog). */
 	private openPrompts = 0;
+	/** Settles once the focus stops moving (the chat view opened by a turn's start gives it back). */
+	private focusMoving: Promise<unknown> = Promise.resolve();
 
 	/** The view and the status bar item are made here, and disposed with the extension. */
 	constructor(context: vscode.ExtensionContext) {
@@ -81,6 +83,19 @@ export class Ui {
 				void vscode.commands.executeCommand('setContext', k, v);
 			}
 		}
+	}
+
+	/** whileFocusMoves notes that moving lasts until the focus is where it ends up. */
+	whileFocusMoves(moving: Promise<unknown>): void {
+		this.focusMoving = Promise.all([this.focusMoving, moving.catch(() => undefined)]);
+	}
+
+	/**
+	 * focusSettled resolves once the focus has stopped moving: a modal dialog shown before would lose
+	 * its focused button (Deny) to the view being opened.
+	 */
+	async focusSettled(): Promise<void> {
+		await this.focusMoving;
 	}
 
 	/** promptOpened counts an approval prompt until the returned function is called. */
