@@ -389,7 +389,7 @@ async function run() {
 	await runCommand('Hermes: Undo Last Turn', 'Hermes: Undo');
 	step('ran Hermes: Undo Last Turn');
 	const undoMs = await waitEditorText(filePath, file, lineBefore, 60000, true);
-	const undoToast = await waitText(toastSel, ['undid turn'], 30000);
+	const undoToast = await waitText(toastSel, ['Hermes undid'], 30000);
 	const dirty = await page.evaluate(
 		(n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)),
 		file,
