@@ -142,8 +142,8 @@ export function approvalNotice(d: Dialog): string {
 
 /**
  * chosenAction maps the dialog's answer back to the server's action item: the item whose title was
- * picked (Escape on a modal picks Stop turn, its close button), or null (which the server takes as
- * Deny) when a prompt was dismissed without an answer.
+ * picked (Escape on a modal picks Stop turn, its close button), or null when a prompt was dismissed
+ * without an answer (the server keeps the approval pending).
  */
 export function chosenAction<T extends MessageActionItem>(picked: { title: string } | undefined, actions: readonly T[] | undefined): T | null {
 	if (!picked) {

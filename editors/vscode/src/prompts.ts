@@ -1,6 +1,7 @@
 // Approval prompts: the server's window/showMessageRequest. A command's approval is a modal dialog
-// (Escape is Deny). A patch's is not modal, so that the person can read its diff while deciding: a
-// notification plus a status bar item (which re-asks in a quick pick), whichever answers first,
+// (Deny has the focus; Escape is Stop turn, its close button). A patch's is not modal, so that the
+// person can read its diff while deciding: a notification plus a status bar item (which re-asks in a
+// quick pick), whichever answers first,
 // with the patch in one multi-file diff editor (its proposed contents served under the
 // hermes-proposed scheme) that closes once the approval is decided.
 
@@ -86,7 +87,8 @@ export class Prompts {
 	 * showMessageRequest answers the server's prompts. A command's approval is a modal dialog; a
 	 * patch's opens its diff editor, then asks without a modal (see askPatch), and closes the diff
 	 * editor once answered (not for Show diff: the server asks again). Other prompts keep VS Code's
-	 * usual message. A dismissed prompt answers null, which the server takes as Deny.
+	 * usual message. A dismissed prompt answers null: the server keeps the approval pending (code
+	 * actions, hermes.approve) until its timeout.
 	 */
 	async showMessageRequest(params: ShowMessageRequestParams, token?: CancellationToken): Promise<MessageActionItem | null> {
 		if (!isApproval(params.actions)) {
