@@ -1,9 +1,8 @@
 // Approval prompts: the server's window/showMessageRequest. A command's approval is a modal dialog
 // (Deny has the focus; Escape is Stop turn, its close button). A patch's is not modal, so that the
 // person can read its diff while deciding: a notification plus a status bar item (which re-asks in a
-// quick pick), whichever answers first,
-// with the patch in one multi-file diff editor (its proposed contents served under the
-// hermes-proposed scheme) that closes once the approval is decided.
+// quick pick), whichever answers first, with the patch in one multi-file diff editor (its proposed
+// contents served under the hermes-proposed scheme) that closes once the approval is decided.
 
 import * as fs from 'node:fs/promises';
 import * as vscode from 'vscode';
