@@ -174,6 +174,15 @@ func (s *Session) save(st *sessionState) {
 // flush writes what save staged to the state file. It does file I/O: never on the loop.
 func (s *Session) flush() { s.h.store.flushLogged() }
 
+// start records that ts runs at a, tells the turn's callers, and has its events delivered once they
+// are asked for. On the session's goroutine (planRun, begin).
+func (s *Session) start(st *sessionState, ts *turnSession, a attempt) {
+	ts.setAttempt(a)
+	ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
+	close(ts.startedCh)
+	s.pump(st, ts.events.queue, func() { ts.events.pump(ts.done) })
+}
+
 // pump runs deliver, which delivers q's events, on a goroutine of the session's: the loop waits for
 // it, and abandons q if the host closes meanwhile. On the session's goroutine.
 func (s *Session) pump(st *sessionState, q *eventQueue, deliver func()) {

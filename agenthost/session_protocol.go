@@ -2,9 +2,9 @@ package agenthost
 
 // This file is the session's protocol: every operation its goroutine (loop) performs. Each is a
 // method that runs its body on the loop (Session.call) and returns once it has; with the helpers
-// they call (the methods of sessionState and turnSession), the only code that touches the
-// session's state. No body blocks or does I/O: whatever waits (on codex, on a person, on the disk)
-// happens on the caller's goroutine, before or after.
+// they call (sessionState's and turnSession's methods, Session.start and pump), the only code that
+// touches the session's state. No body blocks or does I/O: whatever waits (on codex, on a person,
+// on the disk) happens on the caller's goroutine, before or after.
 
 import (
 	"fmt"
@@ -229,15 +229,6 @@ func (s *Session) begin(ts *turnRunner) {
 		s.start(st, st.turnOf(ts.turn), ts.cur)
 		s.wg.Go(func() { ts.run(lent, nameAs) })
 	})
-}
-
-// start records that ts runs at a, tells the turn's callers, and has its events delivered once they
-// are asked for. On the session's goroutine (planRun, begin).
-func (s *Session) start(st *sessionState, ts *turnSession, a attempt) {
-	ts.setAttempt(a)
-	ts.emitShared(hermesproto.Event{Kind: hermesproto.EventKindTurnStarted, Text: ts.input.Prompt})
-	close(ts.startedCh)
-	s.pump(st, ts.events.queue, func() { ts.events.pump(ts.done) })
 }
 
 // deliverLate delivers the events of a turn that ended before anyone asked for them (turnEvents.ask).
