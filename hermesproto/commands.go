@@ -62,6 +62,9 @@ type FolderArgs struct {
 type ApproveArgs struct {
 	ApprovalID string `json:"approvalId"`
 	Decision   string `json:"decision" tstype:"Decision"`
+	// Answers answer an elicitation's or a userInput approval's questions, by question id (decision
+	// once); each question takes one answer, a multiChoice any number.
+	Answers map[string][]string `json:"answers,omitempty"`
 }
 
 // AskResult is hermes.ask's answer, sent at once: the turn runs on, reported by progress and

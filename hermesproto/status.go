@@ -83,6 +83,9 @@ type ApprovalSummary struct {
 	ApprovalID string       `json:"approvalId"`
 	Kind       ApprovalKind `json:"kind"`
 	Summary    string       `json:"summary"`
+	// Questions are the questions to answer (elicitation and userInput), for a client that asks
+	// them itself.
+	Questions []Question `json:"questions,omitempty"`
 }
 
 // AutoApproveStatus is hermes.status's and hermes.toggleYolo's autoApprove: whether approvals are

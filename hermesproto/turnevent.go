@@ -96,16 +96,28 @@ type Compaction struct {
 // ApprovalKind says what an approval is for.
 type ApprovalKind string
 
-// Approval kinds: run a command, or apply a patch.
+// Approval kinds: run a command, apply a patch, widen the sandbox (network or file-system access),
+// an MCP server's question (elicitation), the agent's questions with options (userInput).
 const (
-	ApprovalKindExec  ApprovalKind = "exec"
-	ApprovalKindPatch ApprovalKind = "patch"
+	ApprovalKindExec        ApprovalKind = "exec"
+	ApprovalKindPatch       ApprovalKind = "patch"
+	ApprovalKindPermissions ApprovalKind = "permissions"
+	ApprovalKindElicitation ApprovalKind = "elicitation"
+	ApprovalKindUserInput   ApprovalKind = "userInput"
 )
+
+// Asks reports whether an approval of this kind asks questions, answered with hermes.approve's
+// answers: an elicitation or userInput.
+func (k ApprovalKind) Asks() bool {
+	return k == ApprovalKindElicitation || k == ApprovalKindUserInput
+}
 
 // Decision is a person's answer to an approval.
 type Decision string
 
-// Decisions, as hermes.approve takes them.
+// Decisions, as hermes.approve takes them. For a permissions approval once grants the access for
+// the turn, session for the session; for questions once (or session) answers them, deny declines
+// and stop declines and stops the turn.
 const (
 	DecisionOnce    Decision = "once"    // allow this one
 	DecisionSession Decision = "session" // allow this and the like for the rest of the session
@@ -122,7 +134,8 @@ func ParseDecision(s string) (Decision, bool) {
 	return "", false
 }
 
-// Approval is a request of codex's that needs a person: run a command, or apply a patch.
+// Approval is a request of codex's that needs a person: run a command, apply a patch, widen the
+// sandbox, or answer questions.
 type Approval struct {
 	ID       string       `json:"approvalId"`
 	Kind     ApprovalKind `json:"kind"`
@@ -139,6 +152,18 @@ type Approval struct {
 	Changes   []FileChange `json:"changes,omitempty"`
 	GrantRoot string       `json:"grantRoot,omitempty"`
 	Reason    string       `json:"reason,omitempty"`
+	// Permissions is set for permissions approvals: the access asked for.
+	Permissions *Permissions `json:"permissions,omitempty"`
+	// Server is the MCP server of an elicitation; Message what it says; URL the page an elicitation
+	// asks the person to visit (shown as text: the server never opens it).
+	Server  string `json:"server,omitempty"`
+	Message string `json:"message,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Questions are an elicitation's form fields, or a userInput approval's questions.
+	Questions []Question `json:"questions,omitempty"`
+	// Answers are the person's answers by question id, once answered; a secret question's answer
+	// is never here.
+	Answers map[string][]string `json:"answers,omitempty"`
 	// Warning is set when a patch touches files with unsaved edits in the editor: the sentence that
 	// says so ("calc.go has unsaved changes in your editor: applying this patch will conflict with
 	// them"), for the prompt.

@@ -64,6 +64,11 @@ export interface FolderArgs {
 export interface ApproveArgs {
 	approvalId: string;
 	decision: Decision;
+	/**
+	 * Answers answer an elicitation's or a userInput approval's questions, by question id (decision
+	 * once); each question takes one answer, a multiChoice any number.
+	 */
+	answers?: { [key: string]: string[]};
 }
 /**
  * AskResult is hermes.ask's answer, sent at once: the turn runs on, reported by progress and

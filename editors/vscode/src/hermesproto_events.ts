@@ -5,6 +5,84 @@
 import type { Account } from './hermesproto_commands';
 
 //////////
+// source: questions.go
+
+/**
+ * Permissions is what a permissions approval asks for beyond codex's sandbox: network access, and
+ * read or write access to paths (a path, a glob pattern, or a named place such as the temporary
+ * folder, in words).
+ */
+export interface Permissions {
+	network?: boolean;
+	read?: string[];
+	write?: string[];
+}
+/**
+ * QuestionType says what answer a question takes.
+ */
+export const QuestionTypeText = "text";
+export const QuestionTypeNumber = "number";
+export const QuestionTypeInteger = "integer";
+export const QuestionTypeBoolean = "boolean";
+export const QuestionTypeChoice = "choice";
+export const QuestionTypeMultiChoice = "multiChoice";
+/**
+ * Question types. A choice takes one of its options (or, with Other, any text); a multiChoice any
+ * number of them; text, number and integer a typed value; boolean "true" or "false".
+ */
+export type QuestionType = typeof QuestionTypeText | typeof QuestionTypeNumber | typeof QuestionTypeInteger | typeof QuestionTypeBoolean | typeof QuestionTypeChoice | typeof QuestionTypeMultiChoice;
+/**
+ * Question is one question of an elicitation (a field of the MCP server's form) or of a userInput
+ * approval. Its answers are strings: an option's Value, the text typed, a number in decimal,
+ * "true" or "false".
+ */
+export interface Question {
+	/**
+	 * ID names the question in hermes.approve's answers.
+	 */
+	id: string;
+	/**
+	 * Header is a short title ("Database"); Text the question itself.
+	 */
+	header?: string;
+	text: string;
+	type: QuestionType;
+	/**
+	 * Options are the answers offered (choice, multiChoice, boolean).
+	 */
+	options?: QuestionOption[];
+	/**
+	 * Other says any text is accepted beside the options.
+	 */
+	other?: boolean;
+	/**
+	 * Secret says the answer is a secret: an editor hides it as it is typed, and it is never shown,
+	 * recorded or written to the transcript.
+	 */
+	secret?: boolean;
+	required?: boolean;
+	default?: string[];
+}
+/**
+ * QuestionOption is one answer a question offers: Value is what is sent, Label what is shown.
+ */
+export interface QuestionOption {
+	value: string;
+	label: string;
+	description?: string;
+}
+export const QuestionActionDecline = "Decline";
+export const QuestionActionDone = "Done";
+export const QuestionActionAccept = "Accept";
+/**
+ * Action titles of the prompts that ask a question (window/showMessageRequest): Decline first, for
+ * the same reason as Deny; then the question's options by label, then Stop turn
+ * (ApprovalActionStop). An elicitation that asks the person to visit a page offers Done once they
+ * have, one whose form has no fields Accept.
+ */
+export type QuestionAction = typeof QuestionActionDecline | typeof QuestionActionDone | typeof QuestionActionAccept;
+
+//////////
 // source: status.go
 
 /**
@@ -104,6 +182,11 @@ export interface ApprovalSummary {
 	approvalId: string;
 	kind: ApprovalKind;
 	summary: string;
+	/**
+	 * Questions are the questions to answer (elicitation and userInput), for a client that asks
+	 * them itself.
+	 */
+	questions?: Question[];
 }
 /**
  * AutoApproveStatus is hermes.status's and hermes.toggleYolo's autoApprove: whether approvals are
@@ -239,10 +322,14 @@ export interface Compaction {
  */
 export const ApprovalKindExec = "exec";
 export const ApprovalKindPatch = "patch";
+export const ApprovalKindPermissions = "permissions";
+export const ApprovalKindElicitation = "elicitation";
+export const ApprovalKindUserInput = "userInput";
 /**
- * Approval kinds: run a command, or apply a patch.
+ * Approval kinds: run a command, apply a patch, widen the sandbox (network or file-system access),
+ * an MCP server's question (elicitation), the agent's questions with options (userInput).
  */
-export type ApprovalKind = typeof ApprovalKindExec | typeof ApprovalKindPatch;
+export type ApprovalKind = typeof ApprovalKindExec | typeof ApprovalKindPatch | typeof ApprovalKindPermissions | typeof ApprovalKindElicitation | typeof ApprovalKindUserInput;
 /**
  * Decision is a person's answer to an approval.
  */
@@ -251,11 +338,14 @@ export const DecisionSession = "session"; // allow this and the like for the res
 export const DecisionDeny = "deny"; // refuse; the turn goes on
 export const DecisionStop = "stop"; // refuse and stop the turn
 /**
- * Decisions, as hermes.approve takes them.
+ * Decisions, as hermes.approve takes them. For a permissions approval once grants the access for
+ * the turn, session for the session; for questions once (or session) answers them, deny declines
+ * and stop declines and stops the turn.
  */
 export type Decision = typeof DecisionOnce | typeof DecisionSession | typeof DecisionDeny | typeof DecisionStop;
 /**
- * Approval is a request of codex's that needs a person: run a command, or apply a patch.
+ * Approval is a request of codex's that needs a person: run a command, apply a patch, widen the
+ * sandbox, or answer questions.
  */
 export interface Approval {
 	approvalId: string;
@@ -279,6 +369,26 @@ export interface Approval {
 	changes?: FileChange[];
 	grantRoot?: string;
 	reason?: string;
+	/**
+	 * Permissions is set for permissions approvals: the access asked for.
+	 */
+	permissions?: Permissions;
+	/**
+	 * Server is the MCP server of an elicitation; Message what it says; URL the page an elicitation
+	 * asks the person to visit (shown as text: the server never opens it).
+	 */
+	server?: string;
+	message?: string;
+	url?: string;
+	/**
+	 * Questions are an elicitation's form fields, or a userInput approval's questions.
+	 */
+	questions?: Question[];
+	/**
+	 * Answers are the person's answers by question id, once answered; a secret question's answer
+	 * is never here.
+	 */
+	answers?: { [key: string]: string[]};
 	/**
 	 * Warning is set when a patch touches files with unsaved edits in the editor: the sentence that
 	 * says so ("calc.go has unsaved changes in your editor: applying this patch will conflict with
