@@ -143,7 +143,7 @@ func testQuestions(t *testing.T, nvim string) {
 		!reflect.DeepEqual(u.Items, []string{"Decline", "Done", "Stop turn"}) {
 		t.Errorf("the page to visit: %q %v", u.Prompt, u.Items)
 	}
-	if u := sum.Asked[11]; u.Prompt != `MCP server "auth" asks: Trust this folder?` || !reflect.DeepEqual(u.Items, []string{"Decline", "Accept", "Stop turn"}) {
+	if u := sum.Asked[11]; u.Prompt != `MCP server "auth" asks to run its tool "trust": Trust this folder?` || !reflect.DeepEqual(u.Items, []string{"Decline", "Accept", "Stop turn"}) {
 		t.Errorf("the form without fields: %q %v", u.Prompt, u.Items)
 	}
 	if p := sum.Asked[14]; !strings.Contains(p.Prompt, "Hermes wants network access; read and write /home/u/.cache; read /etc/ssl; write /tmp/out (to fetch the certificates)") ||

@@ -157,7 +157,7 @@ local function run()
   feed(event("e2", "elicitation", { server = "auth", message = "Sign in", url = "https://example.com/login?x=1" }))
   approved(3)
   script = { { how = "select", answer = "Stop turn" } }
-  feed(event("e3", "elicitation", { server = "auth", message = "Trust this folder?" }))
+  feed(event("e3", "elicitation", { server = "auth", message = "Trust this folder?", tool = "trust" }))
   approved(4)
 
   -- 4. A question dismissed (Esc): it still waits; :Hermes approve's way asks it again.

@@ -205,8 +205,7 @@ export function renderItem(item: ChatItem): string {
 				: `<div ${k} class="tool">${line}</div>`;
 		}
 		case 'approval': {
-			const access = item.access.length > 0 ? `<div class="access">Asks for: ${item.access.map(escapeHtml).join(' · ')}</div>` : '';
-			const warning = access + (item.warning ? `<div class="warning">⚠ ${escapeHtml(item.warning)}</div>` : '');
+			const warning = item.warning ? `<div class="warning">⚠ ${escapeHtml(item.warning)}</div>` : '';
 			const answer = item.decision
 				? `<span class="decided">${escapeHtml(item.decision)}</span>`
 				: ['deny:Deny', 'once:Allow once', 'session:Allow for session']
@@ -245,7 +244,8 @@ export function renderItem(item: ChatItem): string {
  * not change while the question waits, so the page keeps what is typed.
  */
 function renderQuestion(k: string, key: number, id: string, a: Asked, outcome: string): string {
-	const who = `<div class="who">${escapeHtml(a.asker)} ${outcome ? 'asked' : 'asks'}</div>`;
+	const tool = a.tool ? ` to run its tool "${a.tool}"` : '';
+	const who = `<div class="who">${escapeHtml(`${a.asker} ${outcome ? 'asked' : 'asks'}${tool}`)}</div>`;
 	const message = a.message ? `<div class="q-message">${escapeHtml(a.message)}</div>` : '';
 	if (outcome) {
 		const texts = a.questions.map((q) => `<li>${escapeHtml(q.header ? `${q.header}: ${q.text}` : q.text)}</li>`).join('');

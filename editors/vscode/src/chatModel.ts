@@ -15,8 +15,8 @@ export type ChatItem = { key: number } & (
 	| { kind: 'you'; text: string }
 	| { kind: 'answer'; text: string }
 	| { kind: 'tool'; id: string; line: string; done: boolean; ok: boolean; output: string }
-	/** A command, a patch or wider access (access: a permissions approval's, in words) to allow or deny. */
-	| { kind: 'approval'; id: string; summary: string; warning: string; access: string[]; decision: string }
+	/** A command, a patch or wider access (a permissions approval's summary says it in words) to allow or deny. */
+	| { kind: 'approval'; id: string; summary: string; warning: string; decision: string }
 	/** Questions to answer inline (an elicitation or userInput approval); outcome is set once it is resolved. */
 	| { kind: 'question'; id: string; asked: Asked; outcome: string }
 	| { kind: 'diff'; text: string }
@@ -202,14 +202,9 @@ export class Chat {
 		if (asksQuestions(a)) {
 			this.push({ kind: 'question', id: a.approvalId, asked: asked(a), outcome: '' });
 		} else {
-			this.push({
-				kind: 'approval',
-				id: a.approvalId,
-				summary: a.summary,
-				warning: a.warning ?? '',
-				access: permissionsWords(a.permissions),
-				decision: '',
-			});
+			const access = a.kind === 'permissions' ? permissionsWords(a.permissions) : [];
+			const summary = access.length > 0 ? `Hermes wants ${access.join('; ')}` : a.summary;
+			this.push({ kind: 'approval', id: a.approvalId, summary, warning: a.warning ?? '', decision: '' });
 		}
 		return true;
 	}

@@ -30,6 +30,8 @@ export interface Asked {
 	message: string;
 	/** The page an elicitation asks the person to visit, shown as text (nothing opens it). */
 	url: string;
+	/** The MCP tool codex asks to run, when the elicitation is its approval of a tool call. */
+	tool: string;
 	questions: Question[];
 }
 
@@ -50,6 +52,7 @@ export function asked(a: Approval): Asked {
 		asker: a.kind === 'elicitation' ? `MCP server "${server || '?'}"` : 'Hermes',
 		message: cut(a.message, maxLong),
 		url: cut(a.url, maxLong),
+		tool: cut(a.tool, maxShort),
 		questions,
 	};
 }
@@ -161,11 +164,13 @@ export function approveArgs(id: string, a: Pick<Asked, 'questions'>, reply: Repl
 
 /**
  * outcome says how a question approval ended, for the view: answered (with the answers that are not
- * secret, by the options' labels) or declined; who decided when it was not the person.
+ * secret, by the options' labels; done for a page, accepted for a form without fields) or declined;
+ * who decided when it was not the person.
  */
-export function outcome(a: Pick<Asked, 'questions'>, resolved: Pick<Approval, 'decision' | 'decidedBy' | 'answers'>): string {
+export function outcome(a: Pick<Asked, 'questions' | 'url'>, resolved: Pick<Approval, 'decision' | 'decidedBy' | 'answers'>): string {
 	const d: Decision | undefined = resolved.decision;
-	let words = d === 'once' || d === 'session' ? 'answered' : d === 'stop' ? 'declined, turn stopped' : 'declined';
+	const yes = a.questions.length > 0 ? 'answered' : a.url ? 'done' : 'accepted';
+	let words = d === 'once' || d === 'session' ? yes : d === 'stop' ? 'declined, turn stopped' : 'declined';
 	if (resolved.decidedBy && resolved.decidedBy !== 'user') {
 		words += ` (${cut(resolved.decidedBy, 20)})`;
 	}

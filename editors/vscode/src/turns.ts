@@ -263,7 +263,7 @@ export function approvalWords(a: Approval): string {
 		case 'userInput': {
 			const q = asked(a);
 			const what = [q.message, q.url, ...q.questions.map((x) => x.text)].filter(Boolean).join(' · ') || a.summary;
-			return `${q.asker} asks: ${what} (answer in the chat view)`;
+			return `${q.asker} asks${q.tool ? ` to run its tool "${q.tool}"` : ''}: ${what} (answer in the chat view)`;
 		}
 		default:
 			return `Hermes wants to apply a patch: ${a.summary}`;

@@ -92,7 +92,7 @@ test("the agent's questions: Hermes asks; a form without fields is accepted, a l
 			}),
 		}),
 	);
-	c.apply(ev('approvalWaiting', { approval: approval({ approvalId: 'e1', kind: 'elicitation', server: 's', message: 'Confirm' }) }));
+	c.apply(ev('approvalWaiting', { approval: approval({ approvalId: 'e1', kind: 'elicitation', server: 's', message: 'Confirm', tool: 'drop_table' }) }));
 	c.apply(
 		ev('approvalWaiting', {
 			approval: approval({ approvalId: 'e2', kind: 'elicitation', server: 's', message: 'Sign in', url: 'https://evil.example/?q=x' }),
@@ -101,10 +101,14 @@ test("the agent's questions: Hermes asks; a form without fields is accepted, a l
 	const [user, empty, link] = c.items.map((i) => renderItems([i]));
 	assert.match(user, /Hermes asks/);
 	assert.match(user, /data-reply="once">Submit</);
+	assert.match(empty, /MCP server &quot;s&quot; asks to run its tool &quot;drop_table&quot;/);
 	assert.match(empty, /data-reply="once">Accept</);
 	assert.match(link, /data-reply="deny">Decline<\/button> <button data-reply="once">Done<\/button> <button data-reply="stop">Stop turn/);
 	assert.match(link, /<pre><code>https:\/\/evil\.example\/\?q=x<\/code><\/pre>/);
 	assert.doesNotMatch(link, /<a |href=|<img|<iframe/i, 'nothing in the view loads or opens the link');
+	c.apply(ev('approvalResolved', { approval: { approvalId: 'e1', decision: 'once', decidedBy: 'user' } }));
+	c.apply(ev('approvalResolved', { approval: { approvalId: 'e2', decision: 'once', decidedBy: 'user' } }));
+	assert.match(renderItems(c.items), /<span class="decided">accepted<\/span>.*<span class="decided">done<\/span>/s);
 });
 
 test('a question shows answered or declined once resolved, with no field left and never the secret', () => {
@@ -205,7 +209,7 @@ test('a permissions approval says the access it asks for: inline, in the dialog 
 	assert.deepEqual(permissionsWords(a.permissions), ['network access', 'read and write /home/u/.cache', 'read /etc/ssl', 'write /tmp/out']);
 	const c = new Chat();
 	c.apply(ev('approvalWaiting', { approval: a }));
-	assert.match(renderItems(c.items), /Asks for: network access · read and write \/home\/u\/\.cache · read \/etc\/ssl · write \/tmp\/out/);
+	assert.match(renderItems(c.items), /⏸ Hermes wants network access; read and write \/home\/u\/\.cache; read \/etc\/ssl; write \/tmp\/out <button/);
 	assert.match(renderItems(c.items), /data-decision="deny">Deny<\/button> <button data-approval="p1" data-decision="once">Allow once/);
 
 	const actions = ['Deny', 'Allow once', 'Allow for session', 'Stop turn'].map((title) => ({ title }));

@@ -41,10 +41,15 @@ function M.asker(a)
   return "Hermes"
 end
 
--- headline is what an approval asks, on one line: who asks, and its message.
+-- headline is what an approval asks, on one line: who asks (and the tool, when it is codex's
+-- approval of an MCP tool call), and its message.
 function M.headline(a)
   local msg = line(a.message, 300)
-  return M.asker(a) .. " asks" .. (msg ~= "" and (": " .. msg) or "")
+  local tool = line(a.tool, 80)
+  return M.asker(a)
+    .. " asks"
+    .. (tool ~= "" and string.format(' to run its tool "%s"', tool) or "")
+    .. (msg ~= "" and (": " .. msg) or "")
 end
 
 -- options are the answers a question offers: its own, or Yes and No for a boolean without any.
