@@ -20,6 +20,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(bridgeEnv); addr != "" {
+		os.Exit(bridge(addr)) // started by Neovim as its language server (TestNeovimQuestionsFromServer)
+	}
 	os.Exit(testbin.Main(m))
 }
 

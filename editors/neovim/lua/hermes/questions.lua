@@ -257,7 +257,7 @@ function M.ask(a, done)
     end
     local q = qs[i]
     local text = line(q.text, 300)
-    if str(q.header) ~= "" then
+    if str(q.header) ~= "" and q.header ~= q.text then
       text = line(q.header, 80) .. ": " .. text
     end
     local prompt = (i == 1 and head or M.asker(a)) .. string.format(" (%d/%d) ", i, #qs) .. text
