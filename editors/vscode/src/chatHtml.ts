@@ -267,7 +267,7 @@ function renderQuestion(k: string, key: number, id: string, a: Asked, outcome: s
 
 /** renderField is one question: its header, its text, the inputs its type takes, and a place for its error. */
 function renderField(name: string, q: Asked['questions'][number]): string {
-	const legend = q.header ? `<legend>${escapeHtml(q.header)}</legend>` : '';
+	const legend = q.header && q.header !== q.text ? `<legend>${escapeHtml(q.header)}</legend>` : '';
 	const required = q.required ? ' <span class="q-required">(required)</span>' : '';
 	const text = `<div class="q-text" id="${name}-text">${escapeHtml(q.text)}${required}</div>`;
 	const chosen = new Set(q.default ?? []);
