@@ -52,6 +52,8 @@ type sessionState struct {
 	turns       int
 	toolIters   int
 	compactions int
+	ineffective int                   // ineffective compactions in a row (compaction.go)
+	unjudged    bool                  // the last compaction awaits its verdict (no model call since)
 	history     []hermesproto.Message // projected transcript of this process's turns, for chat fallbacks
 	pending     map[string]*pendingApproval
 	fileChanges map[string][]hermesproto.FileChange // fileChange item id -> its changes, for its approval
@@ -83,6 +85,8 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			totals:      saved.Usage,
 			turns:       saved.Turns,
 			compactions: saved.Compactions,
+			ineffective: saved.IneffectiveCompactions,
+			unjudged:    saved.CompactionUnjudged,
 			pending:     make(map[string]*pendingApproval),
 			fileChanges: make(map[string][]hermesproto.FileChange),
 			pumps:       make(map[*eventQueue]int),
@@ -167,7 +171,8 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) save(st *sessionState) {
 	s.h.store.stage(s.folder, folderState{
 		ThreadID: st.threadID, ThreadTotal: st.threadTotal, Usage: st.totals, Turns: st.turns,
-		Compactions: st.compactions, Model: st.model, Effort: st.effort, Updated: time.Now(),
+		Compactions: st.compactions, IneffectiveCompactions: st.ineffective, CompactionUnjudged: st.unjudged,
+		Model: st.model, Effort: st.effort, Updated: time.Now(),
 	})
 }
 

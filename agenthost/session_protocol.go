@@ -53,7 +53,8 @@ func (s *Session) end() {
 func (s *Session) status(cfg Config, out *Status) {
 	_ = s.call(func(ss *sessionState) {
 		out.ThreadID = ss.threadID
-		out.Usage, out.Turns, out.ToolIterations, out.Compactions = ss.totals, ss.turns, ss.toolIters, ss.compactions
+		out.Usage, out.Turns, out.ToolIterations = ss.totals, ss.turns, ss.toolIters
+		out.Compactions, out.IneffectiveCompactions = ss.compactions, ss.ineffective
 		out.Yolo, out.AutoApprove = ss.yolo, autoApprove(cfg, ss.yolo)
 		out.Model, out.Effort = ss.model, ss.effort
 		if ss.fallback != nil {
@@ -100,6 +101,7 @@ func (s *Session) recordThread(threadID string, gen int, started bool) (changed 
 		st.threadID, st.loadedGen = threadID, gen
 		if changed {
 			st.threadTotal = &codex.TokenUsage{} // a new thread counts from zero
+			st.forgetCompactions()
 			s.save(st)
 		}
 	})
@@ -117,6 +119,7 @@ func (s *Session) useThread(threadID string) (busy bool, err error) {
 			return
 		}
 		st.threadID, st.loadedGen, st.fallback = threadID, 0, nil
+		st.forgetCompactions()
 		st.threadTotal = nil // unknown until codex reports it: the next turn counts its own usage
 		st.history = nil
 		s.save(st)
@@ -133,6 +136,7 @@ func (s *Session) forgetThread() error {
 			return
 		}
 		st.threadID, st.loadedGen, st.fallback = "", 0, nil
+		st.forgetCompactions()
 		st.history = nil
 		s.save(st)
 	}); cerr != nil {
@@ -163,7 +167,7 @@ func (s *Session) planRun(in Input) (plannedRun, error) {
 		case cur != nil:
 			p.plan, p.t, p.at = planSteer, cur.turn, cur.where()
 		default:
-			ts := s.newTurn(turnSpec{input: in})
+			ts := s.newTurn(st, turnSpec{input: in})
 			st.current = &turnSession{turn: ts.turn}
 			p.plan, p.t, p.runner = planStart, ts.turn, ts
 			if fb := s.fallbackNow(st); fb != nil {
@@ -199,7 +203,7 @@ func (s *Session) registerIfIdle(spec turnSpec) (*turnRunner, error) {
 		case st.current != nil:
 			err = ErrBusy
 		default:
-			ts = s.newTurn(spec)
+			ts = s.newTurn(st, spec)
 			st.current = &turnSession{turn: ts.turn}
 		}
 	}); cerr != nil {

@@ -79,6 +79,7 @@ func (ts *turnRunner) finish(retired bool) {
 	cp, kept := s.endTurn(ts.turn, ts.live.giveBack(), turnEnd{
 		res: res, usage: usage, total: total, iterations: ts.iterations,
 		awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
+		compacted:     len(ts.compacted) > 0, check: ts.check,
 	})
 	ts.live.closeKept(kept)
 	cp.StartedAt = ts.started

@@ -41,6 +41,9 @@ type turnRunner struct {
 	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
 	// one the context's size is unknown until the next update.
 	usageAfterCompaction bool
+	check                compactionCheck // the context's size around the turn's compactions
+	lastTotal            int64           // the thread's running token total as last seen (knownTotal)
+	knownTotal           bool
 	status               string
 	turnErr              *codex.TurnError
 	failure              error // the run broke: codex died or a call failed

@@ -58,6 +58,11 @@ type FolderStatus struct {
 	// Fallback names the fallback provider that answered the latest turn, if one did.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
+	// IneffectiveCompactions counts the compactions in a row of the folder's thread that left the
+	// context too big: the first model call after each still sent a prompt of at least half the
+	// context window (64,000 tokens at least). A compaction that clears it, or a new thread, sets it
+	// back to 0.
+	IneffectiveCompactions int `json:"ineffectiveCompactions"`
 	// TranscriptPath is the markdown transcript of the folder's thread, when it has one.
 	TranscriptPath string `json:"transcriptPath,omitempty"`
 	// UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.
