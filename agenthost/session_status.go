@@ -68,7 +68,7 @@ type Status struct {
 	// Model and Effort are the folder's choice for its turns (empty: the defaults).
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
-	// Fallback names the fallback provider the session moved to, if any.
+	// Fallback names the fallback provider the session's turns run on, if not the primary.
 	Fallback         string                 `json:"fallback,omitempty"`
 	PendingApprovals []hermesproto.Approval `json:"pendingApprovals"`
 }

@@ -17,6 +17,11 @@ func (ts *turnRunner) finish(retired bool) {
 	if ts.stopReason != "" {
 		reason = ts.stopReason // the runner's own reason comes first (see interruptReason)
 	}
+	if reason != "" && ts.status != codex.TurnCompleted && ts.failure == nil {
+		// Stopped by a person, the deadline or shutdown: a chat fallback's request that was cut
+		// short failed, yet the turn was interrupted.
+		ts.status = codex.TurnInterrupted
+	}
 	newThread := ts.newThread
 	threadID, turnID := ts.cur.threadID, ts.cur.turnID
 	var usage hermesproto.Usage
@@ -71,6 +76,10 @@ func (ts *turnRunner) finish(retired bool) {
 	res.Partial = !res.Completed
 	if ts.fallback != "" && res.Completed {
 		res.Error = ""
+	}
+	if ts.exhausted && res.Status == StatusFailed {
+		// Every provider of the chain failed: none answered, and the answer says what each said.
+		res.FinalText, res.Fallback = ts.exhaustedAdvice(), ""
 	}
 
 	md, msgs := ts.live.takeUnsaved(threadID)

@@ -55,7 +55,8 @@ type FolderStatus struct {
 	// Model and Effort are the folder's choice for its turns (hermes.setModel); absent: the defaults.
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
-	// Fallback names the fallback provider that answered the latest turn, if one did.
+	// Fallback names the fallback provider the folder's turns run on while the providers before it
+	// in the chain (the primary first) cool down after failing; absent: the primary.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
 	// IneffectiveCompactions counts the compactions in a row of the folder's thread that left the

@@ -68,7 +68,8 @@ export interface FolderStatus {
 	model?: string;
 	effort?: string;
 	/**
-	 * Fallback names the fallback provider that answered the latest turn, if one did.
+	 * Fallback names the fallback provider the folder's turns run on while the providers before it
+	 * in the chain (the primary first) cool down after failing; absent: the primary.
 	 */
 	fallback?: string;
 	compactions: number /* int */;
