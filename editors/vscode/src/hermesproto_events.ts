@@ -146,10 +146,18 @@ export interface FolderStatus {
 	model?: string;
 	effort?: string;
 	/**
-	 * Fallback names the fallback provider that answered the latest turn, if one did.
+	 * Fallback names the fallback provider the folder's turns run on while the providers before it
+	 * in the chain (the primary first) cool down after failing; absent: the primary.
 	 */
 	fallback?: string;
 	compactions: number /* int */;
+	/**
+	 * IneffectiveCompactions counts the compactions in a row of the folder's thread that left the
+	 * context too big: the first model call after each still sent a prompt of at least half the
+	 * context window (64,000 tokens at least). A compaction that clears it, or a new thread, sets it
+	 * back to 0.
+	 */
+	ineffectiveCompactions: number /* int */;
 	/**
 	 * TranscriptPath is the markdown transcript of the folder's thread, when it has one.
 	 */
@@ -308,13 +316,21 @@ export interface PlanStep {
 	status: string;
 }
 /**
- * Compaction reports that codex compacted a thread's context; Runtime is always "codex_app_server".
+ * Compaction reports that codex compacted a thread's context: the runtime contract's
+ * session:compress event. Runtime is always "codex_app_server". Count is the folder's compactions so
+ * far. Codex compacts a thread's context on its side, so the conversation goes on in the same
+ * session and thread: OldSessionID and OldThreadID, which would name the session and thread it left,
+ * are always empty, and InPlace (hermes rewrote its own record of the conversation where it was) is
+ * always false: the transcript keeps every row, and marks the compaction.
  */
 export interface Compaction {
 	sessionId: string;
+	oldSessionId: string;
+	inPlace: boolean;
 	count: number /* int */;
 	runtime: string;
 	threadId: string;
+	oldThreadId: string;
 	turnId: string;
 }
 /**
