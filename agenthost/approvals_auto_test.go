@@ -175,10 +175,10 @@ func TestSessionYoloAppliesFromNextRequest(t *testing.T) {
 	var s *agenthost.Session
 	asked := make(chan hermesproto.Approval, 8)
 	fh := newFakeHost(t, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
 			asked <- a
 			s.SetYolo(true)
-			return hermesproto.DecisionDeny, nil
+			return agenthost.Reply{Decision: hermesproto.DecisionDeny}, nil
 		})
 	})
 	s = fh.session(t)

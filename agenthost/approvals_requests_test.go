@@ -1,6 +1,6 @@
 package agenthost_test
 
-// Tests of codex requests other than plain exec approvals: permissions, elicitations, patches.
+// Tests of codex requests other than plain exec approvals: requests the host cannot ask, patches.
 
 import (
 	"encoding/json"
@@ -15,8 +15,9 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
-// TestOtherServerRequests checks the answers to requests the host never asks a person about, in
-// manual mode and in yolo mode alike.
+// TestOtherServerRequests checks the answers to requests the host cannot ask a person about
+// (questions.go's tests cover the ones it asks), in manual mode and in yolo mode alike: each is
+// refused without asking.
 func TestOtherServerRequests(t *testing.T) {
 	type reply struct {
 		raw    json.RawMessage
@@ -41,11 +42,10 @@ func TestOtherServerRequests(t *testing.T) {
 					method string
 					params map[string]any
 				}{
-					{codex.RequestPermissionsApproval, map[string]any{"itemId": "perm_1", "cwd": ft.Cwd, "reason": "needs the network",
-						"permissions": map[string]any{"network": map[string]any{"enabled": true}}}},
-					{codex.RequestMcpElicitation, map[string]any{"serverName": "github", "message": "Pick a repository", "mode": "form",
-						"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}},
-					{"item/tool/requestUserInput", map[string]any{"itemId": "ask_1", "questions": []any{}}},
+					// No questions, and a mode the host does not know: nothing to ask.
+					{codex.RequestToolUserInput, map[string]any{"itemId": "ask_1", "questions": []any{}, "isBlocking": true}},
+					{codex.RequestMcpElicitation, map[string]any{"serverName": "github", "message": "Pick a repository", "mode": "telepathy"}},
+					{"item/unknown/request", map[string]any{"itemId": "x_1"}},
 					// Malformed params: declined, never an accept.
 					{codex.RequestCommandApproval, map[string]any{"itemId": 7, "command": []string{"rm"}}},
 					// A thread no session owns.
@@ -61,7 +61,7 @@ func TestOtherServerRequests(t *testing.T) {
 				t.Fatalf("result: %+v", res)
 			}
 			want := []map[string]any{
-				{"permissions": map[string]any{}, "scope": "turn"},
+				{"answers": map[string]any{}},
 				{"action": "decline"},
 				nil, // an error
 				{"decision": "decline"},
@@ -73,7 +73,7 @@ func TestOtherServerRequests(t *testing.T) {
 					t.Fatalf("request %d: %v", i, r.err)
 				}
 				if w == nil {
-					if r.rpcErr == nil || r.rpcErr.Code != codex.CodeMethodNotFound || !strings.Contains(r.rpcErr.Message, "item/tool/requestUserInput") {
+					if r.rpcErr == nil || r.rpcErr.Code != codex.CodeMethodNotFound || !strings.Contains(r.rpcErr.Message, "item/unknown/request") {
 						t.Errorf("request %d: want a method-not-found error, got result %s error %+v", i, r.raw, r.rpcErr)
 					}
 					continue

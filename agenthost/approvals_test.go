@@ -257,15 +257,15 @@ func TestResolvePendingApproval(t *testing.T) {
 	cases := []struct {
 		name     string
 		approver bool // an Approver is asked too (and blocks)
-		resolve  func(fh *fakeHost, s *agenthost.Session) func(string, hermesproto.Decision) error
+		resolve  func(fh *fakeHost, s *agenthost.Session) func(string, agenthost.Reply) error
 		decision hermesproto.Decision
 		codex    string
 	}{
-		{"session, approver asked", true, func(_ *fakeHost, s *agenthost.Session) func(string, hermesproto.Decision) error { return s.Resolve },
+		{"session, approver asked", true, func(_ *fakeHost, s *agenthost.Session) func(string, agenthost.Reply) error { return s.Resolve },
 			hermesproto.DecisionOnce, codex.DecisionAccept},
-		{"host, approver asked", true, func(fh *fakeHost, _ *agenthost.Session) func(string, hermesproto.Decision) error { return fh.Resolve },
+		{"host, approver asked", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Reply) error { return fh.Resolve },
 			hermesproto.DecisionSession, codex.DecisionAcceptForSession},
-		{"host, deny", true, func(fh *fakeHost, _ *agenthost.Session) func(string, hermesproto.Decision) error { return fh.Resolve },
+		{"host, deny", true, func(fh *fakeHost, _ *agenthost.Session) func(string, agenthost.Reply) error { return fh.Resolve },
 			hermesproto.DecisionDeny, codex.DecisionDecline},
 	}
 	for _, tc := range cases {
@@ -317,7 +317,7 @@ func TestResolvePendingApproval(t *testing.T) {
 				t.Errorf("pending approval JSON: %s", b)
 			}
 
-			if err := tc.resolve(fh, s)(a.ID, tc.decision); err != nil {
+			if err := tc.resolve(fh, s)(a.ID, agenthost.Reply{Decision: tc.decision}); err != nil {
 				t.Fatalf("resolve: %v", err)
 			}
 			resolved, _ := nextEvent(t, turn.Events(), hermesproto.EventKindApprovalResolved)
@@ -339,10 +339,10 @@ func TestResolvePendingApproval(t *testing.T) {
 			if p := s.Status().PendingApprovals; len(p) != 0 {
 				t.Errorf("still pending after the answer: %+v", p)
 			}
-			if err := s.Resolve(a.ID, hermesproto.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
+			if err := s.Resolve(a.ID, agenthost.Reply{Decision: hermesproto.DecisionOnce}); !errors.Is(err, agenthost.ErrNoApproval) {
 				t.Errorf("resolving an answered approval: %v", err)
 			}
-			if err := fh.Resolve("a999", hermesproto.DecisionOnce); !errors.Is(err, agenthost.ErrNoApproval) {
+			if err := fh.Resolve("a999", agenthost.Reply{Decision: hermesproto.DecisionOnce}); !errors.Is(err, agenthost.ErrNoApproval) {
 				t.Errorf("resolving an unknown approval: %v", err)
 			}
 		})

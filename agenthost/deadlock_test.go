@@ -19,9 +19,9 @@ import (
 func TestRefusedSteerThenApprovalDoesNotDeadlock(t *testing.T) {
 	asked := make(chan hermesproto.Approval, 1)
 	fh := newFakeHost(t, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
 			asked <- a
-			return hermesproto.DecisionOnce, nil
+			return agenthost.Reply{Decision: hermesproto.DecisionOnce}, nil
 		})
 	})
 	fh.fake.RefuseSteers(codex.CodeInternalError, "internal error")

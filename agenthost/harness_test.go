@@ -129,23 +129,24 @@ func ofKind(events []hermesproto.Event, kind hermesproto.EventKind) []hermesprot
 
 // approverOf answers every approval with d (recording what it was asked).
 type recordingApprover struct {
-	d      hermesproto.Decision
-	err    error
-	block  bool // wait for ctx instead (timeouts, withdrawal, shutdown)
-	asked  chan hermesproto.Approval
-	ctxErr chan error
+	d       hermesproto.Decision
+	answers map[string][]string // with d, for questions
+	err     error
+	block   bool // wait for ctx instead (timeouts, withdrawal, shutdown)
+	asked   chan hermesproto.Approval
+	ctxErr  chan error
 }
 
 func newApprover(d hermesproto.Decision) *recordingApprover {
 	return &recordingApprover{d: d, asked: make(chan hermesproto.Approval, 16), ctxErr: make(chan error, 16)}
 }
 
-func (a *recordingApprover) Approve(ctx context.Context, ap hermesproto.Approval) (hermesproto.Decision, error) {
+func (a *recordingApprover) Approve(ctx context.Context, ap hermesproto.Approval) (agenthost.Reply, error) {
 	a.asked <- ap
 	if a.block {
 		<-ctx.Done()
 		a.ctxErr <- ctx.Err()
-		return "", ctx.Err()
+		return agenthost.Reply{}, ctx.Err()
 	}
-	return a.d, a.err
+	return agenthost.Reply{Decision: a.d, Answers: a.answers}, a.err
 }

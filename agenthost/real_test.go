@@ -69,9 +69,9 @@ func TestRealApprovalGatedTurn(t *testing.T) {
 	)
 	var asked []hermesproto.Approval
 	h := realHost(t, env, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
 			asked = append(asked, a)
-			return hermesproto.DecisionOnce, nil
+			return agenthost.Reply{Decision: hermesproto.DecisionOnce}, nil
 		})
 	})
 	s, err := h.Session(env.Work)
@@ -239,8 +239,8 @@ func TestRealThreadHistory(t *testing.T) {
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(fakemodel.Exec("echo from-history"), fakemodel.Message("Answer **one**."), fakemodel.Message("Answer two."))
 	approve := func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(context.Context, hermesproto.Approval) (hermesproto.Decision, error) {
-			return hermesproto.DecisionOnce, nil
+		c.Approver = agenthost.ApproverFunc(func(context.Context, hermesproto.Approval) (agenthost.Reply, error) {
+			return agenthost.Reply{Decision: hermesproto.DecisionOnce}, nil
 		})
 	}
 	h := realHost(t, env, approve)

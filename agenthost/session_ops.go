@@ -36,14 +36,14 @@ func (s *Session) NewThread() error {
 
 // Resolve answers a pending approval (from a code action or a command, for example), whichever way
 // it is also being asked.
-func (s *Session) Resolve(approvalID string, d hermesproto.Decision) error {
-	return s.resolve(approvalID, d)
+func (s *Session) Resolve(approvalID string, r Reply) error {
+	return s.resolve(approvalID, r)
 }
 
 // Resolve answers a pending approval of any session.
-func (h *Host) Resolve(approvalID string, d hermesproto.Decision) error {
+func (h *Host) Resolve(approvalID string, r Reply) error {
 	for _, s := range h.Sessions() {
-		if err := s.Resolve(approvalID, d); !errors.Is(err, ErrNoApproval) {
+		if err := s.Resolve(approvalID, r); !errors.Is(err, ErrNoApproval) {
 			return err
 		}
 	}

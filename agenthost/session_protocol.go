@@ -298,7 +298,7 @@ func (s *Session) askApproval(a hermesproto.Approval, cfg Config, p *pendingAppr
 			a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
 		}
 		switch auto := autoApprove(cfg, st.yolo); {
-		case auto.Effective:
+		case auto.Effective && !a.Kind.Asks(): // questions need a person's answers, whatever the policy
 			// Auto-approval is never silent: the editor shows each one as it happens.
 			a.Decision, a.DecidedBy, a.AutoSource = hermesproto.DecisionOnce, "policy", auto.Source
 			st.settle(a)
@@ -326,16 +326,20 @@ func (s *Session) settleApproval(a hermesproto.Approval) error {
 	})
 }
 
-// resolve answers a pending approval, whichever way it is also being asked.
-func (s *Session) resolve(approvalID string, d hermesproto.Decision) error {
+// resolve answers a pending approval, whichever way it is also being asked. Answers that do not fit
+// its questions are refused, and the approval stays pending.
+func (s *Session) resolve(approvalID string, r Reply) error {
 	err := fmt.Errorf("%w: %s (it may have been answered, or its turn ended)", ErrNoApproval, approvalID)
 	_ = s.call(func(st *sessionState) {
 		p, ok := st.pending[approvalID]
 		if !ok {
 			return
 		}
+		if err = checkReply(p.approval, r); err != nil {
+			return
+		}
 		select {
-		case p.answer <- d:
+		case p.answer <- r:
 			err = nil
 		default:
 			err = fmt.Errorf("%w: %s was already answered", ErrNoApproval, approvalID)

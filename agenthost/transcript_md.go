@@ -104,12 +104,15 @@ func toolOutcome(status string, isErr bool, exitCode *int, took time.Duration) s
 	return s
 }
 
-// mdApproval is one approval on one line.
+// mdApproval is one approval on one line; for questions, with the answers that are not secret.
 func mdApproval(a hermesproto.Approval) string {
 	mark, what, then := "✅", "", ""
 	switch a.Decision {
 	case hermesproto.DecisionOnce:
 		what = "allowed once"
+		if a.Kind == hermesproto.ApprovalKindPermissions {
+			what = "allowed for the turn"
+		}
 	case hermesproto.DecisionSession:
 		what = "allowed for the session"
 	case hermesproto.DecisionDeny:
@@ -118,6 +121,14 @@ func mdApproval(a hermesproto.Approval) string {
 		mark, what, then = "⛔", "denied", ", and the turn stopped"
 	default:
 		mark, what = "…", "not answered"
+	}
+	if a.Kind.Asks() {
+		switch a.Decision {
+		case hermesproto.DecisionOnce, hermesproto.DecisionSession:
+			what = "answered"
+		case hermesproto.DecisionDeny, hermesproto.DecisionStop:
+			what = "declined"
+		}
 	}
 	by := a.DecidedBy
 	switch by {
@@ -128,7 +139,21 @@ func mdApproval(a hermesproto.Approval) string {
 	default:
 		by = "(" + mdField(by) + ")"
 	}
-	return fmt.Sprintf("> %s %s %s%s: %s\n\n", mark, what, by, then, MarkdownCode(Truncate(mdField(a.Summary), mdArgsChars)))
+	line := fmt.Sprintf("> %s %s %s%s: %s", mark, what, by, then, MarkdownCode(Truncate(mdField(a.Summary), mdArgsChars)))
+	for _, q := range a.Questions {
+		if answers, ok := a.Answers[q.ID]; ok && !q.Secret {
+			line += " · " + Truncate(mdField(questionLabel(q)), mdArgsChars) + ": " + MarkdownCode(Truncate(mdField(strings.Join(answers, ", ")), mdArgsChars))
+		}
+	}
+	return line + "\n\n"
+}
+
+// questionLabel names a question briefly: its header, else its text.
+func questionLabel(q hermesproto.Question) string {
+	if q.Header != "" {
+		return q.Header
+	}
+	return q.Text
 }
 
 // mdOutput folds a tool's output, bounded; nothing for no output.

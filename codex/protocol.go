@@ -58,6 +58,7 @@ const (
 	RequestFileChangeApproval  = "item/fileChange/requestApproval"
 	RequestPermissionsApproval = "item/permissions/requestApproval"
 	RequestMcpElicitation      = "mcpServer/elicitation/request"
+	RequestToolUserInput       = "item/tool/requestUserInput"
 )
 
 // Approval policies (AskForApproval).
@@ -134,6 +135,19 @@ type (
 	// PermissionsApprovalParams is item/permissions/requestApproval: codex asks for wider
 	// permissions.
 	PermissionsApprovalParams = PermissionsRequestApprovalParams
+	// PermissionsResponse answers a permissions request: what is granted (nothing declines it) and
+	// for how long ("turn" or "session").
+	PermissionsResponse = PermissionsRequestApprovalResponse
+	// UserInputParams is item/tool/requestUserInput: the agent's questions, each with options.
+	UserInputParams = ToolRequestUserInputParams
+	// UserInputResponse answers them, by question id.
+	UserInputResponse = ToolRequestUserInputResponse
+)
+
+// Permission grant scopes.
+const (
+	ScopeTurn    = "turn"
+	ScopeSession = "session"
 )
 
 func (e *TurnError) Error() string {
@@ -251,30 +265,44 @@ const (
 	DecisionCancel           = "cancel"  // the item is declined and the turn is interrupted
 )
 
-// McpElicitationParams is mcpServer/elicitation/request: an MCP server asks the user for input.
+// McpElicitationParams is mcpServer/elicitation/request: an MCP server asks the user for input,
+// with a form (Mode "form": RequestedSchema, a JSON schema of flat fields) or a page to visit (Mode
+// "url": URL). The schema's union of modes is read by hand: one struct holds every mode's fields.
 type McpElicitationParams struct {
-	ThreadID   string `json:"threadId"`
-	TurnID     string `json:"turnId"`
-	ServerName string `json:"serverName"`
-	Message    string `json:"message"`
-	Mode       string `json:"mode"`
+	ThreadID        string          `json:"threadId"`
+	TurnID          string          `json:"turnId"`
+	ServerName      string          `json:"serverName"`
+	Message         string          `json:"message"`
+	Mode            string          `json:"mode"`
+	RequestedSchema json.RawMessage `json:"requestedSchema"`
+	URL             string          `json:"url"`
+	ElicitationID   string          `json:"elicitationId"`
 }
+
+// Elicitation modes.
+const (
+	ElicitationForm = "form"
+	ElicitationURL  = "url"
+)
 
 // ApprovalResponse answers a command or file-change approval.
 type ApprovalResponse struct {
 	Decision string `json:"decision"`
 }
 
-// PermissionsResponse answers a permissions request; an empty grant declines it.
-type PermissionsResponse struct {
-	Permissions map[string]any `json:"permissions"`
-	Scope       string         `json:"scope"`
+// ElicitationResponse answers an MCP elicitation: accept (with the form's Content), decline or
+// cancel.
+type ElicitationResponse struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
 }
 
-// ElicitationResponse answers an MCP elicitation: accept, decline or cancel.
-type ElicitationResponse struct {
-	Action string `json:"action"`
-}
+// Elicitation actions.
+const (
+	ElicitationAccept  = "accept"
+	ElicitationDecline = "decline"
+	ElicitationCancel  = "cancel"
+)
 
 // DecodeRequest decodes the params of a server request the host understands (a pointer such as
 // *CommandApprovalParams). It returns (nil, nil) for other methods.
@@ -289,6 +317,8 @@ func DecodeRequest(r *Request) (any, error) {
 		v = new(PermissionsApprovalParams)
 	case RequestMcpElicitation:
 		v = new(McpElicitationParams)
+	case RequestToolUserInput:
+		v = new(UserInputParams)
 	default:
 		return nil, nil
 	}

@@ -206,6 +206,11 @@ type GitInfo struct {
 	Sha       string `json:"sha,omitempty,omitzero"`
 }
 
+type GrantedPermissionProfile struct {
+	FileSystem AdditionalFileSystemPermissions `json:"fileSystem,omitempty,omitzero"`
+	Network    AdditionalNetworkPermissions    `json:"network,omitempty,omitzero"`
+}
+
 // Client-declared capabilities negotiated during initialize.
 type InitializeCapabilities struct {
 	// Opt into receiving experimental API methods and fields.
@@ -396,6 +401,14 @@ type PermissionsRequestApprovalParams struct {
 	TurnID      string `json:"turnId"`
 }
 
+type PermissionsRequestApprovalResponse struct {
+	Permissions GrantedPermissionProfile `json:"permissions"`
+	Scope       string                   `json:"scope,omitempty,omitzero"`
+
+	// Review every subsequent command in this turn before normal sandboxed execution.
+	StrictAutoReview bool `json:"strictAutoReview,omitempty,omitzero"`
+}
+
 type RateLimitResetCredit struct {
 	// Backend-provided display description for this credit, or `null` when
 	// unavailable.
@@ -426,29 +439,4 @@ type RateLimitResetCreditsSummary struct {
 	// were fetched and no available credits were returned. The backend may cap this
 	// list, so its length can be less than `availableCount`.
 	Credits []RateLimitResetCredit `json:"credits,omitempty,omitzero"`
-}
-
-type RateLimitSnapshot struct {
-	Credits         CreditsSnapshot           `json:"credits,omitempty,omitzero"`
-	IndividualLimit SpendControlLimitSnapshot `json:"individualLimit,omitempty,omitzero"`
-	LimitID         string                    `json:"limitId,omitempty,omitzero"`
-	LimitName       string                    `json:"limitName,omitempty,omitzero"`
-
-	// Normal model whose display name and reasoning options describe this quota
-	// alias.
-	NormalModelSlug      string          `json:"normalModelSlug,omitempty,omitzero"`
-	PlanType             string          `json:"planType,omitempty,omitzero"`
-	Primary              RateLimitWindow `json:"primary,omitempty,omitzero"`
-	RateLimitReachedType string          `json:"rateLimitReachedType,omitempty,omitzero"`
-	Secondary            RateLimitWindow `json:"secondary,omitempty,omitzero"`
-
-	// Backend-reported spend-control state. `None` is unavailable, not a
-	// sparse-update recovery.
-	SpendControlReached bool `json:"spendControlReached,omitempty,omitzero"`
-}
-
-type RateLimitWindow struct {
-	ResetsAt           int64 `json:"resetsAt,omitempty,omitzero"`
-	UsedPercent        int   `json:"usedPercent"`
-	WindowDurationMins int64 `json:"windowDurationMins,omitempty,omitzero"`
 }

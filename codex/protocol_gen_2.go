@@ -4,6 +4,31 @@ package codex
 
 import "encoding/json"
 
+type RateLimitSnapshot struct {
+	Credits         CreditsSnapshot           `json:"credits,omitempty,omitzero"`
+	IndividualLimit SpendControlLimitSnapshot `json:"individualLimit,omitempty,omitzero"`
+	LimitID         string                    `json:"limitId,omitempty,omitzero"`
+	LimitName       string                    `json:"limitName,omitempty,omitzero"`
+
+	// Normal model whose display name and reasoning options describe this quota
+	// alias.
+	NormalModelSlug      string          `json:"normalModelSlug,omitempty,omitzero"`
+	PlanType             string          `json:"planType,omitempty,omitzero"`
+	Primary              RateLimitWindow `json:"primary,omitempty,omitzero"`
+	RateLimitReachedType string          `json:"rateLimitReachedType,omitempty,omitzero"`
+	Secondary            RateLimitWindow `json:"secondary,omitempty,omitzero"`
+
+	// Backend-reported spend-control state. `None` is unavailable, not a
+	// sparse-update recovery.
+	SpendControlReached bool `json:"spendControlReached,omitempty,omitzero"`
+}
+
+type RateLimitWindow struct {
+	ResetsAt           int64 `json:"resetsAt,omitempty,omitzero"`
+	UsedPercent        int   `json:"usedPercent"`
+	WindowDurationMins int64 `json:"windowDurationMins,omitempty,omitzero"`
+}
+
 type ReasoningEffortOption struct {
 	Description     string `json:"description"`
 	ReasoningEffort string `json:"reasoningEffort"`
@@ -423,32 +448,4 @@ type ThreadTokenUsageUpdatedNotification struct {
 	ThreadID   string           `json:"threadId"`
 	TokenUsage ThreadTokenUsage `json:"tokenUsage"`
 	TurnID     string           `json:"turnId"`
-}
-
-type ThreadTurnsListParams struct {
-	// Opaque cursor to pass to the next call to continue after the last turn.
-	Cursor string `json:"cursor,omitempty,omitzero"`
-
-	// How much item detail to include for each returned turn; defaults to summary.
-	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
-
-	// Optional turn page size.
-	Limit int `json:"limit,omitempty,omitzero"`
-
-	// Optional turn pagination direction; defaults to descending.
-	SortDirection string `json:"sortDirection,omitempty,omitzero"`
-	ThreadID      string `json:"threadId"`
-}
-
-type ThreadTurnsListResponse struct {
-	// Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only
-	// populated when the page contains at least one turn. Use it with the opposite
-	// `sortDirection` to include the anchor turn again and catch updates to that
-	// turn.
-	BackwardsCursor string `json:"backwardsCursor,omitempty,omitzero"`
-	Data            []Turn `json:"data"`
-
-	// Opaque cursor to pass to the next call to continue after the last turn. if
-	// None, there are no more turns to return.
-	NextCursor string `json:"nextCursor,omitempty,omitzero"`
 }

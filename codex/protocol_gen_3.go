@@ -4,6 +4,34 @@ package codex
 
 import "encoding/json"
 
+type ThreadTurnsListParams struct {
+	// Opaque cursor to pass to the next call to continue after the last turn.
+	Cursor string `json:"cursor,omitempty,omitzero"`
+
+	// How much item detail to include for each returned turn; defaults to summary.
+	ItemsView TurnItemsView `json:"itemsView,omitempty,omitzero"`
+
+	// Optional turn page size.
+	Limit int `json:"limit,omitempty,omitzero"`
+
+	// Optional turn pagination direction; defaults to descending.
+	SortDirection string `json:"sortDirection,omitempty,omitzero"`
+	ThreadID      string `json:"threadId"`
+}
+
+type ThreadTurnsListResponse struct {
+	// Opaque cursor to pass as `cursor` when reversing `sortDirection`. This is only
+	// populated when the page contains at least one turn. Use it with the opposite
+	// `sortDirection` to include the anchor turn again and catch updates to that
+	// turn.
+	BackwardsCursor string `json:"backwardsCursor,omitempty,omitzero"`
+	Data            []Turn `json:"data"`
+
+	// Opaque cursor to pass to the next call to continue after the last turn. if
+	// None, there are no more turns to return.
+	NextCursor string `json:"nextCursor,omitempty,omitzero"`
+}
+
 type TokenUsageBreakdown struct {
 	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens,omitempty,omitzero"`
 	CachedInputTokens     int64 `json:"cachedInputTokens"`
@@ -12,6 +40,46 @@ type TokenUsageBreakdown struct {
 	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
 	TotalTokens           int64 `json:"totalTokens"`
 }
+
+// EXPERIMENTAL. Captures a user's answer to a request_user_input question.
+type ToolRequestUserInputAnswer struct {
+	Answers []string `json:"answers"`
+}
+
+// EXPERIMENTAL. Defines a single selectable option for request_user_input.
+type ToolRequestUserInputOption struct {
+	Description string `json:"description"`
+	Label       string `json:"label"`
+}
+
+// EXPERIMENTAL. Params sent with a request_user_input event.
+type ToolRequestUserInputParams struct {
+	// @deprecated Use `isBlocking` to decide whether the request should block.
+	AutoResolutionMs int                            `json:"autoResolutionMs,omitempty,omitzero"`
+	IsBlocking       bool                           `json:"isBlocking"`
+	ItemID           string                         `json:"itemId"`
+	Questions        []ToolRequestUserInputQuestion `json:"questions"`
+	ThreadID         string                         `json:"threadId"`
+	TurnID           string                         `json:"turnId"`
+}
+
+// EXPERIMENTAL. Represents one request_user_input question and its required
+// options.
+type ToolRequestUserInputQuestion struct {
+	Header   string                       `json:"header"`
+	ID       string                       `json:"id"`
+	IsOther  bool                         `json:"isOther,omitempty,omitzero"`
+	IsSecret bool                         `json:"isSecret,omitempty,omitzero"`
+	Options  []ToolRequestUserInputOption `json:"options,omitempty,omitzero"`
+	Question string                       `json:"question"`
+}
+
+// EXPERIMENTAL. Response payload mapping question ids to answers.
+type ToolRequestUserInputResponse struct {
+	Answers ToolRequestUserInputResponseAnswers `json:"answers"`
+}
+
+type ToolRequestUserInputResponseAnswers map[string]ToolRequestUserInputAnswer
 
 type Turn struct {
 	// Unix timestamp (in seconds) when the turn completed.
@@ -203,6 +271,7 @@ type protocolRoots struct {
 	ModelListParams                       *ModelListParams                       `json:"ModelListParams,omitempty,omitzero"`
 	ModelListResponse                     *ModelListResponse                     `json:"ModelListResponse,omitempty,omitzero"`
 	PermissionsRequestApprovalParams      *PermissionsRequestApprovalParams      `json:"PermissionsRequestApprovalParams,omitempty,omitzero"`
+	PermissionsRequestApprovalResponse    *PermissionsRequestApprovalResponse    `json:"PermissionsRequestApprovalResponse,omitempty,omitzero"`
 	ReviewStartParams                     *ReviewStartParams                     `json:"ReviewStartParams,omitempty,omitzero"`
 	ReviewStartResponse                   *ReviewStartResponse                   `json:"ReviewStartResponse,omitempty,omitzero"`
 	ServerRequestResolvedNotification     *ServerRequestResolvedNotification     `json:"ServerRequestResolvedNotification,omitempty,omitzero"`
@@ -220,6 +289,8 @@ type protocolRoots struct {
 	ThreadTokenUsageUpdatedNotification   *ThreadTokenUsageUpdatedNotification   `json:"ThreadTokenUsageUpdatedNotification,omitempty,omitzero"`
 	ThreadTurnsListParams                 *ThreadTurnsListParams                 `json:"ThreadTurnsListParams,omitempty,omitzero"`
 	ThreadTurnsListResponse               *ThreadTurnsListResponse               `json:"ThreadTurnsListResponse,omitempty,omitzero"`
+	ToolRequestUserInputParams            *ToolRequestUserInputParams            `json:"ToolRequestUserInputParams,omitempty,omitzero"`
+	ToolRequestUserInputResponse          *ToolRequestUserInputResponse          `json:"ToolRequestUserInputResponse,omitempty,omitzero"`
 	TurnCompletedNotification             *TurnCompletedNotification             `json:"TurnCompletedNotification,omitempty,omitzero"`
 	TurnDiffUpdatedNotification           *TurnDiffUpdatedNotification           `json:"TurnDiffUpdatedNotification,omitempty,omitzero"`
 	TurnInterruptParams                   *TurnInterruptParams                   `json:"TurnInterruptParams,omitempty,omitzero"`

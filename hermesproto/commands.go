@@ -143,6 +143,11 @@ const (
 	CodeActionTitleAllowOnce     = "Hermes: allow once: "
 	CodeActionTitleAllowSession  = "Hermes: allow for session: "
 	CodeActionTitleDeny          = "Hermes: deny: "
+	// Questions (elicitation, userInput): decline, accept a page or a form without fields, or pick
+	// the answer (the option's label) of a single question.
+	CodeActionTitleDecline = "Hermes: decline: "
+	CodeActionTitleAccept  = "Hermes: accept: "
+	CodeActionTitleAnswer  = "Hermes: answer %s: "
 	CodeActionTitleUndoTurn      = "Hermes: undo last turn (%d files)"
 	CodeActionTitleFixFinding    = "Hermes: fix this finding"
 	CodeActionTitleDismiss       = "Hermes: dismiss finding"

@@ -87,6 +87,7 @@ func readCaps(p *initializeParams) editor.Caps {
 	c.ShowsTurns = experimentalFlag(p.Capabilities.Experimental, "showsTurns")
 	c.EditMetadata = p.editMetadata
 	c.Emacs = c.Name == "emacs" || experimentalFlag(p.Capabilities.Experimental, "emacs")
+	c.AsksQuestions = experimentalFlag(p.Capabilities.Experimental, "asksQuestions")
 	c.ThreadPicker = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "threadPicker")
 	c.PlainMessages = !isVSCode(c.Name)
 	c.ShowsResults = c.ThreadPicker || experimentalFlag(p.Capabilities.Experimental, "showsResults")

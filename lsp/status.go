@@ -47,7 +47,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 			fs.Turn = &hermesproto.TurnState{ID: st.Turn.ID, State: st.Turn.State}
 		}
 		for _, a := range st.PendingApprovals {
-			fs.PendingApprovals = append(fs.PendingApprovals, hermesproto.ApprovalSummary{ApprovalID: a.ID, Kind: hermesproto.ApprovalKind(a.Kind), Summary: a.Summary})
+			fs.PendingApprovals = append(fs.PendingApprovals, hermesproto.ApprovalSummary{ApprovalID: a.ID, Kind: a.Kind, Summary: a.Summary, Questions: a.Questions})
 		}
 		folders = append(folders, fs)
 	}

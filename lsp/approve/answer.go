@@ -6,6 +6,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
@@ -19,7 +20,7 @@ func (ap *Approver) Answer(a hermesproto.ApproveArgs) (hermesproto.ApproveResult
 	if h == nil {
 		return hermesproto.ApproveResult{}, errors.New("the server is not initialized")
 	}
-	if err := h.Resolve(a.ApprovalID, d); err != nil {
+	if err := h.Resolve(a.ApprovalID, agenthost.Reply{Decision: d, Answers: a.Answers}); err != nil {
 		return hermesproto.ApproveResult{}, fmt.Errorf("hermes.approve: %w", err)
 	}
 	return hermesproto.ApproveResult{ApprovalID: a.ApprovalID, Decision: d}, nil
@@ -40,6 +41,10 @@ func (ap *Approver) CodeActions(folder string, command func(title, name string, 
 	}
 	var out []protocol.CodeAction
 	for _, a := range sess.Pending() {
+		if a.Kind.Asks() {
+			out = append(out, questionActions(a, command)...)
+			continue
+		}
 		for _, choice := range []struct {
 			title    string
 			decision hermesproto.Decision

@@ -69,12 +69,15 @@ func New(cfg Config) *Approver {
 // the approval was answered another way, or withdrawn). The prompt is tried whatever the editor's
 // capabilities say (lsp-mode and eglot 1.9 answer it without advertising window.showMessage); an
 // editor that cannot show it, and a person who dismissed it, get the fallback: the approval waits
-// for a code action or hermes.approve.
-func (ap *Approver) Approve(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+// for a code action or hermes.approve. Questions go their own way (askQuestions).
+func (ap *Approver) Approve(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
+	if a.Kind.Asks() {
+		return ap.askQuestions(ctx, a)
+	}
 	if ap.cfg.Editor.CanPrompt() {
 		d, err, outcome := ap.ask(ctx, a)
 		if outcome == answered {
-			return d, err
+			return agenthost.Reply{Decision: d}, err
 		}
 	}
 	return ap.waitForAnswer(ctx, a)
@@ -109,24 +112,69 @@ type promptAction struct {
 	ApprovalID string `json:"approvalId,omitempty"`
 }
 
-// ask shows the prompt, one at a time, and says how it ended.
-func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error, outcome) {
-	ed := ap.cfg.Editor
+// hold waits for the prompt slot: one prompt on screen at a time (Helix replaces an open prompt
+// with a new one). The caller releases it.
+func (ap *Approver) hold(ctx context.Context) (release func(), err error) {
 	select {
 	case ap.turn <- struct{}{}:
+		return func() { <-ap.turn }, nil
 	case <-ctx.Done():
-		return "", ctx.Err(), answered
+		return nil, ctx.Err()
 	}
-	defer func() { <-ap.turn }()
+}
+
+// prompt shows one prompt about a, with the slot held, and returns the title chosen.
+func (ap *Approver) prompt(ctx context.Context, a hermesproto.Approval, msg string, titles []string) (string, outcome, error) {
+	ed := ap.cfg.Editor
+	if !ed.CanPrompt() {
+		return "", unsupported, nil // an earlier prompt found out while this one queued
+	}
+	withID := ed.Caps().ActionProps
+	actions := make([]promptAction, len(titles))
+	for i, t := range titles {
+		actions[i].Title = t
+		if withID {
+			actions[i].ApprovalID = a.ID // which approval, for a client that reads it (VS Code's)
+		}
+	}
+	params := &promptParams{Type: protocol.MessageTypeWarning, Message: msg, Actions: actions}
+	var choice *promptAction
+	// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
+	if err := ed.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
+		if ctx.Err() != nil {
+			return "", answered, ctx.Err()
+		}
+		// Only "method not found" (Helix 25.01) says the editor cannot ask: use the fallback for
+		// the rest of the session. Any other error declines this approval (the host fails
+		// closed) and the next one is asked again.
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
+			ap.cfg.Log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
+			ed.CannotPrompt()
+			return "", unsupported, nil
+		}
+		return "", answered, fmt.Errorf("approval prompt: %w", err)
+	}
+	if choice == nil {
+		return "", dismissed, nil
+	}
+	return choice.Title, answered, nil
+}
+
+// ask shows the prompt about a command, a patch or permissions, one at a time, and says how it
+// ended.
+func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error, outcome) {
+	release, err := ap.hold(ctx)
+	if err != nil {
+		return "", err, answered
+	}
+	defer release()
 	var diffs []string // written for "Show diff", removed once the person decided
 	defer func() {
 		for _, path := range diffs {
 			_ = agenthost.RemoveDiff(path)
 		}
 	}()
-	if !ed.CanPrompt() {
-		return "", nil, unsupported // an earlier prompt found out while this one queued
-	}
 	for {
 		// Deny comes first: eglot pre-selects the first action and Helix's picker highlights it, and an
 		// accidental Enter must never grant.
@@ -134,36 +182,11 @@ func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (hermesprot
 		if a.Kind == hermesproto.ApprovalKindPatch && len(a.Changes) > 0 {
 			titles = append(titles, hermesproto.ApprovalActionShowDiff)
 		}
-		withID := ed.Caps().ActionProps
-		actions := make([]promptAction, len(titles))
-		for i, t := range titles {
-			actions[i].Title = t
-			if withID {
-				actions[i].ApprovalID = a.ID // which approval, for a client that reads it (VS Code's)
-			}
+		title, how, err := ap.prompt(ctx, a, message(a, Unsaved(ap.cfg.Docs, a)), titles)
+		if how != answered || err != nil {
+			return "", err, how
 		}
-		params := &promptParams{Type: protocol.MessageTypeWarning, Message: message(a, Unsaved(ap.cfg.Docs, a)), Actions: actions}
-		var choice *promptAction
-		// The prompt waits for a person: bounded by the approval's own timeout, not the client's.
-		if err := ed.Ask(ctx, protocol.MethodWindowShowMessageRequest, params, &choice); err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err(), answered
-			}
-			// Only "method not found" (Helix 25.01) says the editor cannot ask: use the fallback for
-			// the rest of the session. Any other error declines this approval (the host fails
-			// closed) and the next one is asked again.
-			var rpcErr *jsonrpc2.Error
-			if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc2.MethodNotFound {
-				ap.cfg.Log.Info("the editor cannot show approval prompts; approvals fall back to messages and code actions", "err", err)
-				ed.CannotPrompt()
-				return "", nil, unsupported
-			}
-			return "", fmt.Errorf("approval prompt: %w", err), answered
-		}
-		if choice == nil {
-			return "", nil, dismissed
-		}
-		switch choice.Title {
+		switch title {
 		case hermesproto.ApprovalActionAllowOnce:
 			return hermesproto.DecisionOnce, nil, answered
 		case hermesproto.ApprovalActionAllowSession:
@@ -182,11 +205,11 @@ func (ap *Approver) ask(ctx context.Context, a hermesproto.Approval) (hermesprot
 
 // waitForAnswer tells the person how to answer and waits for hermes.approve or a code action
 // (which resolve the approval in the host, ending ctx) until the approval times out.
-func (ap *Approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (hermesproto.Decision, error) {
+func (ap *Approver) waitForAnswer(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
 	msg := fallbackMessage(a, Unsaved(ap.cfg.Docs, a), ap.cfg.Editor.Caps().Emacs)
 	ap.cfg.Editor.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
 	<-ctx.Done()
-	return "", ctx.Err()
+	return agenthost.Reply{}, ctx.Err()
 }
 
 // showDiff writes the patch to a new file under a random name in the state dir's private diffs

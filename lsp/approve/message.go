@@ -3,6 +3,7 @@ package approve
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
@@ -19,6 +20,8 @@ func message(a hermesproto.Approval, unsaved []string) string {
 	switch a.Kind {
 	case hermesproto.ApprovalKindExec:
 		fmt.Fprintf(&b, "Hermes wants to run a command (approval %s):\n%s\nin %s", a.ID, a.Command, a.Cwd)
+	case hermesproto.ApprovalKindPermissions:
+		fmt.Fprintf(&b, "Hermes wants %s (approval %s). Allow once grants it for this turn", a.Summary, a.ID)
 	default:
 		fmt.Fprintf(&b, "Hermes wants to apply a patch (approval %s): %s", a.ID, patchList(a))
 	}
@@ -36,19 +39,24 @@ func message(a hermesproto.Approval, unsaved []string) string {
 // parentheses, for clients that match their message to an approval (hermes.nvim) except where the
 // way to answer lists the approvals itself.
 func fallbackMessage(a hermesproto.Approval, unsaved []string, emacs bool) string {
+	if a.Kind.Asks() {
+		return questionsFallback(a, emacs)
+	}
 	var what string
 	switch a.Kind {
 	case hermesproto.ApprovalKindExec:
-		what = "run `" + a.Command + "`" // whole: its end may be what matters (`... && rm -rf ~`)
+		what = "to run `" + a.Command + "`" // whole: its end may be what matters (`... && rm -rf ~`)
+	case hermesproto.ApprovalKindPermissions:
+		what = a.Summary + " (Allow once: for this turn)"
 	default:
-		what = "apply a patch (" + patchList(a) + ")"
+		what = "to apply a patch (" + patchList(a) + ")"
 	}
 	way := "choose Allow or Deny from the code actions (`M-x hermes-lsp-approve`)"
 	if !emacs {
 		what += " (approval " + a.ID + ")"
 		way = "choose Allow or Deny from the code actions, or run hermes.approve"
 	}
-	lines := append([]string{"Hermes wants to " + what + ": " + way}, details(a, unsaved)...)
+	lines := append([]string{"Hermes wants " + what + ": " + way}, details(a, unsaved)...)
 	return strings.Join(lines, "\n")
 }
 
@@ -69,7 +77,22 @@ func details(a hermesproto.Approval, unsaved []string) []string {
 		if a.Cwd != "" && !inFolder(a.Folder, a.Cwd) {
 			out = append(out, "⚠ OUTSIDE THE WORKSPACE FOLDER: it runs in "+a.Cwd+", not under "+a.Folder)
 		}
-	default:
+	case hermesproto.ApprovalKindPermissions:
+		if p := a.Permissions; p != nil {
+			var outside []string
+			for _, path := range append(slices.Clone(p.Write), p.Read...) {
+				if filepath.IsAbs(path) && !inFolder(a.Folder, path) {
+					outside = append(outside, path)
+				}
+			}
+			if len(outside) > 0 {
+				out = append(out, "⚠ OUTSIDE THE WORKSPACE FOLDER: "+strings.Join(outside, ", "))
+			}
+			if p.Network {
+				out = append(out, "⚠ Network access lets commands reach any host")
+			}
+		}
+	case hermesproto.ApprovalKindPatch:
 		var outside []string
 		for _, c := range a.Changes {
 			if !inFolder(a.Folder, c.Path) {

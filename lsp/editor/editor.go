@@ -74,6 +74,11 @@ type Caps struct {
 	// experimental.hermes.emacs under eglot, which sends no clientInfo): messages name its
 	// commands (M-x hermes-lsp-approve).
 	Emacs bool
+	// AsksQuestions says the client asks codex's questions (elicitations, the agent's userInput)
+	// itself, from the approvalWaiting turn event, and answers with hermes.approve: the server
+	// neither prompts nor messages about them (VS Code's extension, hermes.nvim:
+	// experimental.hermes.asksQuestions).
+	AsksQuestions bool
 }
 
 // Notifier writes a notification in one encoding pass (lsp/framing's stream does).

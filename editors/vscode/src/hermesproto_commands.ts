@@ -151,6 +151,13 @@ export const CodeActionTitleStopTurn = "Hermes: stop turn";
 export const CodeActionTitleAllowOnce = "Hermes: allow once: ";
 export const CodeActionTitleAllowSession = "Hermes: allow for session: ";
 export const CodeActionTitleDeny = "Hermes: deny: ";
+/**
+ * Questions (elicitation, userInput): decline, accept a page or a form without fields, or pick
+ * the answer (the option's label) of a single question.
+ */
+export const CodeActionTitleDecline = "Hermes: decline: ";
+export const CodeActionTitleAccept = "Hermes: accept: ";
+export const CodeActionTitleAnswer = "Hermes: answer %s: ";
 export const CodeActionTitleUndoTurn = "Hermes: undo last turn (%d files)";
 export const CodeActionTitleFixFinding = "Hermes: fix this finding";
 export const CodeActionTitleDismiss = "Hermes: dismiss finding";
@@ -163,7 +170,7 @@ export const CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (
 /**
  * Code action titles; the approvals' are followed by the approval's summary.
  */
-export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleUndoTurn | typeof CodeActionTitleFixFinding | typeof CodeActionTitleDismiss | typeof CodeActionTitleDismissAll | typeof CodeActionTitleReview | typeof CodeActionTitleResumeThread;
+export type CodeActionTitle = typeof CodeActionTitleAskSelection | typeof CodeActionTitleFixDiagnostic | typeof CodeActionTitleRunInstruct | typeof CodeActionTitleStopTurn | typeof CodeActionTitleAllowOnce | typeof CodeActionTitleAllowSession | typeof CodeActionTitleDeny | typeof CodeActionTitleDecline | typeof CodeActionTitleAccept | typeof CodeActionTitleAnswer | typeof CodeActionTitleUndoTurn | typeof CodeActionTitleFixFinding | typeof CodeActionTitleDismiss | typeof CodeActionTitleDismissAll | typeof CodeActionTitleReview | typeof CodeActionTitleResumeThread;
 /**
  * UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.
  */
