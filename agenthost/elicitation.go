@@ -21,6 +21,9 @@ func elicitationApproval(p *codex.McpElicitationParams) (hermesproto.Approval, e
 		Kind: hermesproto.ApprovalKindElicitation, ThreadID: p.ThreadID, TurnID: p.TurnID,
 		Server: clean(p.ServerName, labelChars), Message: clean(p.Message, questionChars),
 	}
+	if tool, ok := p.ToolCallApproval(); ok {
+		a.Tool = clean(tool, labelChars)
+	}
 	switch p.Mode {
 	case codex.ElicitationURL:
 		if p.URL == "" {

@@ -37,6 +37,12 @@ type Reply struct {
 	Answers  map[string][]string
 }
 
+// autoApprovable reports whether auto-approval may answer a: commands, patches, permissions and
+// codex's approval of an MCP tool call; never questions, which need a person's answers.
+func autoApprovable(a hermesproto.Approval) bool {
+	return !a.Kind.Asks() || (a.Tool != "" && len(a.Questions) == 0)
+}
+
 // clean is codex's text for one line of a prompt, bounded to n characters.
 func clean(s string, n int) string { return safetext.LineCut(s, n) }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -341,4 +342,34 @@ func TestResolveChecksAnswers(t *testing.T) {
 		t.Errorf("codex got %+v", got)
 	}
 	finish(t, turn)
+}
+
+// TestMcpToolCallApproval: codex's own approval of an MCP tool call (an elicitation marked in its
+// _meta) names the tool, and auto-approval accepts it as it does a command; without auto-approval
+// it is asked.
+func TestMcpToolCallApproval(t *testing.T) {
+	ask := func(ft *codextest.FakeTurn) (any, error) {
+		res, _, err := ft.Request(codex.RequestMcpElicitation, map[string]any{
+			"serverName": "docs", "mode": "form", "message": `Allow the docs MCP server to run tool "search"?`,
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}},
+			"_meta":           map[string]any{"codex_approval_kind": "mcp_tool_call", "tool_name": "search", "persist": []string{"session", "always"}},
+		})
+		return res, err
+	}
+	for _, yolo := range []bool{false, true} {
+		t.Run("yolo="+strconv.FormatBool(yolo), func(t *testing.T) {
+			t.Parallel()
+			asked, answer, _, events, _ := askedOnce(t, agenthost.Reply{Decision: hermesproto.DecisionOnce}, func(c *agenthost.Config) { c.Yolo = yolo }, ask)
+			if answer != `{"action":"accept"}` {
+				t.Errorf("codex got %s", answer)
+			}
+			if yolo != (asked.ID == "") {
+				t.Errorf("yolo %v: the approver was asked: %+v", yolo, asked)
+			}
+			r := ofKind(events, hermesproto.EventKindApprovalResolved)
+			if len(r) != 1 || r[0].Approval.Tool != "search" || (r[0].Approval.DecidedBy == "policy") != yolo {
+				t.Errorf("approvalResolved: %+v", r)
+			}
+		})
+	}
 }

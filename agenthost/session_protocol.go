@@ -298,7 +298,7 @@ func (s *Session) askApproval(a hermesproto.Approval, cfg Config, p *pendingAppr
 			a.Summary = patchSummary(a.Changes, a.GrantRoot, s.folder)
 		}
 		switch auto := autoApprove(cfg, st.yolo); {
-		case auto.Effective && !a.Kind.Asks(): // questions need a person's answers, whatever the policy
+		case auto.Effective && autoApprovable(a):
 			// Auto-approval is never silent: the editor shows each one as it happens.
 			a.Decision, a.DecidedBy, a.AutoSource = hermesproto.DecisionOnce, "policy", auto.Source
 			st.settle(a)

@@ -277,6 +277,30 @@ type McpElicitationParams struct {
 	RequestedSchema json.RawMessage `json:"requestedSchema"`
 	URL             string          `json:"url"`
 	ElicitationID   string          `json:"elicitationId"`
+	// Meta is the request's _meta: codex marks its own approval of an MCP tool call there
+	// (codex_approval_kind "mcp_tool_call", tool_name).
+	Meta json.RawMessage `json:"_meta"`
+}
+
+// ToolCallApproval returns the tool's name when the elicitation is codex's own approval of an MCP
+// tool call (a form without fields, _meta.codex_approval_kind "mcp_tool_call"), and false for an
+// MCP server's own question.
+func (p *McpElicitationParams) ToolCallApproval() (tool string, ok bool) {
+	var meta struct {
+		Kind      string `json:"codex_approval_kind"`
+		ToolName  string `json:"tool_name"`
+		ToolTitle string `json:"tool_title"`
+	}
+	if len(p.Meta) == 0 || json.Unmarshal(p.Meta, &meta) != nil || meta.Kind != "mcp_tool_call" {
+		return "", false
+	}
+	if meta.ToolName != "" {
+		return meta.ToolName, true
+	}
+	if meta.ToolTitle != "" {
+		return meta.ToolTitle, true
+	}
+	return "a tool", true
 }
 
 // Elicitation modes.

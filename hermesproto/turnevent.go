@@ -159,6 +159,9 @@ type Approval struct {
 	Server  string `json:"server,omitempty"`
 	Message string `json:"message,omitempty"`
 	URL     string `json:"url,omitempty"`
+	// Tool is set when an elicitation is codex's own approval of an MCP tool call: the tool it asks
+	// to run. It is answered like a command (auto-approval accepts it).
+	Tool string `json:"tool,omitempty"`
 	// Questions are an elicitation's form fields, or a userInput approval's questions.
 	Questions []Question `json:"questions,omitempty"`
 	// Answers are the person's answers by question id, once answered; a secret question's answer

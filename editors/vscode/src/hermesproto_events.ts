@@ -381,6 +381,11 @@ export interface Approval {
 	message?: string;
 	url?: string;
 	/**
+	 * Tool is set when an elicitation is codex's own approval of an MCP tool call: the tool it asks
+	 * to run. It is answered like a command (auto-approval accepts it).
+	 */
+	tool?: string;
+	/**
 	 * Questions are an elicitation's form fields, or a userInput approval's questions.
 	 */
 	questions?: Question[];
