@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,22 +32,18 @@ func toolOutputs(model *fakemodel.Server) map[string]string {
 	return out
 }
 
-// TestRealQuestionsReachTheApprover runs one turn of the real codex in which the model makes codex
-// ask each of its questions: an MCP server's (the fakemcp server's form, after codex's own
-// elicitation that approves calling its tool), wider permissions, and the agent's questions, one of
-// them secret. Each reaches the Approver as an approval, its answer reaches whoever asked (the MCP
-// server, codex's sandbox grant, the model), and the secret answer is in neither the turn's events
-// nor the transcript.
-func TestRealQuestionsReachTheApprover(t *testing.T) {
-	t.Parallel()
-	const (
-		question = "Which colour should the button be?"
-		secret   = "s3cret-token-4711"
-	)
-	env := codextest.NewReal(t)
-	env.EnableQuestions(t)
-	ask, _ := json.Marshal(map[string]string{"question": question})
-	env.Model.Enqueue(
+// The question the fakemcp server asks, and the secret the person types for the agent.
+const (
+	realQuestion = "Which colour should the button be?"
+	realSecret   = "s3cret-token-4711"
+)
+
+// enqueueQuestions scripts the model to make codex ask each of its questions in one turn: call the
+// MCP server's tool (codex asks to run it, then the server asks realQuestion), ask for network
+// access, and ask the agent's questions (the second one secret), then answer "All answered.".
+func enqueueQuestions(model *fakemodel.Server) {
+	ask, _ := json.Marshal(map[string]string{"question": realQuestion})
+	model.Enqueue(
 		fakemodel.Call(fakemcp.ToolName, string(ask)).WithNamespace(codextest.QuestionNamespace).WithCallID("ask-1"),
 		fakemodel.Call("request_permissions", `{"reason":"fetch the docs","permissions":{"network":{"enabled":true}}}`).WithCallID("perm-1"),
 		// isSecret is not in the tool's schema, but codex 0.171.0 reads it from the model's arguments.
@@ -56,26 +53,74 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 		]}`).WithCallID("input-1"),
 		fakemodel.Message("All answered."),
 	)
-	var (
-		mu    sync.Mutex
-		asked []hermesproto.Approval
-	)
-	h := realHost(t, env, func(c *agenthost.Config) {
-		c.Approver = agenthost.ApproverFunc(func(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
-			mu.Lock()
-			asked = append(asked, a)
-			mu.Unlock()
-			once := agenthost.Reply{Decision: hermesproto.DecisionOnce}
-			switch {
-			case a.Kind == hermesproto.ApprovalKindElicitation && len(a.Questions) > 0:
-				once.Answers = map[string][]string{fakemcp.Field: {"blue"}}
-			case a.Kind == hermesproto.ApprovalKindUserInput:
-				// The secret is typed: "Other" text, which codex allows beside every question's options.
-				once.Answers = map[string][]string{"colour": {"Blue"}, "token": {secret}}
-			}
-			return once, nil
-		})
-	})
+}
+
+// answeringApprover allows every approval once and answers the questions of enqueueQuestions: the
+// form "blue", the agent's questions "Blue" and the secret, typed (codex allows any text beside
+// every question's options). It records what it was asked.
+type answeringApprover struct {
+	mu    sync.Mutex
+	asked []hermesproto.Approval
+}
+
+func (ap *answeringApprover) Approve(ctx context.Context, a hermesproto.Approval) (agenthost.Reply, error) {
+	ap.mu.Lock()
+	ap.asked = append(ap.asked, a)
+	ap.mu.Unlock()
+	once := agenthost.Reply{Decision: hermesproto.DecisionOnce}
+	switch {
+	case a.Kind == hermesproto.ApprovalKindElicitation && len(a.Questions) > 0:
+		once.Answers = map[string][]string{fakemcp.Field: {"blue"}}
+	case a.Kind == hermesproto.ApprovalKindUserInput:
+		once.Answers = map[string][]string{"colour": {"Blue"}, "token": {realSecret}}
+	}
+	return once, nil
+}
+
+// Asked returns the approvals asked so far, in order.
+func (ap *answeringApprover) Asked() []hermesproto.Approval {
+	ap.mu.Lock()
+	defer ap.mu.Unlock()
+	return slices.Clone(ap.asked)
+}
+
+// wantAnswersDelivered checks that each answer of answeringApprover (or of auto-approval) reached
+// whoever asked: the MCP server, which returned it to the model; codex, which told the model what
+// it granted; the model.
+func wantAnswersDelivered(t *testing.T, model *fakemodel.Server) fakemcp.Result {
+	t.Helper()
+	outputs := toolOutputs(model)
+	i := strings.Index(outputs["ask-1"], "{")
+	var got fakemcp.Result
+	if i < 0 || json.Unmarshal([]byte(outputs["ask-1"][i:]), &got) != nil || got.Action != "accept" || string(got.Content) != `{"answer":"blue"}` {
+		t.Errorf("the MCP server's tool returned %q, want the accepted form", outputs["ask-1"])
+	}
+	if !strings.Contains(outputs["perm-1"], `"network":{"enabled":true}`) || !strings.Contains(outputs["perm-1"], `"scope":"turn"`) {
+		t.Errorf("the model got the grant %q, want network for the turn", outputs["perm-1"])
+	}
+	var answers struct {
+		Answers map[string]struct{ Answers []string } `json:"answers"`
+	}
+	if json.Unmarshal([]byte(outputs["input-1"]), &answers) != nil || strings.Join(answers.Answers["colour"].Answers, ",") != "Blue" ||
+		strings.Join(answers.Answers["token"].Answers, ",") != realSecret {
+		t.Errorf("the model got the answers %q", outputs["input-1"])
+	}
+	return got
+}
+
+// TestRealQuestionsReachTheApprover runs one turn of the real codex in which the model makes codex
+// ask each of its questions: an MCP server's (the fakemcp server's form, after codex's own
+// elicitation that approves calling its tool), wider permissions, and the agent's questions, one of
+// them secret. Each reaches the Approver as an approval, its answer reaches whoever asked (the MCP
+// server, codex's sandbox grant, the model), and the secret answer is in neither the turn's events
+// nor the transcript.
+func TestRealQuestionsReachTheApprover(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	env.EnableQuestions(t)
+	enqueueQuestions(env.Model)
+	ap := &answeringApprover{}
+	h := realHost(t, env, func(c *agenthost.Config) { c.Approver = ap })
 	s, err := h.Session(env.Work)
 	if err != nil {
 		t.Fatal(err)
@@ -87,17 +132,16 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 
 	// The editor was asked, in order: codex's approval of the MCP tool call (a form with no field),
 	// the server's form, the permissions, the agent's questions.
-	mu.Lock()
-	defer mu.Unlock()
+	asked := ap.Asked()
 	if len(asked) != 4 {
 		t.Fatalf("%d approvals asked, want 4: %+v", len(asked), asked)
 	}
 	tool, form, perms, input := asked[0], asked[1], asked[2], asked[3]
 	if tool.Kind != hermesproto.ApprovalKindElicitation || tool.Server != codextest.QuestionServer || len(tool.Questions) != 0 ||
-		!strings.Contains(tool.Message, `run tool "`+fakemcp.ToolName+`"`) {
+		tool.Tool != fakemcp.ToolName || !strings.Contains(tool.Message, `run tool "`+fakemcp.ToolName+`"`) {
 		t.Errorf("the tool call's approval: %+v", tool)
 	}
-	if form.Kind != hermesproto.ApprovalKindElicitation || form.Server != codextest.QuestionServer || form.Message != question ||
+	if form.Kind != hermesproto.ApprovalKindElicitation || form.Server != codextest.QuestionServer || form.Message != realQuestion || form.Tool != "" ||
 		len(form.Questions) != 1 || form.Questions[0].ID != fakemcp.Field || form.Questions[0].Type != hermesproto.QuestionTypeText || !form.Questions[0].Required {
 		t.Errorf("the server's form: %+v", form)
 	}
@@ -115,23 +159,7 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 		}
 	}
 
-	// Each answer reached whoever asked: the MCP server (which returned it), the model.
-	outputs := toolOutputs(env.Model)
-	i := strings.Index(outputs["ask-1"], "{")
-	var got fakemcp.Result
-	if i < 0 || json.Unmarshal([]byte(outputs["ask-1"][i:]), &got) != nil || got.Action != "accept" || string(got.Content) != `{"answer":"blue"}` {
-		t.Errorf("the MCP server's tool returned %q, want the accepted form", outputs["ask-1"])
-	}
-	if !strings.Contains(outputs["perm-1"], `"network":{"enabled":true}`) || !strings.Contains(outputs["perm-1"], `"scope":"turn"`) {
-		t.Errorf("the model got the grant %q, want network for the turn", outputs["perm-1"])
-	}
-	var answers struct {
-		Answers map[string]struct{ Answers []string } `json:"answers"`
-	}
-	if json.Unmarshal([]byte(outputs["input-1"]), &answers) != nil || strings.Join(answers.Answers["colour"].Answers, ",") != "Blue" ||
-		strings.Join(answers.Answers["token"].Answers, ",") != secret {
-		t.Errorf("the model got the answers %q", outputs["input-1"])
-	}
+	got := wantAnswersDelivered(t, env.Model)
 
 	// The secret is codex's alone: not in what the host reports, records or writes.
 	var resolved int
@@ -143,8 +171,11 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 	if resolved != 4 {
 		t.Errorf("%d approvals resolved in the events, want 4", resolved)
 	}
-	reported, _ := json.Marshal(events)
-	if strings.Contains(string(reported), secret) {
+	reported, err := json.Marshal(events)
+	if err != nil || !strings.Contains(string(reported), "Blue") {
+		t.Fatalf("the turn's events lack the answers (%v)", err)
+	}
+	if strings.Contains(string(reported), realSecret) {
 		t.Error("the turn's events hold the secret answer")
 	}
 	jsonl, md, err := agenthost.TranscriptPaths(filepath.Join(env.Home, "state"), res.ThreadID)
@@ -156,7 +187,7 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(data), secret) {
+		if strings.Contains(string(data), realSecret) {
 			t.Errorf("%s holds the secret answer", filepath.Base(path))
 		}
 		// The other answers are recorded: the file is the one the turn wrote.
@@ -173,4 +204,42 @@ func TestRealQuestionsReachTheApprover(t *testing.T) {
 		t.Errorf("the MCP server (pid %d) outlived codex", got.Pid)
 		_ = proctest.Kill(got.Pid)
 	}
+}
+
+// TestRealQuestionsWithApprovalsOff: with approvals off, auto-approval accepts codex's approval of
+// the MCP tool call and grants the permissions for the turn, but the questions (the server's form,
+// the agent's) still reach the Approver, and their answers whoever asked.
+func TestRealQuestionsWithApprovalsOff(t *testing.T) {
+	t.Parallel()
+	env := codextest.NewReal(t)
+	env.EnableQuestions(t)
+	enqueueQuestions(env.Model)
+	ap := &answeringApprover{}
+	h := realHost(t, env, func(c *agenthost.Config) {
+		c.Approver = ap
+		c.ApprovalsMode = agenthost.ApprovalsOff
+	})
+	s, err := h.Session(env.Work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, events := runToEnd(t, s, "ask me everything")
+	if !res.Completed || res.FinalText != "All answered." {
+		t.Fatalf("result: completed %v text %q error %q", res.Completed, res.FinalText, res.Error)
+	}
+	asked := ap.Asked()
+	if len(asked) != 2 || asked[0].Kind != hermesproto.ApprovalKindElicitation || asked[0].Message != realQuestion ||
+		asked[1].Kind != hermesproto.ApprovalKindUserInput {
+		t.Fatalf("the Approver was asked %+v, want the server's form and the agent's questions", asked)
+	}
+	byPolicy := make(map[hermesproto.ApprovalKind]int)
+	for _, ev := range events {
+		if ev.Kind == hermesproto.EventKindApprovalResolved && ev.Approval != nil && ev.Approval.DecidedBy == "policy" {
+			byPolicy[ev.Approval.Kind]++
+		}
+	}
+	if byPolicy[hermesproto.ApprovalKindElicitation] != 1 || byPolicy[hermesproto.ApprovalKindPermissions] != 1 || len(byPolicy) != 2 {
+		t.Errorf("decided by policy: %v, want the tool call and the permissions", byPolicy)
+	}
+	wantAnswersDelivered(t, env.Model)
 }
