@@ -93,8 +93,13 @@ func TestRealMcpElicitation(t *testing.T) {
 					t.Errorf("elicitation names server %q thread %s turn %s mode %q", p.ServerName, p.ThreadID, p.TurnID, p.Mode)
 				}
 			}
-			if !strings.Contains(asked[0].Message, `run tool "`+fakemcp.ToolName+`"`) {
-				t.Errorf("tool approval message %q", asked[0].Message)
+			if tool, ok := asked[0].ToolCallApproval(); !ok || tool != fakemcp.ToolName || !strings.Contains(asked[0].Message, `run tool "`+fakemcp.ToolName+`"`) {
+				t.Errorf("tool approval %q names tool %q (%v), want %s", asked[0].Message, tool, ok, fakemcp.ToolName)
+			}
+			if len(asked) > 1 {
+				if _, ok := asked[1].ToolCallApproval(); ok {
+					t.Errorf("the server's own question reads as a tool call approval: %s", asked[1].Meta)
+				}
 			}
 			out := toolOutput(t, s.env.Model, "ask-1")
 			if tt.form == nil {
