@@ -253,8 +253,8 @@ bench: build $(CODEX_BIN)
 # --- generate: the protocols' types -------------------------------------------------------------------
 ## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
-## editors/vscode/src/hermesproto_{commands,events}.ts from the Go package hermesproto with tygo (configured by
-## hermesproto/tygo.yaml and tygo-events.yaml). Both generators are pinned by tool directives in go.mod. Run it after
+## editors/vscode/src/hermesproto_{commands,events,questions}.ts from the Go package hermesproto with tygo (configured by
+## hermesproto/tygo.yaml, tygo-events.yaml and tygo-questions.yaml). Both generators are pinned by tool directives in go.mod. Run it after
 ## moving codex's pin or changing hermesproto: TestSchemaMatchesPinnedCodex,
 ## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
@@ -264,5 +264,6 @@ generate: $(CODEX_BIN)
 	$(GO) run ./codex/internal/protogen
 	$(GO) tool tygo generate --config hermesproto/tygo.yaml
 	$(GO) tool tygo generate --config hermesproto/tygo-events.yaml
+	$(GO) tool tygo generate --config hermesproto/tygo-questions.yaml
 	$(GO) run ./editors/helix/genlanguages
 # --- end of generate ---------------------------------------------------------------------------------

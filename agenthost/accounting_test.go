@@ -84,6 +84,11 @@ func TestCompaction(t *testing.T) {
 	if s.Status().Compactions != 1 {
 		t.Errorf("session compactions %d", s.Status().Compactions)
 	}
+	// The contract's numbers: 300,000 tokens after the compaction, in a 400,000-token window (the
+	// threshold is half of it), did not shrink the context enough.
+	if n := s.Status().IneffectiveCompactions; n != 1 {
+		t.Errorf("ineffective compactions %d, want 1", n)
+	}
 
 	// Compact runs thread/compact/start, a turn of its own.
 	turn, err := s.Compact(t.Context())

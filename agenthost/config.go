@@ -56,10 +56,13 @@ type Config struct {
 	// TurnTimeout bounds a turn: on expiry it is interrupted and codex retired (default 10m).
 	TurnTimeout time.Duration
 
-	// Fallbacks are tried, first only, when a turn fails for quota.
+	// Fallbacks are the fallback chain after the primary (codex's own provider), in order: when a
+	// turn fails on the primary for quota, it is retried on the first; when a fallback fails too
+	// (quota or any error), on the next (see session_fallback.go).
 	Fallbacks []FallbackProvider
-	// FallbackCooldown is how long a session stays on its fallback provider after a quota failure
-	// when codex does not say when the limit resets (default 5m); then the primary is tried again.
+	// FallbackCooldown is how long a provider that failed a turn is skipped when its error does not
+	// say when its limit resets (default 5m); a session's turns are back on the primary once the
+	// primary's cooldown has passed.
 	FallbackCooldown time.Duration
 
 	// ClientVersion is the version reported to codex in initialize's clientInfo (default "dev").
@@ -111,6 +114,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.FallbackCooldown <= 0 {
 		c.FallbackCooldown = DefaultFallbackCooldown
 	}
+	names := make(map[string]bool, len(c.Fallbacks))
 	for i, f := range c.Fallbacks {
 		if f.Kind != FallbackResponses && f.Kind != FallbackChat {
 			return c, fmt.Errorf("fallbackProviders[%d] (%s): kind %q: want responses or chat", i, f.Name, f.Kind)
@@ -121,6 +125,12 @@ func (c Config) withDefaults() (Config, error) {
 		if f.Name == "" {
 			c.Fallbacks[i].Name = fmt.Sprintf("fallback%d", i+1)
 		}
+		// A name is the provider's id in codex's configuration and in what the user reads: one
+		// provider each, or the chain could not say which one answered.
+		if name := c.Fallbacks[i].Name; names[name] {
+			return c, fmt.Errorf("fallbackProviders[%d]: the name %q is taken by an earlier provider: give each its own", i, name)
+		}
+		names[c.Fallbacks[i].Name] = true
 	}
 	if c.StateDir == "" {
 		c.StateDir = DefaultStateDir()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,14 +15,15 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
 )
 
 // resetsIn finds how long until a usage limit resets in codex's error ("resets_in_seconds": N, as
 // the provider's 429 body says it).
 var resetsIn = regexp.MustCompile(`resets_in_seconds\W{0,4}(\d+)`)
 
-// cooldownOf is how long to stay on a fallback after e: until the limit resets, when codex says,
-// else def.
+// cooldownOf is how long a provider that failed with e is skipped: until its limit resets, when the
+// error says, else def.
 func cooldownOf(e *codex.TurnError, def time.Duration) time.Duration {
 	if e != nil {
 		for _, text := range []string{e.Message, e.AdditionalDetails} {
@@ -37,59 +37,110 @@ func cooldownOf(e *codex.TurnError, def time.Duration) time.Duration {
 	return def
 }
 
-// runChatOnly runs a turn on a chat fallback the session is on (within its cooldown), codex not
-// involved; it finishes the turn.
+// onFallback makes fb the provider the turn runs on (before it starts, or as it fails over).
+func (ts *turnRunner) onFallback(fb FallbackProvider) {
+	ts.provider, ts.fallback = fb, fb.Name
+}
+
+// runChatOnly runs a turn on the chat fallback the session is on (the providers before it in the
+// chain are cooling down), codex not involved unless the chat fallback fails and the next provider
+// is a responses one; it finishes the turn.
 func (ts *turnRunner) runChatOnly(fb FallbackProvider) {
 	cfg := ts.s.h.config()
-	deadline := time.NewTimer(cfg.TurnTimeout)
-	defer deadline.Stop()
-	ts.runChatFallback(cfg, fb, deadline.C)
-	if ts.interruptReason() != "" && ts.status != codex.TurnCompleted {
-		ts.status = codex.TurnInterrupted
-	}
-	ts.finish(false)
+	deadline := newTurnDeadline(ts.s.h)
+	defer deadline.stop()
+	ts.runChatFallback(cfg, fb, deadline.timer.C)
+	ts.finish(ts.failOver(cfg, deadline, false))
 }
 
-// fallbackFor says whether the turn should be retried on a fallback provider: it failed for quota,
-// a fallback is configured, and the session is not already on one.
-func (ts *turnRunner) fallbackFor(cfg Config) (FallbackProvider, bool) {
-	if ts.compaction || len(cfg.Fallbacks) == 0 || ts.fallback != "" {
-		return FallbackProvider{}, false
+// failOver retries the turn down the fallback chain for as long as the provider it ran on failed in
+// a way the next one may mend (mayFailOver): each provider that failed is skipped for its cooldown,
+// and the turn goes to the next fallback it has not tried that is not cooling down. It returns
+// whether codex is left retired: retired is the turn's answer so far, and each responses attempt
+// gives its own (a chat attempt leaves it as it was).
+func (ts *turnRunner) failOver(cfg Config, deadline *turnDeadline, retired bool) bool {
+	for ts.mayFailOver(cfg) {
+		failed, why := ts.provider, ts.failureText()
+		cooldown := cooldownOf(ts.turnErr, cfg.FallbackCooldown)
+		ts.tried = append(ts.tried, failed)
+		ts.failures = append(ts.failures, providerName(failed)+": "+why)
+		to := ts.s.failOver(failed, cooldown, ts.tried)
+		ts.cooling = to.cooling
+		if !to.ok {
+			ts.exhausted = true
+			ts.s.h.log.Warn("no fallback provider left for the turn", "folder", ts.s.folder, "tried", len(ts.tried))
+			return retired
+		}
+		ts.emit(hermesproto.Event{Kind: hermesproto.EventKindFallback, Text: fmt.Sprintf("%s; %s is skipped for %v; retrying on fallback provider %s (%s, %s)",
+			why, providerName(failed), cooldown.Round(time.Second), to.next.Name, to.next.Kind, to.next.Model)})
+		ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "failed", providerName(failed),
+			"provider", to.next.Name, "kind", to.next.Kind, "cooldown", cooldown)
+		if fellBack := ts.runFallback(cfg, to.next, to.view, deadline); to.next.Kind == FallbackResponses {
+			retired = fellBack
+		}
 	}
-	if ts.failure != nil || ts.status != codex.TurnFailed || !isQuotaFailure(ts.turnErr) {
-		return FallbackProvider{}, false
-	}
-	if ts.s.usesFallback() {
-		return FallbackProvider{}, false
-	}
-	return cfg.Fallbacks[0], true
+	return retired
 }
 
-// runFallback retries the turn's input once on fb. A responses provider runs through codex, the
-// thread resumed under that provider (same input, tools and approvals); a chat provider answers the
-// prompt with the transcript so far as context, text only. It reports whether a responses attempt
-// left codex retired (it could not start, or its outcome retired it).
-func (ts *turnRunner) runFallback(cfg Config, fb FallbackProvider, deadline *turnDeadline) (retired bool) {
-	why := "the usage limit is reached"
-	if ts.turnErr != nil {
+// mayFailOver reports whether the turn, as it ended on its provider, goes to the next provider of the
+// chain: fallbacks are configured, the turn is a prompt's (not a compaction or a review) that nobody
+// stopped (a person, the deadline, shutdown), and its provider failed: the primary for quota (any
+// other failure of codex's would be the next provider's too), a fallback for any reason.
+func (ts *turnRunner) mayFailOver(cfg Config) bool {
+	if ts.compaction || ts.review || len(cfg.Fallbacks) == 0 || ts.status == codex.TurnCompleted {
+		return false
+	}
+	if ts.interruptReason() != "" {
+		return false
+	}
+	if ts.provider == primary {
+		return ts.failure == nil && ts.status == codex.TurnFailed && isQuotaFailure(ts.turnErr)
+	}
+	return ts.failure != nil || ts.status == codex.TurnFailed
+}
+
+// failureText is why the turn failed on its provider, in one clamped line.
+func (ts *turnRunner) failureText() string {
+	why := "the turn failed"
+	switch {
+	case ts.turnErr != nil && ts.turnErr.Message != "":
 		why = ts.turnErr.Message
+	case ts.failure != nil:
+		why = ts.failure.Error()
 	}
-	cooldown := cooldownOf(ts.turnErr, cfg.FallbackCooldown)
+	return safetext.LineCut(why, 300)
+}
+
+// exhaustedAdvice is the answer of a turn that failed on every provider of the chain: what each
+// said, which were cooling down, and what to do.
+func (ts *turnRunner) exhaustedAdvice() string {
+	var b strings.Builder
+	b.WriteString("No provider could answer: ")
+	b.WriteString(strings.Join(ts.failures, "; "))
+	b.WriteString(".")
+	if len(ts.cooling) > 0 {
+		b.WriteString(" Cooling down after failing earlier: " + strings.Join(ts.cooling, ", ") + ".")
+	}
+	b.WriteString(" Ask again once a usage limit has reset, or check hermes fallbackProviders (each provider's baseUrl, model and apiKeyEnv) and the hermes-lsp log.")
+	return b.String()
+}
+
+// runFallback retries the turn's input on fb, the next provider of the chain, with view the
+// session's thread as fb is to run it. A responses provider runs through codex, the thread resumed
+// under that provider (same input, tools and approvals); a chat provider answers the prompt with the
+// transcript so far as context, text only. It reports whether a responses attempt left codex retired
+// (it could not start, or its outcome retired it).
+func (ts *turnRunner) runFallback(cfg Config, fb FallbackProvider, view threadView, deadline *turnDeadline) (retired bool) {
 	ts.live.flush() // events held for rows not on disk go out before the fallback's
 	ts.apiCalls++
-	ts.fallback = fb.Name
+	ts.onFallback(fb)
 	ts.status, ts.turnErr, ts.failure = "", nil, nil
-	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindFallback, Text: fmt.Sprintf("%s; retrying on fallback provider %s (%s, %s) for %v",
-		why, fb.Name, fb.Kind, fb.Model, cooldown.Round(time.Second))})
-	ts.s.h.log.Info("retrying a turn on a fallback provider", "folder", ts.s.folder, "provider", fb.Name, "kind", fb.Kind, "cooldown", cooldown)
-	s := ts.s
-	view := s.moveToFallback(fb, cooldown)
-
 	if fb.Kind == FallbackChat {
 		ts.runChatFallback(cfg, fb, deadline.timer.C)
 		return false
 	}
 
+	s := ts.s
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	a, fresh, err := s.startCodexTurn(ctx, ts.input, view)
@@ -109,20 +160,31 @@ func (ts *turnRunner) runFallback(cfg Config, fb FallbackProvider, deadline *tur
 }
 
 func (ts *turnRunner) runChatFallback(cfg Config, fb FallbackProvider, deadline <-chan time.Time) {
-	var wg conc.WaitGroup
-	defer wg.Wait()
+	var (
+		wg      conc.WaitGroup
+		stopped string // why the watcher stopped the request, when the runner did (read after wg.Wait)
+	)
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.TurnTimeout)
-	defer cancel() // runs before wg.Wait: the watcher below ends
+	defer cancel()
 	wg.Go(func() {
 		// Stop the request at the turn's deadline, an interrupt, or shutdown.
 		select {
 		case <-deadline:
+			stopped = fmt.Sprintf("turn timed out after %v", cfg.TurnTimeout)
 		case <-ts.interrupted:
 		case <-ts.s.h.closing:
+			stopped = "hermes-lsp is shutting down"
 		case <-ctx.Done():
 		}
 		cancel()
 	})
+	defer func() {
+		cancel() // the watcher ends
+		wg.Wait()
+		if stopped != "" {
+			ts.stopReason = stopped // the deadline or shutdown is the reason, as in stopAndWait
+		}
+	}()
 
 	var apiKey string
 	if fb.APIKeyEnv != "" {
@@ -172,23 +234,4 @@ func chatHistory(rows []hermesproto.Message) []chatfallback.Message {
 		}
 	}
 	return out
-}
-
-// fallbackNow returns the fallback provider the session's turns run on, or nil for the primary. The
-// session goes back to the primary once the fallback's cooldown has passed, or when the provider is
-// no longer configured; a thread that ran under a responses fallback is then resumed under the
-// primary. On the session's goroutine (planRun).
-func (s *Session) fallbackNow(st *sessionState) *FallbackProvider {
-	if st.fallback == nil {
-		return nil
-	}
-	if time.Now().Before(st.fallbackEnd) && slices.Contains(s.h.config().Fallbacks, *st.fallback) {
-		fb := *st.fallback
-		return &fb
-	}
-	if st.fallback.Kind == FallbackResponses {
-		st.loadedGen = 0
-	}
-	st.fallback = nil
-	return nil
 }

@@ -10,9 +10,12 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemcp"
 )
 
 func TestMain(m *testing.M) {
+	// The real-codex tests of codex's questions run this binary as codex's MCP server.
+	fakemcp.Main()
 	goleak.VerifyTestMain(m)
 }
 

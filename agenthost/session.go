@@ -18,11 +18,11 @@ import (
 //
 // One goroutine per session (loop) owns its state (sessionState): the thread, the current turn's
 // session part (turnSession), pending approvals, accounting. Everyone else — editor requests, the
-// turn's runner, codex's approval requests — asks it through the operations of session_protocol.go,
-// each a command handed over a channel. The loop never blocks: whatever waits on codex or on a person
-// (starting a turn, steering, interrupting, asking for an approval) runs on the caller's goroutine,
-// which then reports back with another operation. So a command is answered at once, and no lock is
-// held across a wait.
+// turn's runner, codex's approval requests — asks it through the operations of session_protocol.go
+// and session_fallback.go, each a command handed over a channel. The loop never blocks: whatever
+// waits on codex or on a person (starting a turn, steering, interrupting, asking for an approval)
+// runs on the caller's goroutine, which then reports back with another operation. So a command is
+// answered at once, and no lock is held across a wait.
 type Session struct {
 	h      *Host
 	folder string
@@ -38,20 +38,25 @@ type Session struct {
 }
 
 // sessionState is what the session's goroutine owns, with the current turn's turnSession: only loop
-// touches them, running the operations of session_protocol.go and the helpers those call (the
-// methods of sessionState and turnSession, and the Session methods that take a *sessionState).
+// touches them, running the operations of session_protocol.go and session_fallback.go and the
+// helpers those call (the methods of sessionState and turnSession, and the Session methods that take
+// a *sessionState).
 type sessionState struct {
-	threadID    string
-	loadedGen   int          // the codex generation the thread is loaded in; 0 = not loaded
-	current     *turnSession // the turn registered to run, from before codex starts it until it ends
-	yolo        bool
-	fallback    *FallbackProvider // the provider the session moved to after a quota failure
-	fallbackEnd time.Time         // when the primary is tried again
+	threadID  string
+	loadedGen int          // the codex generation the thread is loaded in; 0 = not loaded
+	current   *turnSession // the turn registered to run, from before codex starts it until it ends
+	yolo      bool
+	fallback  *FallbackProvider // the provider the session's turns run on; nil: the primary
+	// cooldowns are when each provider that failed a turn is tried again, by provider (primary for
+	// the primary; see session_fallback.go).
+	cooldowns   map[FallbackProvider]time.Time
 	totals      hermesproto.Usage
 	threadTotal *codex.TokenUsage // codex's running total of the thread as last seen; nil: unknown
 	turns       int
 	toolIters   int
 	compactions int
+	ineffective int                   // ineffective compactions in a row (compaction.go)
+	unjudged    bool                  // the last compaction awaits its verdict (no model call since)
 	history     []hermesproto.Message // projected transcript of this process's turns, for chat fallbacks
 	pending     map[string]*pendingApproval
 	fileChanges map[string][]hermesproto.FileChange // fileChange item id -> its changes, for its approval
@@ -83,6 +88,8 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			totals:      saved.Usage,
 			turns:       saved.Turns,
 			compactions: saved.Compactions,
+			ineffective: saved.IneffectiveCompactions,
+			unjudged:    saved.CompactionUnjudged,
 			pending:     make(map[string]*pendingApproval),
 			fileChanges: make(map[string][]hermesproto.FileChange),
 			pumps:       make(map[*eventQueue]int),
@@ -167,7 +174,8 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) save(st *sessionState) {
 	s.h.store.stage(s.folder, folderState{
 		ThreadID: st.threadID, ThreadTotal: st.threadTotal, Usage: st.totals, Turns: st.turns,
-		Compactions: st.compactions, Model: st.model, Effort: st.effort, Updated: time.Now(),
+		Compactions: st.compactions, IneffectiveCompactions: st.ineffective, CompactionUnjudged: st.unjudged,
+		Model: st.model, Effort: st.effort, Updated: time.Now(),
 	})
 }
 

@@ -71,6 +71,8 @@ type turnEnd struct {
 	// awaitingUsage says the turn compacted the context and no usage came after: the last prompt is
 	// unknown (context % 0) until the next update.
 	awaitingUsage bool
+	compacted     bool            // the turn compacted the thread's context
+	check         compactionCheck // the context's size around it, for the compaction verdicts
 }
 
 // historyKept is how many of the session's last projected messages a chat fallback gets as the
@@ -91,6 +93,7 @@ func (s *Session) account(st *sessionState, e turnEnd) {
 	if e.awaitingUsage {
 		st.totals.LastPrompt = 0
 	}
+	st.judgeCompactions(e.compacted, e.check)
 	st.history = append(st.history, e.res.Messages...)
 	if len(st.history) > 2*historyKept {
 		// Cut back to the last historyKept only once twice that has gathered: a copy per turn of a

@@ -1,16 +1,15 @@
 package agenthost
 
-// This file is the session's protocol: every operation its goroutine (loop) performs. Each is a
-// method that runs its body on the loop (Session.call) and returns once it has; with the helpers
-// they call (sessionState's and turnSession's methods, Session.start and pump), the only code that
-// touches the session's state. No body blocks or does I/O: whatever waits (on codex, on a person,
-// on the disk) happens on the caller's goroutine, before or after.
+// This file is the session's protocol: every operation its goroutine (loop) performs, but the
+// fallback chain's (session_fallback.go). Each is a method that runs its body on the loop
+// (Session.call) and returns once it has; with the helpers they call (sessionState's and
+// turnSession's methods, Session.start and pump), the only code that touches the session's state.
+// No body blocks or does I/O: whatever waits (on codex, on a person, on the disk) happens on the
+// caller's goroutine, before or after.
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/hermes-lsp/hermes-lsp/agenthost/chatfallback"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
@@ -53,7 +52,8 @@ func (s *Session) end() {
 func (s *Session) status(cfg Config, out *Status) {
 	_ = s.call(func(ss *sessionState) {
 		out.ThreadID = ss.threadID
-		out.Usage, out.Turns, out.ToolIterations, out.Compactions = ss.totals, ss.turns, ss.toolIters, ss.compactions
+		out.Usage, out.Turns, out.ToolIterations = ss.totals, ss.turns, ss.toolIters
+		out.Compactions, out.IneffectiveCompactions = ss.compactions, ss.ineffective
 		out.Yolo, out.AutoApprove = ss.yolo, autoApprove(cfg, ss.yolo)
 		out.Model, out.Effort = ss.model, ss.effort
 		if ss.fallback != nil {
@@ -100,6 +100,7 @@ func (s *Session) recordThread(threadID string, gen int, started bool) (changed 
 		st.threadID, st.loadedGen = threadID, gen
 		if changed {
 			st.threadTotal = &codex.TokenUsage{} // a new thread counts from zero
+			st.forgetCompactions()
 			s.save(st)
 		}
 	})
@@ -116,7 +117,8 @@ func (s *Session) useThread(threadID string) (busy bool, err error) {
 		if st.threadID == threadID {
 			return
 		}
-		st.threadID, st.loadedGen, st.fallback = threadID, 0, nil
+		st.threadID, st.loadedGen = threadID, 0
+		st.forgetCompactions()
 		st.threadTotal = nil // unknown until codex reports it: the next turn counts its own usage
 		st.history = nil
 		s.save(st)
@@ -132,7 +134,8 @@ func (s *Session) forgetThread() error {
 			err = ErrBusy
 			return
 		}
-		st.threadID, st.loadedGen, st.fallback = "", 0, nil
+		st.threadID, st.loadedGen = "", 0
+		st.forgetCompactions()
 		st.history = nil
 		s.save(st)
 	}); cerr != nil {
@@ -163,12 +166,12 @@ func (s *Session) planRun(in Input) (plannedRun, error) {
 		case cur != nil:
 			p.plan, p.t, p.at = planSteer, cur.turn, cur.where()
 		default:
-			ts := s.newTurn(turnSpec{input: in})
+			ts := s.newTurn(st, turnSpec{input: in})
 			st.current = &turnSession{turn: ts.turn}
 			p.plan, p.t, p.runner = planStart, ts.turn, ts
 			if fb := s.fallbackNow(st); fb != nil {
-				// Still within the fallback's cooldown: the turn runs there, and its result says so.
-				ts.fallback = fb.Name
+				// The primary is cooling down: the turn runs on a fallback, and its result says so.
+				ts.onFallback(*fb)
 				if fb.Kind == FallbackChat {
 					// Codex is not involved: the turn runs at once, on the chat fallback alone.
 					ts.cur = attempt{threadID: st.threadID, turnID: "fallback-" + newID()}
@@ -199,7 +202,7 @@ func (s *Session) registerIfIdle(spec turnSpec) (*turnRunner, error) {
 		case st.current != nil:
 			err = ErrBusy
 		default:
-			ts = s.newTurn(spec)
+			ts = s.newTurn(st, spec)
 			st.current = &turnSession{turn: ts.turn}
 		}
 	}); cerr != nil {
@@ -467,38 +470,4 @@ func (s *Session) countCompaction() int {
 		count = st.compactions
 	})
 	return count
-}
-
-// usesFallback reports whether the session runs its turns on a fallback provider.
-func (s *Session) usesFallback() bool {
-	var on bool
-	_ = s.call(func(st *sessionState) { on = st.fallback != nil })
-	return on
-}
-
-// moveToFallback puts the session on fb until cooldown has passed, and returns its thread as it is
-// then, for retrying the turn there.
-func (s *Session) moveToFallback(fb FallbackProvider, cooldown time.Duration) threadView {
-	var view threadView
-	_ = s.call(func(st *sessionState) {
-		st.fallback, st.fallbackEnd = &fb, time.Now().Add(cooldown)
-		if fb.Kind == FallbackResponses {
-			st.loadedGen = 0 // resume the thread under the fallback provider
-		}
-		view = st.threadView()
-	})
-	return view
-}
-
-// fallbackHistory returns the conversation so far (the last historyKept rows), for a chat fallback.
-func (s *Session) fallbackHistory() []chatfallback.Message {
-	var history []chatfallback.Message
-	_ = s.call(func(st *sessionState) {
-		h := st.history
-		if len(h) > historyKept {
-			h = h[len(h)-historyKept:]
-		}
-		history = chatHistory(h)
-	})
-	return history
 }

@@ -59,13 +59,16 @@ type Status struct {
 	Turns          int                    `json:"turns"`
 	ToolIterations int                    `json:"toolIterations"`
 	Compactions    int                    `json:"compactions"`
-	Yolo           bool                   `json:"yolo"`
+	// IneffectiveCompactions counts the compactions in a row that left the context at or above the
+	// compaction threshold (compaction.go).
+	IneffectiveCompactions int  `json:"ineffectiveCompactions"`
+	Yolo                   bool `json:"yolo"`
 	// AutoApprove is whether approvals are answered without asking, and why.
 	AutoApprove AutoApprove `json:"autoApprove"`
 	// Model and Effort are the folder's choice for its turns (empty: the defaults).
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
-	// Fallback names the fallback provider the session moved to, if any.
+	// Fallback names the fallback provider the session's turns run on, if not the primary.
 	Fallback         string                 `json:"fallback,omitempty"`
 	PendingApprovals []hermesproto.Approval `json:"pendingApprovals"`
 }

@@ -38,6 +38,10 @@ type folderState struct {
 	Usage       hermesproto.Usage `json:"usage"`
 	Turns       int               `json:"turns"`
 	Compactions int               `json:"compactions"`
+	// IneffectiveCompactions and CompactionUnjudged are the compaction verdicts so far
+	// (compaction.go): the ineffective ones in a row, and whether the last awaits its verdict.
+	IneffectiveCompactions int  `json:"ineffectiveCompactions,omitempty"`
+	CompactionUnjudged     bool `json:"compactionUnjudged,omitempty"`
 	// Model and Effort are the folder's choice for its turns (hermes.setModel); empty: defaults.
 	Model   string    `json:"model,omitempty"`
 	Effort  string    `json:"effort,omitempty"`

@@ -108,8 +108,9 @@ type turn struct {
 }
 
 // newTurn makes a turn of spec, and its runner's part: that goes to whoever starts the turn, and
-// from them to the runner (begin).
-func (s *Session) newTurn(spec turnSpec) *turnRunner {
+// from them to the runner (begin). On the session's goroutine: the runner starts from the thread's
+// token total as the session last saw it (see noteContext).
+func (s *Session) newTurn(st *sessionState, spec turnSpec) *turnRunner {
 	spec.started = time.Now()
 	q := newEventQueue()
 	t := &turn{
@@ -126,6 +127,9 @@ func (s *Session) newTurn(spec turnSpec) *turnRunner {
 		compacted: make(map[string]bool),
 		apiCalls:  1,
 		live:      newLiveTranscript(s.h.store, s.folder, spec.input, spec.compaction, spec.started, q),
+	}
+	if st.threadTotal != nil {
+		ts.lastTotal, ts.knownTotal = st.threadTotal.TotalTokens, true
 	}
 	if !spec.compaction {
 		ts.addMessages(hermesproto.Message{Role: "user", Content: spec.input.Prompt})

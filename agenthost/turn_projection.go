@@ -58,6 +58,7 @@ func (ts *turnRunner) apply(ev codex.Event) bool {
 	case *codex.TokenUsageParams:
 		u := v.TokenUsage
 		ts.setUsage(&u, false)
+		ts.noteContext(&u)
 		ts.usageAfterCompaction = true
 	case *codex.ErrorParams:
 		if !v.WillRetry {
@@ -155,24 +156,6 @@ func (ts *turnRunner) takeReasoning() string {
 	r := ts.reasoning.String()
 	ts.reasoning.Reset()
 	return r
-}
-
-// compactedItem takes a compaction into the turn: a contextCompaction item, or the older
-// thread/compacted notification. The session counts one compaction per turn, however many items and
-// notifications announce it. Until a token usage update follows, the context's size is unknown.
-func (ts *turnRunner) compactedItem(itemID string) {
-	ts.usageAfterCompaction = false
-	if ts.compacted[itemID] {
-		return
-	}
-	ts.compacted[itemID] = true
-	if len(ts.compacted) > 1 {
-		return
-	}
-	count := ts.s.countCompaction()
-	ts.emit(hermesproto.Event{Kind: hermesproto.EventKindCompaction, Compaction: &hermesproto.Compaction{
-		SessionID: ts.s.id, Count: count, Runtime: "codex_app_server", ThreadID: ts.cur.threadID, TurnID: ts.cur.turnID,
-	}})
 }
 
 // closeOpen closes the items still open when the turn ended.

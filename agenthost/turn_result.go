@@ -17,6 +17,11 @@ func (ts *turnRunner) finish(retired bool) {
 	if ts.stopReason != "" {
 		reason = ts.stopReason // the runner's own reason comes first (see interruptReason)
 	}
+	if reason != "" && ts.status != codex.TurnCompleted && ts.failure == nil {
+		// Stopped by a person, the deadline or shutdown: a chat fallback's request that was cut
+		// short failed, yet the turn was interrupted.
+		ts.status = codex.TurnInterrupted
+	}
 	newThread := ts.newThread
 	threadID, turnID := ts.cur.threadID, ts.cur.turnID
 	var usage hermesproto.Usage
@@ -72,6 +77,10 @@ func (ts *turnRunner) finish(retired bool) {
 	if ts.fallback != "" && res.Completed {
 		res.Error = ""
 	}
+	if ts.exhausted && res.Status == StatusFailed {
+		// Every provider of the chain failed: none answered, and the answer says what each said.
+		res.FinalText, res.Fallback = ts.exhaustedAdvice(), ""
+	}
 
 	md, msgs := ts.live.takeUnsaved(threadID)
 	res.TranscriptPath = s.h.store.appendTurn(&ts.live.files, s.folder, res, ts.review, msgs, approvals, md+ts.live.tail(res, approvals))
@@ -79,6 +88,7 @@ func (ts *turnRunner) finish(retired bool) {
 	cp, kept := s.endTurn(ts.turn, ts.live.giveBack(), turnEnd{
 		res: res, usage: usage, total: total, iterations: ts.iterations,
 		awaitingUsage: len(ts.compacted) > 0 && !ts.usageAfterCompaction,
+		compacted:     len(ts.compacted) > 0, check: ts.check,
 	})
 	ts.live.closeKept(kept)
 	cp.StartedAt = ts.started

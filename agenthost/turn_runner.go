@@ -41,16 +41,28 @@ type turnRunner struct {
 	// usageAfterCompaction says a token usage update came after the turn's last compaction: without
 	// one the context's size is unknown until the next update.
 	usageAfterCompaction bool
+	check                compactionCheck // the context's size around the turn's compactions
+	lastTotal            int64           // the thread's running token total as last seen (knownTotal)
+	knownTotal           bool
 	status               string
 	turnErr              *codex.TurnError
 	failure              error // the run broke: codex died or a call failed
-	fallback             string
 	apiCalls             int
 	live                 liveTranscript // the markdown transcript, written as the turn goes
+
+	// The fallback chain (fallback.go): the provider the turn runs on (primary, or a fallback named
+	// by fallback), the providers it failed on, with why, and the fallbacks passed over as cooling
+	// down; exhausted says no provider was left to try.
+	provider  FallbackProvider
+	fallback  string
+	tried     []FallbackProvider
+	failures  []string
+	cooling   []string
+	exhausted bool
 }
 
 // run drives the turn to its end: it applies codex's notifications, enforces the deadline, retires
-// codex when the turn shows it is broken, retries on a fallback provider, and finishes the result.
+// codex when the turn shows it is broken, retries down the fallback chain, and finishes the result.
 // begin gives it the session's open transcripts (lent), for the turn to take up when they are its
 // thread's, and the title the turn's new thread gets at its end (nameAs; see sessionState.claimName).
 func (ts *turnRunner) run(lent transcriptFiles, nameAs string) {
@@ -71,14 +83,7 @@ func (ts *turnRunner) run(lent transcriptFiles, nameAs string) {
 	if client := ts.cur.client; retire && client != nil {
 		h.retire(client, why) // a no-op when the watcher already retired a dead codex
 	}
-	retired := retire
-	if fb, ok := ts.fallbackFor(cfg); ok && !ts.review {
-		// A responses fallback runs on a codex of its own: whether codex is retired at the end is
-		// that attempt's to say. A chat fallback leaves the retired codex as it was.
-		if fellBack := ts.runFallback(cfg, fb, deadline); fb.Kind == FallbackResponses {
-			retired = fellBack
-		}
-	}
+	retired := ts.failOver(cfg, deadline, retire)
 	ts.finish(retired)
 	if client, threadID, title := ts.cur.client, ts.cur.threadID, ts.nameAs; title != "" && client != nil && !retired {
 		// Beside the session: the turn's end is not held by it (nor by a codex that stalls).

@@ -145,14 +145,14 @@ const (
 	CodeActionTitleDeny          = "Hermes: deny: "
 	// Questions (elicitation, userInput): decline, accept a page or a form without fields, or pick
 	// the answer (the option's label) of a single question.
-	CodeActionTitleDecline = "Hermes: decline: "
-	CodeActionTitleAccept  = "Hermes: accept: "
-	CodeActionTitleAnswer  = "Hermes: answer %s: "
-	CodeActionTitleUndoTurn      = "Hermes: undo last turn (%d files)"
-	CodeActionTitleFixFinding    = "Hermes: fix this finding"
-	CodeActionTitleDismiss       = "Hermes: dismiss finding"
-	CodeActionTitleDismissAll    = "Hermes: dismiss all review findings"
-	CodeActionTitleReview        = "Hermes: review uncommitted changes"
+	CodeActionTitleDecline    = "Hermes: decline: "
+	CodeActionTitleAccept     = "Hermes: accept: "
+	CodeActionTitleAnswer     = "Hermes: answer %s: "
+	CodeActionTitleUndoTurn   = "Hermes: undo last turn (%d files)"
+	CodeActionTitleFixFinding = "Hermes: fix this finding"
+	CodeActionTitleDismiss    = "Hermes: dismiss finding"
+	CodeActionTitleDismissAll = "Hermes: dismiss all review findings"
+	CodeActionTitleReview     = "Hermes: review uncommitted changes"
 	// CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
 	CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (%s)"
 )

@@ -80,7 +80,7 @@ var goldenCases = []struct {
 			Folder: "/home/u/work", ThreadID: "thread-1", Turn: &hermesproto.TurnState{ID: "turn-1", State: "running"},
 			Usage: usage, ContextPercent: 0,
 			PendingApprovals: []hermesproto.ApprovalSummary{{ApprovalID: "a1", Kind: hermesproto.ApprovalKindExec, Summary: "make build"}},
-			Yolo:             false, AutoApprove: hermesproto.AutoApproveStatus{}, Fallback: "backup", Compactions: 1,
+			Yolo:             false, AutoApprove: hermesproto.AutoApproveStatus{}, Fallback: "backup", Compactions: 3, IneffectiveCompactions: 1,
 			UndoableTurns: []hermesproto.UndoableTurn{{TurnID: "turn-0", Files: []string{"calc.go", "calc_test.go"}, StartedAt: asked}},
 		},
 		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}},

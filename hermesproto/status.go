@@ -55,9 +55,15 @@ type FolderStatus struct {
 	// Model and Effort are the folder's choice for its turns (hermes.setModel); absent: the defaults.
 	Model  string `json:"model,omitempty"`
 	Effort string `json:"effort,omitempty"`
-	// Fallback names the fallback provider that answered the latest turn, if one did.
+	// Fallback names the fallback provider the folder's turns run on while the providers before it
+	// in the chain (the primary first) cool down after failing; absent: the primary.
 	Fallback    string `json:"fallback,omitempty"`
 	Compactions int    `json:"compactions"`
+	// IneffectiveCompactions counts the compactions in a row of the folder's thread that left the
+	// context too big: the first model call after each still sent a prompt of at least half the
+	// context window (64,000 tokens at least). A compaction that clears it, or a new thread, sets it
+	// back to 0.
+	IneffectiveCompactions int `json:"ineffectiveCompactions"`
 	// TranscriptPath is the markdown transcript of the folder's thread, when it has one.
 	TranscriptPath string `json:"transcriptPath,omitempty"`
 	// UndoableTurns are the turns hermes.undoTurn can undo, newest first; never null.

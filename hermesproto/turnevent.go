@@ -84,13 +84,21 @@ type PlanStep struct {
 	Status string `json:"status"`
 }
 
-// Compaction reports that codex compacted a thread's context; Runtime is always "codex_app_server".
+// Compaction reports that codex compacted a thread's context: the runtime contract's
+// session:compress event. Runtime is always "codex_app_server". Count is the folder's compactions so
+// far. Codex compacts a thread's context on its side, so the conversation goes on in the same
+// session and thread: OldSessionID and OldThreadID, which would name the session and thread it left,
+// are always empty, and InPlace (hermes rewrote its own record of the conversation where it was) is
+// always false: the transcript keeps every row, and marks the compaction.
 type Compaction struct {
-	SessionID string `json:"sessionId"`
-	Count     int    `json:"count"`
-	Runtime   string `json:"runtime"`
-	ThreadID  string `json:"threadId"`
-	TurnID    string `json:"turnId"`
+	SessionID    string `json:"sessionId"`
+	OldSessionID string `json:"oldSessionId"`
+	InPlace      bool   `json:"inPlace"`
+	Count        int    `json:"count"`
+	Runtime      string `json:"runtime"`
+	ThreadID     string `json:"threadId"`
+	OldThreadID  string `json:"oldThreadId"`
+	TurnID       string `json:"turnId"`
 }
 
 // ApprovalKind says what an approval is for.

@@ -30,8 +30,9 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		fs := hermesproto.FolderStatus{
 			Folder: f.Path, ThreadID: st.ThreadID, Usage: st.Usage, ContextPercent: st.ContextPercent,
 			PendingApprovals: []hermesproto.ApprovalSummary{}, Yolo: st.AutoApprove.Effective, AutoApprove: approve.AutoStatus(st.AutoApprove),
-			Fallback: st.Fallback, Compactions: st.Compactions, UndoableTurns: undo.Undoable(sess),
-			Model: st.Model, Effort: st.Effort,
+			Fallback: st.Fallback, Compactions: st.Compactions, IneffectiveCompactions: st.IneffectiveCompactions,
+			UndoableTurns: undo.Undoable(sess),
+			Model:         st.Model, Effort: st.Effort,
 		}
 		if st.ThreadID != "" {
 			if _, md, err := agenthost.TranscriptPaths(h.StateDir(), st.ThreadID); err == nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemcp"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
@@ -94,5 +95,29 @@ func (r *Real) HermesSettings(stateDir string) map[string]any {
 			"env":  r.CodexEnv(),
 		},
 		"stateDir": stateDir,
+	}
+}
+
+// QuestionServer is the MCP server that [Real.EnableQuestions] declares; codex 0.171.0 offers its
+// tool to the model as the function [fakemcp.ToolName] in the namespace QuestionNamespace.
+const (
+	QuestionServer    = "asker"
+	QuestionNamespace = "mcp__" + QuestionServer
+)
+
+// EnableQuestions rewrites CodexHome's config.toml so that the model can make codex ask the user
+// each of its questions: it declares the MCP server QuestionServer (internal/fakemcp: the test
+// binary itself, so the package's TestMain must call fakemcp.Main), whose tool asks through MCP
+// elicitation, and turns on request_permissions and request_user_input outside Plan mode, which
+// are "under development" in codex 0.171.0 and off unless a feature says otherwise.
+func (r *Real) EnableQuestions(t testing.TB) {
+	t.Helper()
+	mcp, err := fakemcp.Config(QuestionServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	features := []string{"features.request_permissions_tool=true", "features.default_mode_request_user_input=true"}
+	if err := r.Model.WriteCodexConfig(r.CodexHome, append(mcp, features...)...); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -135,9 +135,8 @@ func (c chatChunk) WriteTo(w io.Writer) (int64, error) {
 // chatToolCall returns the name and JSON arguments of the tool call a reply makes in a chat
 // completion.
 func chatToolCall(r Reply) (name, args string) {
-	if r.kind == KindExec {
-		b, _ := json.Marshal(map[string]string{"cmd": r.text})
-		return "exec_command", string(b)
+	if r.kind == KindExec || r.kind == KindCall {
+		return functionCall(r)
 	}
 	b, _ := json.Marshal(map[string]string{"input": r.text})
 	return "apply_patch", string(b)
@@ -159,7 +158,7 @@ func chatCompletion(r Reply, id, model string) map[string]any {
 	msg := map[string]any{"role": "assistant", "content": nil}
 	finish := "stop"
 	switch r.kind {
-	case KindExec, KindPatch:
+	case KindExec, KindCall, KindPatch:
 		name, args := chatToolCall(r)
 		msg["tool_calls"] = []any{map[string]any{
 			"id": r.callID, "type": "function", "function": map[string]any{"name": name, "arguments": args},
@@ -202,7 +201,7 @@ func chatChunks(r Reply, id, model string, includeUsage bool) []chatChunk {
 	switch r.kind {
 	case KindHang:
 		return out
-	case KindExec, KindPatch:
+	case KindExec, KindCall, KindPatch:
 		name, args := chatToolCall(r)
 		add(choice(map[string]any{"tool_calls": []any{map[string]any{
 			"index": 0, "id": r.callID, "type": "function", "function": map[string]any{"name": name, "arguments": args},

@@ -231,6 +231,7 @@ func TestReplyAccessors(t *testing.T) {
 		{Message("m"), KindMessage, "m"},
 		{MessageChunks("a", "b"), KindMessage, "ab"},
 		{Exec("ls"), KindExec, "ls"},
+		{Call("f", "{}"), KindCall, "{}"},
 		{Patch("p"), KindPatch, "p"},
 		{Failed("f"), KindFailed, "f"},
 		{HTTPError(500, "b"), KindHTTPError, "b"},

@@ -1,9 +1,9 @@
 // Package fakemodel is a scripted fake of the OpenAI Responses API (and of chat completions) on
 // loopback, good enough to run the real codex binary offline against it.
 //
-// A [Server] answers each POST /v1/responses with the next queued [Reply] (an assistant message, an
-// exec_command or apply_patch tool call, a failure, an HTTP error, a usage limit, or a hang) as a
-// stream of server-sent events, and records every request so tests can check what codex sent. With
+// A [Server] answers each POST /v1/responses with the next queued [Reply] (an assistant message, a
+// tool call (exec_command, apply_patch or any other function), a failure, an HTTP error, a usage
+// limit, or a hang) as a stream of server-sent events, and records every request so tests can check what codex sent. With
 // an empty queue it answers like a tiny model: it echoes the last tool output, or says hello.
 //
 // Point codex at it with [Server.CodexConfig], as -c options:

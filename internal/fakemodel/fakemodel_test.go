@@ -275,6 +275,35 @@ func TestToolCalls(t *testing.T) {
 	}
 }
 
+func TestCalls(t *testing.T) {
+	srv := startServer(t)
+	srv.Enqueue(Call("request_user_input", `{"questions":[]}`), Call("ask", `{"q":1}`).WithNamespace("mcp__asker"))
+
+	events := respond(t, srv, userBody)
+	output, _ := completed(t, events)
+	want := map[string]any{"id": "fc_resp_1", "type": "function_call", "status": "completed",
+		"call_id": "call_1", "name": "request_user_input", "arguments": `{"questions":[]}`}
+	if got, w := mustJSON(t, output), mustJSON(t, []any{want}); got != w {
+		t.Errorf("call output %s, want %s", got, w)
+	}
+	var streamed string
+	for _, e := range events {
+		if e.Type == "response.function_call_arguments.delta" {
+			streamed += e.Data["delta"].(string)
+		}
+	}
+	if streamed != `{"questions":[]}` {
+		t.Errorf("streamed arguments %q", streamed)
+	}
+
+	output, _ = completed(t, respond(t, srv, userBody))
+	want = map[string]any{"id": "fc_resp_2", "type": "function_call", "status": "completed",
+		"call_id": "call_2", "name": "ask", "namespace": "mcp__asker", "arguments": `{"q":1}`}
+	if got, w := mustJSON(t, output), mustJSON(t, []any{want}); got != w {
+		t.Errorf("namespaced call output %s, want %s", got, w)
+	}
+}
+
 func TestReasoning(t *testing.T) {
 	srv := startServer(t)
 	srv.Enqueue(Message("answer").WithReasoning("thinking"))

@@ -31,6 +31,7 @@ const (
 	KindFailed                // a stream ending in response.failed
 	KindHTTPError             // a plain HTTP error status, no stream
 	KindHang                  // response.created, then nothing until the client or the server goes away
+	KindCall                  // a function_call to any tool, with JSON arguments
 )
 
 // String returns the kind's name.
@@ -48,21 +49,25 @@ func (k Kind) String() string {
 		return "http-error"
 	case KindHang:
 		return "hang"
+	case KindCall:
+		return "call"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
 // A Reply is one scripted answer to one request. It is a value: build it with one of the
-// constructors ([Message], [Exec], [Patch], [Failed], [HTTPError], [UsageLimit], [Hang]) and adjust
+// constructors ([Message], [Exec], [Call], [Patch], [Failed], [HTTPError], [UsageLimit], [Hang]) and adjust
 // it with its With methods, which return a modified copy.
 type Reply struct {
 	kind      Kind
 	chunks    []string // KindMessage: the text deltas, in order
-	text      string   // KindExec: the command; KindPatch: the patch; KindFailed: the error message
+	text      string   // KindExec: the command; KindCall: the arguments; KindPatch: the patch; KindFailed: the error message
+	tool      string   // KindCall: the tool's name
+	namespace string   // KindCall: the namespace the tool is in, if any
 	status    int      // KindHTTPError
 	body      string   // KindHTTPError
 	header    http.Header
-	callID    string // KindExec, KindPatch: empty means the server assigns call_N
+	callID    string // KindExec, KindCall, KindPatch: empty means the server assigns call_N
 	usage     Usage
 	noUsage   bool
 	reasoning string        // a reasoning summary streamed before the output, if not empty
@@ -92,6 +97,22 @@ func MessageChunks(chunks ...string) Reply {
 // [Reply.WithCallID] says otherwise, the server gives it a fresh call id: call_1, call_2, ...
 func Exec(cmd string) Reply {
 	return Reply{kind: KindExec, text: cmd, usage: DefaultUsage}
+}
+
+// Call is a function_call of the tool name with arguments, a JSON object, as they are: for tools
+// other than exec_command, such as codex's request_user_input, or an MCP server's tool (with
+// [Reply.WithNamespace]). Unless [Reply.WithCallID] says otherwise, the server gives it a fresh
+// call id: call_1, call_2, ...
+func Call(name, arguments string) Reply {
+	return Reply{kind: KindCall, tool: name, text: arguments, usage: DefaultUsage}
+}
+
+// WithNamespace returns a copy of a [Call] whose function is in namespace ns, as the Responses
+// API names a deferred tool: codex 0.171.0 offers an MCP server's tools that way, the tool TOOL
+// of the server SERVER being the function TOOL in the namespace mcp__SERVER.
+func (r Reply) WithNamespace(ns string) Reply {
+	r.namespace = ns
+	return r
 }
 
 // Patch is a custom_tool_call of the apply_patch tool whose input is patch, a text in codex's
@@ -173,7 +194,8 @@ func Hang() Reply {
 // Kind returns what the reply does.
 func (r Reply) Kind() Kind { return r.kind }
 
-// Text returns the message text of a [Message] reply, the command of an [Exec], the patch of a
+// Text returns the message text of a [Message] reply, the command of an [Exec], the arguments of a
+// [Call], the patch of a
 // [Patch], the error message of a [Failed] and the body of an [HTTPError].
 func (r Reply) Text() string {
 	switch r.kind {
@@ -199,7 +221,7 @@ func (r Reply) WithoutUsage() Reply {
 	return r
 }
 
-// WithReasoning returns a copy of a streamed reply ([Message], [Exec], [Patch]) that first streams
+// WithReasoning returns a copy of a streamed reply ([Message], [Exec], [Call], [Patch]) that first streams
 // a reasoning item whose summary is summary, as reasoning models do. Codex shows it as a reasoning
 // item before the message or tool call.
 func (r Reply) WithReasoning(summary string) Reply {
@@ -207,7 +229,7 @@ func (r Reply) WithReasoning(summary string) Reply {
 	return r
 }
 
-// WithCallID returns a copy of a tool-call reply ([Exec], [Patch]) that uses id as its call id
+// WithCallID returns a copy of a tool-call reply ([Exec], [Call], [Patch]) that uses id as its call id
 // instead of a fresh one.
 func (r Reply) WithCallID(id string) Reply {
 	r.callID = id

@@ -355,7 +355,7 @@ func take[R any](s *Server, reqs *[]R, queue *[]Reply, def *func(R) Reply, req R
 	if !queued {
 		reply = f(req)
 	}
-	if (reply.kind == KindExec || reply.kind == KindPatch) && reply.callID == "" {
+	if (reply.kind == KindExec || reply.kind == KindCall || reply.kind == KindPatch) && reply.callID == "" {
 		s.mu.Lock()
 		s.calls++
 		reply.callID = "call_" + strconv.Itoa(s.calls)

@@ -163,18 +163,22 @@ func responseEvents(r Reply, id ids) []Event {
 			map[string]any{"id": itemID, "type": "message", "status": "completed", "role": "assistant", "content": []any{part(text)}},
 			deltas...,
 		)
-	case KindExec:
+	case KindExec, KindCall:
 		itemID := "fc_" + id.response
-		args, _ := json.Marshal(map[string]string{"cmd": r.text})
+		name, args := functionCall(r)
 		item := func(status, args string) map[string]any {
-			return map[string]any{
+			m := map[string]any{
 				"id": itemID, "type": "function_call", "status": status,
-				"call_id": id.call, "name": "exec_command", "arguments": args,
+				"call_id": id.call, "name": name, "arguments": args,
 			}
+			if r.namespace != "" {
+				m["namespace"] = r.namespace
+			}
+			return m
 		}
-		add(item("in_progress", ""), item("completed", string(args)),
-			ev("response.function_call_arguments.delta", "item_id", itemID, "delta", string(args)),
-			ev("response.function_call_arguments.done", "item_id", itemID, "arguments", string(args)),
+		add(item("in_progress", ""), item("completed", args),
+			ev("response.function_call_arguments.delta", "item_id", itemID, "delta", args),
+			ev("response.function_call_arguments.done", "item_id", itemID, "arguments", args),
 		)
 	case KindPatch:
 		itemID := "ctc_" + id.response
@@ -197,6 +201,15 @@ func responseEvents(r Reply, id ids) []Event {
 		completed["usage"] = usageJSON(r.usage)
 	}
 	return numbered(append(events, ev("response.completed", "response", completed)))
+}
+
+// functionCall returns the tool name and JSON arguments of an [Exec] or a [Call].
+func functionCall(r Reply) (name, args string) {
+	if r.kind == KindCall {
+		return r.tool, r.text
+	}
+	b, _ := json.Marshal(map[string]string{"cmd": r.text})
+	return "exec_command", string(b)
 }
 
 // numbered sets the sequence_number of each event to its index.

@@ -146,7 +146,8 @@ export function folderStatusLine(f: FolderStatus): string {
 		parts.push(`${pending} approval(s) waiting`);
 	}
 	if (f.compactions) {
-		parts.push(`${f.compactions} compaction(s)`);
+		const ineffective = f.ineffectiveCompactions ? ` (last ${f.ineffectiveCompactions} ineffective)` : '';
+		parts.push(`${f.compactions} compaction(s)${ineffective}`);
 	}
 	if (f.fallback) {
 		parts.push(`fallback ${String(f.fallback)}`);

@@ -158,7 +158,8 @@ test('statusText for hermes.status', () => {
 				contextPercent: 9,
 				pendingApprovals: [{ approvalId: 'a3', kind: 'exec', summary: 'make test' }],
 				yolo: false,
-				compactions: 1,
+				compactions: 3,
+				ineffectiveCompactions: 2,
 			},
 			{ folder: '/w/web', threadId: '', turn: null, usage: {}, contextPercent: 0, pendingApprovals: [], yolo: true, compactions: 0 },
 		],
@@ -167,7 +168,7 @@ test('statusText for hermes.status', () => {
 		headline: 'Hermes: 1 turn(s) running',
 		detail: [
 			'api (/w/api)',
-			`  turn running · ${tok(12_000)} tokens · 9% context · auto-approve off · 1 approval(s) waiting · 1 compaction(s)`,
+			`  turn running · ${tok(12_000)} tokens · 9% context · auto-approve off · 1 approval(s) waiting · 3 compaction(s) (last 2 ineffective)`,
 			'  thread th',
 			'  waiting: exec make test (a3)',
 			'web (/w/web)',

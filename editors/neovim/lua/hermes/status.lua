@@ -63,7 +63,11 @@ local function status_lines(list, titles)
       table.insert(parts, "· fallback " .. tostring(f.fallback))
     end
     if (f.compactions or 0) > 0 then
-      table.insert(parts, string.format("· %d compaction(s)", f.compactions))
+      local ineffective = ""
+      if (f.ineffectiveCompactions or 0) > 0 then
+        ineffective = string.format(" (last %d ineffective)", f.ineffectiveCompactions)
+      end
+      table.insert(parts, string.format("· %d compaction(s)%s", f.compactions, ineffective))
     end
     table.insert(ls, table.concat(parts, " "))
     for _, a in ipairs(type(f.pendingApprovals) == "table" and f.pendingApprovals or {}) do
