@@ -5,7 +5,7 @@ import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import type { MessageActionItem } from 'vscode-languageclient';
 
 import { Actions, type Approval, type FileChange } from './protocol';
-import { permissionsWords } from './questions';
+import { asksQuestions, permissionsWords } from './questions';
 
 export { Actions };
 
@@ -35,7 +35,8 @@ export function promptedApproval(waiting: readonly Approval[], claimed: Readonly
 	}
 	let best: Approval | undefined;
 	for (const a of waiting) {
-		if (claimed.has(a.approvalId)) {
+		// Questions are asked in the chat view (experimental.hermes.asksQuestions), never by a prompt.
+		if (claimed.has(a.approvalId) || asksQuestions(a)) {
 			continue;
 		}
 		// Ties (and unparsable times) keep the event order.
