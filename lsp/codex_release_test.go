@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/lsptest"
 )
@@ -19,10 +20,14 @@ func TestCodexReleaseOutsideRangeToldOnce(t *testing.T) {
 		t.Run(profile.Name, func(t *testing.T) {
 			f := start(t, profile, nil)
 			f.fake.SetVersion("0.172.0")
+			// The first turn fails for authentication: codex is retired at its end, and starts
+			// again for the next turn, which is no news.
+			unauthorized := &codex.TurnError{Message: "401 Unauthorized", CodexErrorInfo: codex.CodexErrorInfo{Raw: json.RawMessage(`"unauthorized"`)}}
+			f.fake.OnTurn(func(ft *codextest.FakeTurn) { ft.Complete(codex.TurnFailed, unauthorized) })
 			ctx := testCtx(t)
 			f.ask(ctx, map[string]any{"prompt": "hello"})
 			f.awaitEnd(ctx)
-			f.fake.Kill() // codex starts again for the next turn: no second message
+			f.fake.OnTurn(nil)
 			f.ask(ctx, map[string]any{"prompt": "again"})
 			if err := f.ed.Await(ctx, lsptest.Announced(2)); err != nil {
 				t.Fatalf("the second turn did not end: %v", err)
