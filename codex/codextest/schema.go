@@ -146,6 +146,11 @@ func (s *Schema) walk(path string, v any, schemas []any, unknown *[]string) {
 	for _, sch := range schemas {
 		alts = s.expand(sch, alts, 0)
 	}
+	for _, alt := range alts {
+		if unconstrained(alt) {
+			return // any value (an elicitation's content, free-form metadata)
+		}
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		alts = discriminated(alts, v)
@@ -190,10 +195,24 @@ func (s *Schema) walk(path string, v any, schemas []any, unknown *[]string) {
 	}
 }
 
+// unconstrained reports whether a schema allows any value: it says nothing of its type or shape
+// (the JSON schema true, or one with a description only).
+func unconstrained(m map[string]any) bool {
+	for _, k := range []string{"type", "properties", "items", "additionalProperties", "enum", "const", "$ref", "anyOf", "oneOf", "allOf"} {
+		if _, ok := m[k]; ok {
+			return false
+		}
+	}
+	return true
+}
+
 // expand resolves a schema's references and unions into the schemas a value may match, appended to
 // out. A schema with properties of its own beside a union is each of the union's branches with those
 // properties added (codex's image input: a type and a detail, and a url or a file id).
 func (s *Schema) expand(sch any, out []map[string]any, depth int) []map[string]any {
+	if b, ok := sch.(bool); ok && b {
+		return append(out, map[string]any{}) // the schema true: any value
+	}
 	m := obj(sch)
 	if m == nil || depth > 32 {
 		return out

@@ -44,6 +44,13 @@ func TestMinSchemaChecksFields(t *testing.T) {
 	if got := schema.CheckAnswer(codex.RequestCommandApproval, json.RawMessage(`{"decision":"accept","why":"x"}`)); !slices.Equal(got, []string{"result.why"}) {
 		t.Errorf("an approval's answer with a field of its own: %q", got)
 	}
+	// An elicitation's content is the MCP server's form: any shape. Beside it, fields are checked.
+	if got := schema.CheckAnswer(codex.RequestMcpElicitation, json.RawMessage(`{"action":"accept","content":{"color":"g","tags":["a"]}}`)); got != nil {
+		t.Errorf("an elicitation's content: %q", got)
+	}
+	if got := schema.CheckAnswer(codex.RequestMcpElicitation, json.RawMessage(`{"action":"accept","content":{},"extra":1}`)); !slices.Equal(got, []string{"result.extra"}) {
+		t.Errorf("an elicitation's answer with a field of its own: %q", got)
+	}
 	if got := schema.CheckAnswer("no/such/request", json.RawMessage(`{"x":1}`)); got != nil {
 		t.Errorf("the answer to a request the release never makes: %q", got)
 	}
