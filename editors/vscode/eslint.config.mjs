@@ -20,7 +20,18 @@ const moduleState = [
 ];
 
 export default tseslint.config(
-	{ ignores: ['node_modules/', 'dist/', 'out/', 'server/', '.e2e/', 'src/hermesproto_commands.ts', 'src/hermesproto_events.ts', 'src/hermesproto_questions.ts'] },
+	{
+		ignores: [
+			'node_modules/',
+			'dist/',
+			'out/',
+			'server/',
+			'.e2e/',
+			'src/hermesproto_commands.ts',
+			'src/hermesproto_events.ts',
+			'src/hermesproto_questions.ts',
+		],
+	},
 	{
 		files: ['**/*.{js,mjs}'],
 		extends: [js.configs.recommended],
