@@ -13,7 +13,18 @@ NODECLIENT_STAMP := $(NODECLIENT_DIR)/node_modules/.package-lock.json
 
 TEST_FLAGS ?= -race -count=1 -timeout 15m
 
-.PHONY: all build test test-short lint cross tools clean
+# The other supported codex releases that make test-compat tests (see codex/version.go for the range
+# and its known problems): one folder each under tools/codex-compat, named by the release, with its
+# package.json and lock file; installed like the pin, into the folder's git-ignored node_modules.
+COMPAT_DIR      := tools/codex-compat
+COMPAT_VERSIONS := $(sort $(notdir $(wildcard $(COMPAT_DIR)/*)))
+compat_bin       = $(COMPAT_DIR)/$(1)/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+# The releases whose schema codex/schema keeps besides the pin's (codex/schema/<release>/: the oldest
+# supported release's, which the fake app-server checks what hermes-lsp sends against).
+SCHEMA_BUNDLE   := codex_app_server_protocol.schemas.json
+SCHEMA_VERSIONS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard codex/schema/*/$(SCHEMA_BUNDLE))))))
+
+.PHONY: all build test test-short test-compat lint cross tools clean
 
 all: build
 
@@ -49,6 +60,11 @@ $(CODEX_BIN): $(CODEX_DIR)/package.json $(CODEX_DIR)/package-lock.json
 	@test -x $(CODEX_BIN) || { echo "codex binary missing after npm ci: $(CODEX_BIN)"; exit 1; }
 	@touch $(CODEX_BIN)
 
+$(COMPAT_DIR)/%/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex: $(COMPAT_DIR)/%/package.json $(COMPAT_DIR)/%/package-lock.json
+	cd $(COMPAT_DIR)/$* && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $@ || { echo "codex binary missing after npm ci: $@"; exit 1; }
+	@touch $@
+
 $(NODECLIENT_STAMP): $(NODECLIENT_DIR)/package.json $(NODECLIENT_DIR)/package-lock.json
 	cd $(NODECLIENT_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@test -f $(NODECLIENT_STAMP) || { echo "npm ci left no $(NODECLIENT_STAMP)"; exit 1; }
@@ -57,6 +73,21 @@ $(NODECLIENT_STAMP): $(NODECLIENT_DIR)/package.json $(NODECLIENT_DIR)/package-lo
 ## test: every test, including the ones against the real pinned codex, after lint and the cross builds.
 test: tools lint cross
 	$(GO) test $(TEST_FLAGS) ./...
+
+## test-compat: the real-codex tests on each other supported codex release (COMPAT_VERSIONS, from
+## tools/codex-compat; the pin's run in make test), installed from npm like the pin, with
+## HERMES_CODEX_BIN pointing at it. The tests are those of codex, agenthost, lsp, cmd and internal
+## that run codex (internal/cmd/realtests finds them); a test that cannot pass on a release says why
+## and skips itself (codextest.Real's RequirePinned, SkipIfKnown). The editors' end-to-end tests stay
+## on the pin: what differs between releases is codex's protocol, which the lsp tests' Node client
+## drives the same way.
+test-compat: $(foreach v,$(COMPAT_VERSIONS),$(call compat_bin,$(v))) $(NODECLIENT_STAMP)
+	@tests=$$($(GO) run ./internal/cmd/realtests codex agenthost lsp cmd internal) && \
+	for v in $(COMPAT_VERSIONS); do \
+	  echo "test-compat: codex $$v"; \
+	  HERMES_CODEX_BIN=$(abspath $(COMPAT_DIR))/$$v/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex \
+	    $(GO) test $(TEST_FLAGS) -run "$$tests" ./codex/... ./agenthost/... ./lsp/... ./cmd/... ./internal/... || exit 1; \
+	done
 
 ## test-short: the fast layer only (skips the real-codex tests).
 test-short:
@@ -90,7 +121,7 @@ cross:
 	done
 
 clean:
-	rm -rf bin $(CODEX_DIR)/node_modules
+	rm -rf bin $(CODEX_DIR)/node_modules $(COMPAT_DIR)/*/node_modules
 
 ## demo: one agent turn in the terminal (`bin/hermes-demo`): a real hermes-lsp server, driven over LSP by
 ## the binary's own terminal client, on the pinned codex, in a temporary copy of examples/calc. It uses an
@@ -251,16 +282,21 @@ bench: build $(CODEX_BIN)
 # --- end of bench ------------------------------------------------------------------------------------
 
 # --- generate: the protocols' types -------------------------------------------------------------------
-## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), (2)
+## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), and
+## codex/schema/<release>/ from that release's tools/codex-compat install (the oldest supported), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
 ## editors/vscode/src/hermesproto_{commands,events,questions}.ts from the Go package hermesproto with tygo (configured by
 ## hermesproto/tygo.yaml, tygo-events.yaml and tygo-questions.yaml). Both generators are pinned by tool directives in go.mod. Run it after
-## moving codex's pin or changing hermesproto: TestSchemaMatchesPinnedCodex,
+## moving codex's pin or its oldest supported release, or changing hermesproto: TestSchemaMatchesCodex,
 ## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
-generate: $(CODEX_BIN)
+generate: $(CODEX_BIN) $(foreach v,$(SCHEMA_VERSIONS),$(call compat_bin,$(v)))
 	@tmp=$$(mktemp -d) && $(CODEX_BIN) app-server generate-json-schema --out $$tmp >/dev/null && \
-	  cp $$tmp/codex_app_server_protocol.schemas.json codex/schema/ && rm -rf $$tmp
+	  cp $$tmp/$(SCHEMA_BUNDLE) codex/schema/ && rm -rf $$tmp
+	@for v in $(SCHEMA_VERSIONS); do \
+	  tmp=$$(mktemp -d) && $(call compat_bin,$$v) app-server generate-json-schema --out $$tmp >/dev/null && \
+	  cp $$tmp/$(SCHEMA_BUNDLE) codex/schema/$$v/ && rm -rf $$tmp || exit 1; \
+	done
 	$(GO) run ./codex/internal/protogen
 	$(GO) tool tygo generate --config hermesproto/tygo.yaml
 	$(GO) tool tygo generate --config hermesproto/tygo-events.yaml

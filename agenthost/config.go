@@ -78,6 +78,10 @@ type Config struct {
 
 	// StartCodex starts a codex client; nil means codex.Start. Tests put a fake here.
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
+	// OnCodexStarted, when set, is told what hermes-lsp makes of the release of each codex the host
+	// starts (CodexWarning words it when it is outside the supported range). It runs while the host
+	// starts codex: it must return at once and not call the host.
+	OnCodexStarted func(codex.Compat)
 }
 
 // Defaults.

@@ -60,11 +60,11 @@ func (s *Session) ThreadHistory(ctx context.Context, threadID string) (hermespro
 		return h, err
 	}
 	if threadID != current {
-		found, err := listThreads(ctx, client, s.folder, []string{threadID})
+		found, err := folderHasThread(ctx, client, s.folder, threadID)
 		if err != nil {
 			return h, err
 		}
-		if len(found) == 0 {
+		if !found {
 			return h, fmt.Errorf("thread %s is not one of %s's threads", threadID, s.folder)
 		}
 	}

@@ -39,10 +39,11 @@ type Host struct {
 	removed  []*Session          // sessions removed while their turn may still run
 	threads  map[string]*Session // by codex thread id
 
-	codexMu sync.Mutex    // held while starting or retiring codex
-	client  *codex.Client // nil until started, and after retirement
-	gen     int           // counts codex starts: a thread is loaded in one generation
-	stale   bool          // the configuration changed: restart codex when it is next idle
+	codexMu sync.Mutex                   // held while starting or retiring codex
+	client  *codex.Client                // nil until started, and after retirement
+	compat  atomic.Pointer[codex.Compat] // the release of the codex last started (or refused); nil before
+	gen     int                          // counts codex starts: a thread is loaded in one generation
+	stale   bool                         // the configuration changed: restart codex when it is next idle
 
 	approvalSeq atomic.Int64
 
@@ -114,6 +115,9 @@ func (h *Host) Reconfigure(cfg Config) error {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = old.Logger
+	}
+	if cfg.OnCodexStarted == nil {
+		cfg.OnCodexStarted = old.OnCodexStarted
 	}
 	if cfg.StateDir == "" {
 		cfg.StateDir = old.StateDir

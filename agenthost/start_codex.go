@@ -1,5 +1,7 @@
 package agenthost
 
+// This file starts codex for the host, and keeps what hermes-lsp makes of its release.
+
 import (
 	"context"
 	"errors"
@@ -16,11 +18,53 @@ func (h *Host) startCodex(ctx context.Context, cfg Config) (*codex.Client, error
 	opts.StartTimeout = cfg.StartTimeout
 	client, err := cfg.StartCodex(ctx, opts)
 	if err == nil {
+		compat := client.Compat()
+		h.compat.Store(&compat)
+		if !compat.Inside() {
+			h.log.Warn("codex outside the supported range", "warning", CodexWarning(compat))
+		}
+		if cfg.OnCodexStarted != nil {
+			cfg.OnCodexStarted(compat)
+		}
 		return client, nil
+	}
+	var tooOld *codex.TooOldError
+	if errors.As(err, &tooOld) {
+		h.compat.Store(&tooOld.Compat)
+		return nil, fmt.Errorf("%w. %s", err, codexRemedy(false))
 	}
 	var timeout *codex.StartTimeoutError
 	if errors.As(err, &timeout) {
 		return nil, fmt.Errorf("%w: check hermes.codex.path or raise hermes.codex.startTimeoutSeconds", err)
 	}
 	return nil, fmt.Errorf("%w. Check that codex is installed (npm install -g @openai/codex) or set its path (hermes codex.path)", err)
+}
+
+// CodexCompat is what hermes-lsp makes of the release of the codex it last started (or refused to
+// run, as older than codex.MinVersion); false before it has started one.
+func (h *Host) CodexCompat() (codex.Compat, bool) {
+	c := h.compat.Load()
+	if c == nil {
+		return codex.Compat{}, false
+	}
+	return *c, true
+}
+
+// CodexWarning tells a person how their codex stands when its release is outside the supported
+// range, and what to do; "" when it is inside.
+func CodexWarning(c codex.Compat) string {
+	if c.Inside() {
+		return ""
+	}
+	return c.Outside() + ". " + codexRemedy(c.Support != codex.SupportTooOld)
+}
+
+// codexRemedy says how to get a supported codex; mayWork says the codex in use may do meanwhile.
+func codexRemedy(mayWork bool) string {
+	install := fmt.Sprintf("install %[1]s@%[2]s (npm install -g %[1]s@%[2]s) or set hermes.codex.path to a codex from %[3]s",
+		codex.NpmPackage, codex.TestedVersion, codex.SupportedRange())
+	if mayWork {
+		return "If something fails, " + install + "."
+	}
+	return "To use hermes-lsp, " + install + "."
 }

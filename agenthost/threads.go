@@ -13,8 +13,12 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
-// maxThreads is the most threads Threads lists.
+// maxThreads is the most threads Threads lists, and the page size thread/list is asked for.
 const maxThreads = 50
+
+// maxThreadPages bounds how many pages of thread/list a search for one thread reads: a folder's
+// newest maxThreadPages*maxThreads threads are found.
+const maxThreadPages = 40
 
 // ThreadInfo is one of a folder's codex threads.
 type ThreadInfo struct {
@@ -40,16 +44,12 @@ func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	threads, err := listThreads(ctx, client, s.folder, nil)
-	if err != nil {
-		return nil, err
-	}
 	current, _, _ := s.thread()
-	out := make([]ThreadInfo, 0, len(threads))
-	seen := make(map[string]bool, len(threads))
-	for _, t := range threads {
+	var out []ThreadInfo
+	seen := make(map[string]bool)
+	err = listThreads(ctx, client, s.folder, maxThreadPages, func(t codex.Thread) bool {
 		if seen[t.ID] {
-			continue
+			return true
 		}
 		seen[t.ID] = true
 		rec := s.h.store.recorded(t.ID)
@@ -61,21 +61,53 @@ func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 			ID: t.ID, Title: title, UpdatedAt: time.Unix(t.UpdatedAt, 0).UTC(),
 			Turns: rec.turns, Current: t.ID == current, Review: rec.review,
 		})
+		return len(out) < maxThreads
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []ThreadInfo{}
 	}
 	return out, nil
 }
 
-// listThreads asks codex for the threads whose cwd is folder, newest first; ids restricts them.
-func listThreads(ctx context.Context, client *codex.Client, folder string, ids []string) ([]codex.Thread, error) {
+// listThreads hands yield the threads whose cwd is folder, newest first, until it returns false:
+// page by page (thread/list, following nextCursor), at most pages pages.
+func listThreads(ctx context.Context, client *codex.Client, folder string, pages int, yield func(codex.Thread) bool) error {
 	cwd, _ := json.Marshal(folder)
-	var res codex.ThreadListResponse
-	err := client.Call(ctx, "thread/list", codex.ThreadListParams{
-		Cwd: cwd, SortKey: "updated_at", SortDirection: "desc", Limit: maxThreads, IncludedThreadIds: ids,
-	}, &res)
-	if err != nil {
-		return nil, fmt.Errorf("thread/list: %w", err)
+	cursor := ""
+	for range pages {
+		var res codex.ThreadListResponse
+		err := client.Call(ctx, "thread/list", codex.ThreadListParams{
+			Cwd: cwd, SortKey: "updated_at", SortDirection: "desc", Limit: maxThreads, Cursor: cursor,
+		}, &res)
+		if err != nil {
+			return fmt.Errorf("thread/list: %w", err)
+		}
+		for _, t := range res.Data {
+			if !yield(t) {
+				return nil
+			}
+		}
+		if res.NextCursor == "" || res.NextCursor == cursor {
+			return nil
+		}
+		cursor = res.NextCursor
 	}
-	return res.Data, nil
+	return nil
+}
+
+// folderHasThread reports whether threadID is one of the folder's threads in codex. It looks for it
+// itself rather than ask thread/list for it by id: codex before 0.171.0 ignores includedThreadIds
+// (codex.ProblemThreadFilter) and would answer with any thread of the folder.
+func folderHasThread(ctx context.Context, client *codex.Client, folder, threadID string) (bool, error) {
+	found := false
+	err := listThreads(ctx, client, folder, maxThreadPages, func(t codex.Thread) bool {
+		found = t.ID == threadID
+		return !found
+	})
+	return found, err
 }
 
 // threadTitle is what a thread is called in a list.
@@ -102,11 +134,11 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string) error {
 	if err != nil {
 		return err
 	}
-	found, err := listThreads(ctx, client, s.folder, []string{threadID})
+	found, err := folderHasThread(ctx, client, s.folder, threadID)
 	if err != nil {
 		return err
 	}
-	if len(found) == 0 {
+	if !found {
 		return fmt.Errorf("thread %s is not one of %s's threads", threadID, s.folder)
 	}
 	busy, err := s.useThread(threadID)

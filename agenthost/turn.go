@@ -263,22 +263,35 @@ func (t *turn) over(sub *codex.Subscription) bool {
 	return closed(t.done) || (sub != nil && sub.TurnCompleted())
 }
 
-// interrupt asks codex to stop the turn; the runner finishes it when codex confirms.
+// interrupt asks codex to stop the turn; the runner finishes it when codex confirms, or when codex
+// leaves an interrupt unanswered (see stop).
 func (t *turn) interrupt(ctx context.Context, reason string) error {
+	_, err := t.stop(ctx, reason)
+	return err
+}
+
+// stop asks codex to stop the turn. An answer that is an error means the turn is already over (the
+// runner's events will say); unanswered says codex did not answer within the interrupt's own
+// timeout (codex.InterruptTimeout), which counts as the turn being over too: codex up to 0.168.0
+// never answers an interrupt of a turn that has just ended (codex.ProblemInterruptUnanswered).
+func (t *turn) stop(ctx context.Context, reason string) (unanswered bool, err error) {
 	t.s.interruptTurn(t, reason)
 	if closed(t.done) {
-		return nil
+		return false, nil
 	}
 	a := t.where()
 	if a.turnID == "" || a.client == nil {
-		return nil // not started in codex yet, or a chat fallback's turn: the runner sees interrupted
+		return false, nil // not started in codex yet, or a chat fallback's turn: the runner sees interrupted
 	}
-	if err := a.client.InterruptTurn(ctx, a.threadID, a.turnID); err != nil {
-		var rpcErr *codex.Error
-		if errors.As(err, &rpcErr) {
-			return nil // already over
-		}
-		return fmt.Errorf("interrupt: %w", err)
+	err = a.client.InterruptTurn(ctx, a.threadID, a.turnID)
+	var rpcErr *codex.Error
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, codex.ErrInterruptUnanswered):
+		return true, nil
+	case errors.As(err, &rpcErr):
+		return false, nil // already over
 	}
-	return nil
+	return false, fmt.Errorf("interrupt: %w", err)
 }

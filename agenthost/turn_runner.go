@@ -142,7 +142,10 @@ func (ts *turnRunner) drive(d *turnDeadline) {
 			again = nil
 			if resends < 10 {
 				resends++
-				ts.resendInterrupt()
+				if ts.resendInterrupt() {
+					ts.endUnanswered(sub)
+					return
+				}
 				again = time.After(interruptResend)
 			}
 		case ev, ok := <-sub.Events():
@@ -175,14 +178,31 @@ func (ts *turnRunner) drive(d *turnDeadline) {
 // interruptResend is how long an interrupted turn may run on before the interrupt is sent again.
 const interruptResend = 500 * time.Millisecond
 
-func (ts *turnRunner) resendInterrupt() {
+// resendInterrupt sends the interrupt again. It reports whether codex left it unanswered, which
+// counts as the turn being over (see turn.stop); an error answer means it is over too, and the
+// events will say so.
+func (ts *turnRunner) resendInterrupt() (unanswered bool) {
 	a := ts.cur
 	if a.client == nil || a.turnID == "" {
-		return
+		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = a.client.InterruptTurn(ctx, a.threadID, a.turnID) // an error means it is over: the events will say
+	err := a.client.InterruptTurn(ts.s.h.closed, a.threadID, a.turnID) // bounded by its own timeout
+	return errors.Is(err, codex.ErrInterruptUnanswered)
+}
+
+// endUnanswered ends a turn whose interrupt codex left unanswered: what codex sent meanwhile is
+// applied, and unless that ended the turn it ends as interrupted.
+func (ts *turnRunner) endUnanswered(sub *codex.Subscription) {
+	for len(sub.Events()) > 0 {
+		ev, ok := <-sub.Events()
+		if !ok || ts.apply(ev) {
+			break
+		}
+	}
+	if ts.status == "" || ts.status == codex.TurnInProgress {
+		ts.status = codex.TurnInterrupted
+	}
+	ts.closeOpen("codex did not answer the interrupt")
 }
 
 // withStderr adds the last lines codex wrote on stderr to err, the failure of a turn whose codex
@@ -200,12 +220,18 @@ func (ts *turnRunner) withStderr(err error) error {
 	return fmt.Errorf("%w\ncodex's last output:\n%s", err, tail)
 }
 
-// stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives.
+// stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives; an
+// interrupt codex leaves unanswered ends the turn at once (see turn.stop).
 func (ts *turnRunner) stopAndWait(sub *codex.Subscription, reason string) {
+	unanswered, _ := ts.stop(context.Background(), reason) // bounded by the interrupt's own timeout
+	ts.stopReason = reason                                 // the deadline or shutdown is the reason, even after a user's stop
+	if unanswered {
+		ts.stopReason = reason + "; codex did not confirm the interrupt"
+		ts.endUnanswered(sub)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_ = ts.interrupt(ctx, reason)
-	ts.stopReason = reason // the deadline or shutdown is the reason, even after a user's stop
 	for {
 		select {
 		case ev, ok := <-sub.Events():

@@ -59,11 +59,3 @@ func executable(path string) error {
 	}
 	return nil
 }
-
-// TestedVersion is the codex release hermes-lsp is built and tested against: the one
-// tools/codex/package.json pins (a test keeps the two the same).
-const TestedVersion = "0.171.0"
-
-// NpmPackage is codex's npm package; `npm install -g NpmPackage@TestedVersion` installs the tested
-// release.
-const NpmPackage = "@openai/codex"

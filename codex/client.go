@@ -35,6 +35,8 @@ type Options struct {
 	// StartTimeout, when positive, bounds the start: spawning codex and its answer to initialize. On
 	// expiry Start kills and reaps the process and returns a *StartTimeoutError.
 	StartTimeout time.Duration
+	// InterruptTimeout bounds each turn/interrupt (default InterruptTimeout).
+	InterruptTimeout time.Duration
 }
 
 // Client speaks to one codex app-server: it owns the process (when it started it), the connection,
@@ -45,7 +47,11 @@ type Client struct {
 	tail *Tail    // stderr of the process, or non-JSON lines of the connection
 	log  *slog.Logger
 	info InitializeResult
-	seen func(Event) // Options.OnNotification
+	// compat is what hermes-lsp makes of the release codex named in its answer to initialize.
+	compat Compat
+	seen   func(Event) // Options.OnNotification
+	// interruptTimeout bounds each turn/interrupt (Options.InterruptTimeout).
+	interruptTimeout time.Duration
 
 	routeTo []*Subscription // the read goroutine's, reused by route
 
@@ -73,6 +79,11 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c := newClient(proc.Stdout(), proc.Stdin(), proc, opts)
 	if err := c.initialize(initCtx, opts.ClientInfo); err != nil {
+		var tooOld *TooOldError
+		if errors.As(err, &tooOld) {
+			_ = c.Close()
+			return nil, fmt.Errorf("start codex (%s): %w", proc.cmd.Path, err)
+		}
 		if startTimedOut(ctx, initCtx) {
 			// A codex that never answered initialize has nothing to lose: kill it now rather than
 			// after Close's grace periods, which a hung process would wait out in full.
@@ -113,12 +124,16 @@ func newClient(r io.ReadCloser, w io.WriteCloser, proc *Process, opts Options) *
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{
-		proc:   proc,
-		log:    log,
-		seen:   opts.OnNotification,
-		subs:   make(map[*Subscription]struct{}),
-		done:   make(chan struct{}),
-		closed: make(chan struct{}),
+		proc:             proc,
+		log:              log,
+		seen:             opts.OnNotification,
+		interruptTimeout: opts.InterruptTimeout,
+		subs:             make(map[*Subscription]struct{}),
+		done:             make(chan struct{}),
+		closed:           make(chan struct{}),
+	}
+	if c.interruptTimeout <= 0 {
+		c.interruptTimeout = InterruptTimeout
 	}
 	if proc != nil {
 		c.tail = proc.Stderr()
@@ -144,6 +159,14 @@ func (c *Client) initialize(ctx context.Context, info ClientInfo) error {
 	if err := c.conn.Call(ctx, MethodInitialize, params, &c.info); err != nil {
 		return c.explain(err)
 	}
+	version := ""
+	if v, ok := VersionFromUserAgent(c.info.UserAgent); ok {
+		version = v.String()
+	}
+	c.compat = CompatOf(version)
+	if c.compat.Refused() {
+		return &TooOldError{Compat: c.compat}
+	}
 	if err := c.conn.Notify(MethodInitialized, nil); err != nil {
 		return c.explain(err)
 	}
@@ -152,6 +175,17 @@ func (c *Client) initialize(ctx context.Context, info ClientInfo) error {
 
 // Info is codex's answer to initialize.
 func (c *Client) Info() InitializeResult { return c.info }
+
+// Compat is what hermes-lsp makes of the release codex named in its answer to initialize (within
+// the supported range, newer, or unknown: an older one is refused at the start).
+func (c *Client) Compat() Compat { return c.compat }
+
+// TooOldError is the start's failure for a codex older than MinVersion.
+type TooOldError struct {
+	Compat Compat
+}
+
+func (e *TooOldError) Error() string { return e.Compat.Outside() }
 
 // Pid is the process id of codex, or 0 when the client runs over pipes.
 func (c *Client) Pid() int {
@@ -409,80 +443,4 @@ func (c *Client) withdraw(id json.RawMessage) {
 	if cancel, ok := c.inflight.Load(string(bytes.TrimSpace(id))); ok {
 		cancel.(context.CancelFunc)()
 	}
-}
-
-// StartThread starts a new thread.
-func (c *Client) StartThread(ctx context.Context, p ThreadStartParams) (*ThreadResult, error) {
-	var res ThreadResult
-	if err := c.conn.Call(ctx, MethodThreadStart, p, &res); err != nil {
-		return nil, c.explain(err)
-	}
-	return &res, nil
-}
-
-// ResumeThread loads a thread recorded earlier (by this process or another) so turns can continue it.
-func (c *Client) ResumeThread(ctx context.Context, p ThreadResumeParams) (*ThreadResult, error) {
-	var res ThreadResult
-	if err := c.conn.Call(ctx, MethodThreadResume, p, &res); err != nil {
-		return nil, c.explain(err)
-	}
-	return &res, nil
-}
-
-// StartTurn starts a turn and returns as soon as codex accepted it, with the turn's subscription:
-// the notifications of this turn only (and those of its thread that name no turn), ending after
-// turn/completed. The caller must Close it when done with it.
-func (c *Client) StartTurn(ctx context.Context, p TurnStartParams) (*Turn, *Subscription, error) {
-	sub := c.subscribe(p.ThreadID, false)
-	var res TurnResult
-	if err := c.conn.Call(ctx, MethodTurnStart, p, &res); err != nil {
-		sub.Close()
-		return nil, nil, c.explain(err)
-	}
-	if res.Turn.ID == "" {
-		sub.Close()
-		return nil, nil, fmt.Errorf("%s: codex answered without a turn id", MethodTurnStart)
-	}
-	sub.arm(res.Turn.ID)
-	return &res.Turn, sub, nil
-}
-
-// SteerTurn adds input to the running turn expectedTurnID.
-func (c *Client) SteerTurn(ctx context.Context, p TurnSteerParams) (string, error) {
-	var res TurnSteerResult
-	if err := c.conn.Call(ctx, MethodTurnSteer, p, &res); err != nil {
-		return "", c.explain(err)
-	}
-	return res.TurnID, nil
-}
-
-// InterruptTurn asks codex to stop a turn; the turn ends with turn/completed, status interrupted.
-func (c *Client) InterruptTurn(ctx context.Context, threadID, turnID string) error {
-	if err := c.conn.Call(ctx, MethodTurnInterrupt, TurnInterruptParams{ThreadID: threadID, TurnID: turnID}, nil); err != nil {
-		return c.explain(err)
-	}
-	return nil
-}
-
-// CompactThread starts compaction of a thread's context. Codex runs it as a turn of its own, which
-// the thread's subscribers see (a contextCompaction item, then turn/completed).
-func (c *Client) CompactThread(ctx context.Context, threadID string) error {
-	if err := c.conn.Call(ctx, MethodThreadCompact, ThreadCompactParams{ThreadID: threadID}, nil); err != nil {
-		return c.explain(err)
-	}
-	return nil
-}
-
-// RevertThread makes the thread's history forget beforeTurnID and every later turn (thread/revert):
-// the model no longer sees them. Files are not touched.
-func (c *Client) RevertThread(ctx context.Context, threadID, beforeTurnID string) error {
-	if err := c.conn.Call(ctx, MethodThreadRevert, ThreadRevertParams{ThreadID: threadID, BeforeTurnID: beforeTurnID}, nil); err != nil {
-		return c.explain(err)
-	}
-	return nil
-}
-
-// Call sends any request, for methods this package has no typed wrapper for.
-func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	return c.explain(c.conn.Call(ctx, method, params, result))
 }

@@ -3,6 +3,8 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
+
 	fastjson "github.com/segmentio/encoding/json"
 )
 
@@ -284,7 +286,8 @@ type McpElicitationParams struct {
 
 // ToolCallApproval returns the tool's name when the elicitation is codex's own approval of an MCP
 // tool call (a form without fields, _meta.codex_approval_kind "mcp_tool_call"), and false for an
-// MCP server's own question.
+// MCP server's own question. The name is _meta's tool_name (0.171.0), else the one codex's message
+// quotes (`… to run tool "NAME"?`, the releases before it), else "a tool".
 func (p *McpElicitationParams) ToolCallApproval() (tool string, ok bool) {
 	var meta struct {
 		Kind      string `json:"codex_approval_kind"`
@@ -294,14 +297,19 @@ func (p *McpElicitationParams) ToolCallApproval() (tool string, ok bool) {
 	if len(p.Meta) == 0 || json.Unmarshal(p.Meta, &meta) != nil || meta.Kind != "mcp_tool_call" {
 		return "", false
 	}
-	if meta.ToolName != "" {
+	switch m := quotedTool.FindStringSubmatch(p.Message); {
+	case meta.ToolName != "":
 		return meta.ToolName, true
-	}
-	if meta.ToolTitle != "" {
+	case meta.ToolTitle != "":
 		return meta.ToolTitle, true
+	case m != nil:
+		return m[1], true
 	}
 	return "a tool", true
 }
+
+// quotedTool finds the tool codex's approval of an MCP tool call names in its message.
+var quotedTool = regexp.MustCompile(`run tool "([^"]{1,200})"`)
 
 // Elicitation modes.
 const (

@@ -40,6 +40,7 @@ func TestDocsDescribeTheProtocol(t *testing.T) {
 		}},
 		{hermesproto.CmdStatus, nil, []any{
 			hermesproto.Status{}, hermesproto.FolderStatus{}, hermesproto.TurnState{}, hermesproto.ApprovalSummary{}, hermesproto.AutoApproveStatus{},
+			hermesproto.CodexStatus{},
 		}},
 	} {
 		row := row(t, commands, "`"+c.name+"`")

@@ -86,6 +86,20 @@ var goldenCases = []struct {
 		{Folder: "/home/u/other", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}},
 	}}},
 	{"status_empty", hermesproto.Status{Folders: []hermesproto.FolderStatus{}}},
+	{"status_codex", hermesproto.Status{
+		Folders: []hermesproto.FolderStatus{},
+		Codex: &hermesproto.CodexStatus{
+			Version: "0.172.0", MinVersion: "0.159.3", TestedVersion: "0.171.0",
+			Warning: "codex 0.172.0 is newer than 0.171.0, the newest release hermes-lsp is tested with (it supports 0.159.3 to 0.171.0): it may work. If something fails, install @openai/codex@0.171.0 (npm install -g @openai/codex@0.171.0) or set hermes.codex.path to a codex from 0.159.3 to 0.171.0.",
+		},
+	}},
+	{"status_codex_problems", hermesproto.Status{
+		Folders: []hermesproto.FolderStatus{},
+		Codex: &hermesproto.CodexStatus{
+			Version: "0.167.2", MinVersion: "0.159.3", TestedVersion: "0.171.0",
+			KnownProblems: []string{"thread/list ignores includedThreadIds", "turn/interrupt for a turn that has just ended is never answered"},
+		},
+	}},
 	{"status_rate_limits", hermesproto.Status{
 		Folders: []hermesproto.FolderStatus{{Folder: "/home/u/work", Model: "gpt-5.5", Effort: "high", PendingApprovals: []hermesproto.ApprovalSummary{}, UndoableTurns: []hermesproto.UndoableTurn{}}},
 		RateLimits: &hermesproto.RateLimits{

@@ -12,6 +12,20 @@ type Status struct {
 	// SignedIn is false when codex has no account (run hermes.login).
 	Account  *Account `json:"account,omitempty"`
 	SignedIn *bool    `json:"signedIn,omitempty"`
+	// Codex is the codex the server runs, as it last started it; absent before it has.
+	Codex *CodexStatus `json:"codex,omitempty"`
+}
+
+// CodexStatus is hermes.status's codex: the release codex named when it started ("" when it named
+// none), the releases hermes-lsp supports (MinVersion to TestedVersion, the one it is tested with),
+// a warning when the release is outside them (saying what to do; a release older than MinVersion is
+// refused), and the release's known problems.
+type CodexStatus struct {
+	Version       string   `json:"version"`
+	MinVersion    string   `json:"minVersion"`
+	TestedVersion string   `json:"testedVersion"`
+	Warning       string   `json:"warning,omitempty"`
+	KnownProblems []string `json:"knownProblems,omitempty"`
 }
 
 // RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,

@@ -249,6 +249,7 @@ func (s *Server) hostConfig(st settings.Settings) agenthost.Config {
 	cfg.Logger = s.log
 	cfg.ClientVersion = s.opts.Version
 	cfg.StartCodex = s.opts.StartCodex
+	cfg.OnCodexStarted = s.codexStarted
 	return cfg
 }
 

@@ -101,6 +101,8 @@ type Server struct {
 
 	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings
 	threads   *threads.Threads  // threads, models, rate limits and transcripts
+
+	codexTold atomic.Bool // the user was told their codex is outside the supported releases (codexStarted)
 }
 
 // NewServer returns a server for one connection.

@@ -1,13 +1,17 @@
 package lsp
 
 // This file is hermes.status: each folder's thread, turn, tokens, approvals and auto-approval,
-// the account's rate limits, and who codex is signed in as.
+// the account's rate limits, who codex is signed in as, and the codex release; and the message that
+// tells the user, once, that their codex is outside the releases hermes-lsp supports.
 
 import (
 	"context"
 	"os"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/login"
@@ -52,7 +56,34 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		}
 		folders = append(folders, fs)
 	}
-	st := hermesproto.Status{Folders: folders, RateLimits: rl}
+	st := hermesproto.Status{Folders: folders, RateLimits: rl, Codex: codexStatus(h)}
 	st.Account, st.SignedIn = login.Account(ctx, s.log, h)
 	return st
+}
+
+// codexStatus is hermes.status's codex: the release of the codex the host last started (or refused
+// as too old), or nil before it has.
+func codexStatus(h *agenthost.Host) *hermesproto.CodexStatus {
+	c, ok := h.CodexCompat()
+	if !ok {
+		return nil
+	}
+	cs := &hermesproto.CodexStatus{Version: c.Version, MinVersion: codex.MinVersion, TestedVersion: codex.TestedVersion, Warning: agenthost.CodexWarning(c)}
+	for _, p := range c.Problems {
+		cs.KnownProblems = append(cs.KnownProblems, p.What)
+	}
+	return cs
+}
+
+// codexStarted hears of each codex the host starts (agenthost.Config.OnCodexStarted): the first
+// whose release is outside the supported range is told to the user in a message, once per server.
+// A release older than the range never gets here: the host refuses it, and the failed turn says why.
+func (s *Server) codexStarted(c codex.Compat) {
+	warning := agenthost.CodexWarning(c)
+	if warning == "" || !s.codexTold.CompareAndSwap(false, true) {
+		return
+	}
+	s.goAsync("codex release warning", func(ctx context.Context) {
+		s.editor.ShowMessage(ctx, protocol.MessageTypeWarning, "Hermes: "+warning)
+	})
 }

@@ -258,17 +258,32 @@ func (r *doctorReport) checkCodexBinary(ctx context.Context, o doctorOptions, st
 		return bin, false
 	}
 	line := strings.TrimSpace(firstLine(string(out)))
-	v := versionRE.FindString(line)
-	switch {
-	case v == codex.TestedVersion:
-		r.add(doctorCheck{Name: "codex", Status: checkOK, Detail: fmt.Sprintf("%s: %s (the version hermes-lsp is tested with)", bin, line)})
-	case v == "":
-		r.add(doctorCheck{Name: "codex", Status: checkWarn, Detail: fmt.Sprintf("%s: %q names no version", bin, line), Fix: "hermes-lsp is tested with codex " + codex.TestedVersion})
+	return bin, r.checkCodexRelease(bin, line, versionRE.FindString(line))
+}
+
+// checkCodexRelease says how codex's release stands against the range hermes-lsp supports, and
+// lists the release's known problems; it reports false when hermes-lsp refuses the release.
+func (r *doctorReport) checkCodexRelease(bin, line, version string) bool {
+	c := codex.CompatOf(version)
+	install := fmt.Sprintf("npm install -g %s@%s, or set hermes.codex.path (or --codex) to a codex from %s", codex.NpmPackage, codex.TestedVersion, codex.SupportedRange())
+	switch c.Support {
+	case codex.SupportTested:
+		r.add(doctorCheck{Name: "codex", Status: checkOK, Detail: fmt.Sprintf("%s: %s (the version hermes-lsp is tested with; it supports %s)", bin, line, codex.SupportedRange())})
+	case codex.SupportSupported:
+		r.add(doctorCheck{Name: "codex", Status: checkOK, Detail: fmt.Sprintf("%s: %s (supported: hermes-lsp supports %s and is tested with %s)", bin, line, codex.SupportedRange(), codex.TestedVersion)})
+	case codex.SupportTooOld:
+		r.add(doctorCheck{Name: "codex", Status: checkFail, Detail: fmt.Sprintf("%s: %s; hermes-lsp refuses it", bin, c.Outside()), Fix: install})
+		return false
+	case codex.SupportUnknown:
+		r.add(doctorCheck{Name: "codex", Status: checkWarn, Detail: fmt.Sprintf("%s: %q names no version (hermes-lsp supports %s)", bin, line, codex.SupportedRange()), Fix: "to be sure: " + install})
 	default:
-		r.add(doctorCheck{Name: "codex", Status: checkWarn, Detail: fmt.Sprintf("%s: %s, not %s, the version hermes-lsp is tested with", bin, line, codex.TestedVersion),
-			Fix: fmt.Sprintf("it may work; to be sure: npm install -g %s@%s", codex.NpmPackage, codex.TestedVersion)})
+		r.add(doctorCheck{Name: "codex", Status: checkWarn, Detail: fmt.Sprintf("%s: %s", bin, c.Outside()), Fix: "if something fails: " + install})
 	}
-	return bin, true
+	for _, p := range c.Problems {
+		r.add(doctorCheck{Name: "codex " + c.Version, Status: checkWarn, Detail: "known problem: " + p.What,
+			Fix: fmt.Sprintf("%s; codex %s does not have it", p.Handling, codex.TestedVersion)})
+	}
+	return true
 }
 
 func firstLine(s string) string {

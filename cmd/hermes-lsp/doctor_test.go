@@ -67,8 +67,12 @@ func TestDoctorGood(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
 	}
+	release := "the version hermes-lsp is tested with"
+	if env.Compat.Support != codex.SupportTested { // make test-compat
+		release = "supported: hermes-lsp supports " + codex.SupportedRange()
+	}
 	for name, want := range map[string]string{
-		"codex":            "the version hermes-lsp is tested with",
+		"codex":            release,
 		"codex app-server": "started and answered",
 		"login":            "needs no OpenAI sign-in",
 		"state":            stateDir,
@@ -144,5 +148,49 @@ func TestDoctorText(t *testing.T) {
 	text := out.String()
 	if code != 1 || !strings.Contains(text, "FAIL  codex") || !strings.Contains(text, "-> install it") || !strings.Contains(text, "problem blocks a turn") {
 		t.Errorf("exit %d, text:\n%s", code, text)
+	}
+}
+
+// TestDoctorCodexRelease: the doctor places codex's release in the supported range and lists the
+// known problems of the release; it refuses one older than the range.
+func TestDoctorCodexRelease(t *testing.T) {
+	for _, c := range []struct {
+		version  string
+		status   string
+		detail   string
+		problems []string
+		runs     bool
+	}{
+		{codex.TestedVersion, checkOK, "the version hermes-lsp is tested with; it supports " + codex.SupportedRange(), nil, true},
+		{"0.167.2", checkOK, "supported: hermes-lsp supports " + codex.SupportedRange(), []string{"thread/list ignores includedThreadIds", "turn/interrupt", "modelProviderMismatch"}, true},
+		{"0.169.1", checkOK, "supported", []string{"thread/list ignores includedThreadIds"}, true},
+		{"0.172.0", checkWarn, "newer than " + codex.TestedVersion, nil, true},
+		{"0.150.0", checkFail, "older than " + codex.MinVersion, nil, false},
+		{"", checkWarn, "names no version (hermes-lsp supports " + codex.SupportedRange(), nil, true},
+	} {
+		r := &doctorReport{}
+		runs := r.checkCodexRelease("/bin/codex", "codex-cli "+c.version, c.version)
+		main := check(*r, "codex")
+		if runs != c.runs || main.Status != c.status || !strings.Contains(main.Detail, c.detail) {
+			t.Errorf("%s: runs %v, %+v; want %v, %s with %q", c.version, runs, main, c.runs, c.status, c.detail)
+		}
+		if c.status != checkOK && !strings.Contains(main.Fix, "npm install -g "+codex.NpmPackage+"@"+codex.TestedVersion) {
+			t.Errorf("%s: fix %q", c.version, main.Fix)
+		}
+		var problems []doctorCheck
+		for _, pc := range r.Checks {
+			if pc.Name == "codex "+c.version {
+				problems = append(problems, pc)
+			}
+		}
+		if len(problems) != len(c.problems) {
+			t.Errorf("%s: problems %+v, want %q", c.version, problems, c.problems)
+			continue
+		}
+		for i, want := range c.problems {
+			if p := problems[i]; p.Status != checkWarn || !strings.Contains(p.Detail, want) || p.Fix == "" {
+				t.Errorf("%s: problem %+v, want %q", c.version, p, want)
+			}
+		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +21,10 @@ import (
 // so thread/resume works after a restart. Turns are played by a handler (see OnTurn) that emits
 // items, asks for approvals and completes the turn through a FakeTurn.
 //
-// The fake speaks the protocol as codex 0.171.0 does in the recorded transcripts: turn/start is
+// The fake speaks the protocol as codex 0.171.0 does in the recorded transcripts (but for thread/list,
+// which pages as every supported release does and ignores includedThreadIds, as releases before
+// 0.171.0 do), and checks what the client sends against the oldest supported release's schema (see
+// CheckMinSchema): turn/start is
 // answered at once (status inProgress) and followed by turn/started and the userMessage item;
 // approvals are preceded by their item/started and followed by serverRequest/resolved; an interrupted
 // turn withdraws its pending approvals after turn/completed; thread/compact/start runs a turn of its
@@ -47,6 +52,11 @@ type Fake struct {
 	logins      []string           // the ids of the sign-ins account/login/start began
 	loginURL    string             // the page account/login/start answers with; "": FakeAuthURL or FakeVerificationURL
 	configModel string             // config/read's model (codex's config.toml); "": none set
+	threadPage  int                // the most threads a page of thread/list holds (ThreadPageSize); 0: no cap
+	version     string             // the release the fake's userAgent names (SetVersion); "": fakeVersion
+	deafToStop  bool               // turn/interrupt is never answered (IgnoreInterrupts)
+	answers     []Message          // the client's answers to the fake's requests: the request's method, the result
+	unknown     map[string]bool    // methods the fake answered "unknown method": not checked against the schema
 
 	wg sync.WaitGroup // connection read loops and turn handlers
 }
@@ -244,6 +254,23 @@ func (f *Fake) Stall() {
 	f.mu.Unlock()
 }
 
+// SetVersion makes the fake name release version in its answer to initialize (from the next Start
+// on), as that codex release would; "" restores the default, 0.171.0.
+func (f *Fake) SetVersion(version string) {
+	f.mu.Lock()
+	f.version = version
+	f.mu.Unlock()
+}
+
+// IgnoreInterrupts makes the fake record every turn/interrupt from now on and answer none, nor stop
+// the turn: as codex up to 0.168.0 treats an interrupt of a turn that has just ended
+// (codex.ProblemInterruptUnanswered), whether the turn has ended or not.
+func (f *Fake) IgnoreInterrupts() {
+	f.mu.Lock()
+	f.deafToStop = true
+	f.mu.Unlock()
+}
+
 // FailResume makes thread/resume fail (or succeed again, with false) as codex does when it finds no
 // rollout for the thread: error -32600 "no rollout found for thread id <id>".
 func (f *Fake) FailResume(fail bool) {
@@ -306,6 +333,43 @@ func (f *Fake) close() {
 		c.close()
 	}
 	f.wg.Wait()
+	f.checkSchema()
+}
+
+// checkSchema fails the test when the client sent a field (in a request, or an answer to the
+// fake's) that the oldest supported codex release does not define: that release would ignore it.
+func (f *Fake) checkSchema() {
+	schema, err := MinSchema()
+	if err != nil {
+		f.t.Errorf("codextest: the oldest supported codex's schema: %v", err)
+		return
+	}
+	f.mu.Lock()
+	requests, answers := slices.Clone(f.requests), slices.Clone(f.answers)
+	unknown := maps.Clone(f.unknown)
+	f.mu.Unlock()
+	var bad []string
+	seen := map[string]bool{}
+	report := func(what string, fields []string) {
+		for _, field := range fields {
+			if line := what + ": " + field; !seen[line] {
+				seen[line] = true
+				bad = append(bad, line)
+			}
+		}
+	}
+	for _, m := range requests {
+		if m.IsRequest() && !unknown[m.Method] { // a request, of a method codex has
+			report(m.Method, schema.CheckRequest(m.Method, m.Params))
+		}
+	}
+	for _, m := range answers {
+		report("the answer to "+m.Method, schema.CheckAnswer(m.Method, m.Result))
+	}
+	if len(bad) > 0 {
+		f.t.Errorf("codextest: the client sent what codex %s, the oldest release hermes-lsp supports, does not define (it would ignore it):\n  %s",
+			schema.Version, strings.Join(bad, "\n  "))
+	}
 }
 
 func (f *Fake) record(m Message) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +138,12 @@ func (c *fakeConn) handle(m Message) {
 		c.threadRevert(m)
 	default:
 		if !c.handleMore(m) {
+			c.f.mu.Lock()
+			if c.f.unknown == nil {
+				c.f.unknown = make(map[string]bool)
+			}
+			c.f.unknown[m.Method] = true
+			c.f.mu.Unlock()
 			c.fail(m.ID, codex.CodeInvalidRequest, "Invalid request: unknown method `%s`", m.Method)
 		}
 	}
@@ -159,8 +164,14 @@ func (c *fakeConn) initialize(m Message) {
 	if name == "" {
 		name = "client"
 	}
+	c.f.mu.Lock()
+	version := c.f.version
+	c.f.mu.Unlock()
+	if version == "" {
+		version = fakeVersion
+	}
 	c.reply(m.ID, codex.InitializeResult{
-		UserAgent:      fmt.Sprintf("%s/%s (codextest fake) (%s; %s)", name, fakeVersion, name, p.ClientInfo.Version),
+		UserAgent:      fmt.Sprintf("%s/%s (codextest fake) (%s; %s)", name, version, name, p.ClientInfo.Version),
 		CodexHome:      c.codexHome(),
 		PlatformFamily: "unix",
 		PlatformOS:     "linux",
@@ -327,46 +338,6 @@ func (c *fakeConn) threadCompact(m Message) {
 	c.begin(ft, nil)
 }
 
-// threadRevert forgets a turn and the later ones from a loaded thread's history, as codex does
-// (the fake records the reverted turn in FakeThread.Reverted).
-func (c *fakeConn) threadRevert(m Message) {
-	var p codex.ThreadRevertParams
-	if !c.decode(m, &p) {
-		return
-	}
-	if !c.idle(m, p.ThreadID) {
-		return
-	}
-	c.f.mu.Lock()
-	th := c.f.threads[p.ThreadID]
-	i := slices.Index(th.Turns, p.BeforeTurnID)
-	if i >= 0 {
-		th.Reverted = append(th.Reverted, th.Turns[i:]...)
-		th.Turns = th.Turns[:i]
-	}
-	c.f.mu.Unlock()
-	if i < 0 {
-		c.fail(m.ID, codex.CodeInvalidRequest, "turn %s not found in thread %s", p.BeforeTurnID, p.ThreadID)
-		return
-	}
-	res, _ := c.threadResult(th)
-	c.reply(m.ID, res)
-}
-
-// idle reports whether threadID is loaded with no turn running, or answers m with codex's error.
-func (c *fakeConn) idle(m Message, threadID string) bool {
-	loaded, running := c.thread(threadID)
-	switch {
-	case !loaded:
-		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", threadID)
-		return false
-	case running != nil:
-		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
-		return false
-	}
-	return true
-}
-
 // decode decodes m's params into p, or answers m with codex's "Invalid request" and reports false.
 func (c *fakeConn) decode(m Message, p any) bool {
 	if err := json.Unmarshal(m.Params, p); err != nil {
@@ -467,6 +438,12 @@ func (c *fakeConn) turnInterrupt(m Message) {
 	var p codex.TurnInterruptParams
 	if !c.decode(m, &p) {
 		return
+	}
+	c.f.mu.Lock()
+	deaf := c.f.deafToStop
+	c.f.mu.Unlock()
+	if deaf {
+		return // recorded, never answered
 	}
 	c.mu.Lock()
 	ft := c.running[p.ThreadID]

@@ -1,13 +1,14 @@
 package codextest
 
-// This file is the fake's thread list (thread/list, thread/name/set), its models (model/list and
-// config/read's model) and
-// the account's rate limits (account/rateLimits/read and .../updated).
+// This file is the fake's thread list (thread/list, thread/name/set), thread/revert, its models
+// (model/list and config/read's model) and the account's rate limits (account/rateLimits/read and
+// .../updated).
 
 import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -97,8 +98,10 @@ func (c *fakeConn) handleMore(m Message) bool {
 	return true
 }
 
-// threadList answers thread/list: the threads whose cwd matches (cwd a string or a list), newest
-// first, restricted to includedThreadIds when given.
+// threadList answers thread/list as codex before 0.171.0 does: the threads whose cwd matches (cwd a
+// string or a list), newest first, includedThreadIds ignored; a page holds at most limit of them, and
+// at most the page size ThreadPageSize set, from cursor on (the fake's cursors are indexes);
+// nextCursor is null on the last page.
 func (c *fakeConn) threadList(m Message) {
 	var p codex.ThreadListParams
 	if !c.decode(m, &p) {
@@ -114,26 +117,57 @@ func (c *fakeConn) threadList(m Message) {
 		}
 	}
 	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
 	var threads []*FakeThread
 	for _, th := range c.f.threads {
-		if (len(cwds) == 0 || slices.Contains(cwds, th.Cwd)) && (p.IncludedThreadIds == nil || slices.Contains(p.IncludedThreadIds, th.ID)) {
+		if len(cwds) == 0 || slices.Contains(cwds, th.Cwd) {
 			threads = append(threads, th)
 		}
 	}
-	slices.SortFunc(threads, func(a, b *FakeThread) int { return b.updated.Compare(a.updated) })
-	if p.Limit > 0 && len(threads) > p.Limit {
-		threads = threads[:p.Limit]
+	slices.SortFunc(threads, func(a, b *FakeThread) int {
+		if d := b.updated.Compare(a.updated); d != 0 {
+			return d
+		}
+		return strings.Compare(b.ID, a.ID) // threads made in the same instant: the later first
+	})
+	from := 0
+	if p.Cursor != "" {
+		n, err := strconv.Atoi(p.Cursor)
+		if err != nil || n < 0 || n > len(threads) {
+			c.fail(m.ID, codex.CodeInvalidRequest, "invalid cursor: %s", p.Cursor)
+			return
+		}
+		from = n
 	}
-	data := make([]map[string]any, 0, len(threads))
-	for _, th := range threads {
+	size := p.Limit
+	if size <= 0 || c.f.threadPage > 0 && c.f.threadPage < size {
+		size = max(c.f.threadPage, 0)
+	}
+	to := len(threads)
+	if size > 0 && from+size < to {
+		to = from + size
+	}
+	data := make([]map[string]any, 0, to-from)
+	for _, th := range threads[from:to] {
 		_, thread := c.threadResult(th)
 		thread["name"] = th.Name
 		thread["preview"] = th.preview
 		thread["updatedAt"] = th.updated.Unix()
 		data = append(data, thread)
 	}
-	c.f.mu.Unlock()
-	c.reply(m.ID, map[string]any{"data": data, "nextCursor": nil})
+	var next any
+	if to < len(threads) {
+		next = strconv.Itoa(to)
+	}
+	c.reply(m.ID, map[string]any{"data": data, "nextCursor": next})
+}
+
+// ThreadPageSize caps how many threads a page of thread/list holds, as a codex whose pages are
+// smaller than the limit asked for (0: the limit alone).
+func (f *Fake) ThreadPageSize(n int) {
+	f.mu.Lock()
+	f.threadPage = n
+	f.mu.Unlock()
 }
 
 // threadTurnsList answers thread/turns/list as codex does for a thread it keeps, loaded or not: its
@@ -227,4 +261,44 @@ func sandboxPolicy(mode string) map[string]any {
 	default:
 		return map[string]any{"type": "readOnly"}
 	}
+}
+
+// threadRevert forgets a turn and the later ones from a loaded thread's history, as codex does
+// (the fake records the reverted turn in FakeThread.Reverted).
+func (c *fakeConn) threadRevert(m Message) {
+	var p codex.ThreadRevertParams
+	if !c.decode(m, &p) {
+		return
+	}
+	if !c.idle(m, p.ThreadID) {
+		return
+	}
+	c.f.mu.Lock()
+	th := c.f.threads[p.ThreadID]
+	i := slices.Index(th.Turns, p.BeforeTurnID)
+	if i >= 0 {
+		th.Reverted = append(th.Reverted, th.Turns[i:]...)
+		th.Turns = th.Turns[:i]
+	}
+	c.f.mu.Unlock()
+	if i < 0 {
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn %s not found in thread %s", p.BeforeTurnID, p.ThreadID)
+		return
+	}
+	res, _ := c.threadResult(th)
+	c.reply(m.ID, res)
+}
+
+// idle reports whether threadID is loaded with no turn running, or answers m with codex's error.
+func (c *fakeConn) idle(m Message, threadID string) bool {
+	loaded, running := c.thread(threadID)
+	switch {
+	case !loaded:
+		c.fail(m.ID, codex.CodeInvalidRequest, "thread not found: %s", threadID)
+		return false
+	case running != nil:
+		c.fail(m.ID, codex.CodeInvalidRequest, "turn already in progress")
+		return false
+	}
+	return true
 }

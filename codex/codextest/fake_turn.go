@@ -411,6 +411,9 @@ func (ft *FakeTurn) request(method string, params map[string]any, withdrawable b
 	var rpcErr *codex.Error
 	switch {
 	case err == nil:
+		ft.conn.f.mu.Lock()
+		ft.conn.f.answers = append(ft.conn.f.answers, Message{Method: method, Result: raw})
+		ft.conn.f.mu.Unlock()
 		return id, raw, nil, nil
 	case errors.As(err, &rpcErr):
 		return id, nil, rpcErr, nil

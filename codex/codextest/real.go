@@ -1,8 +1,12 @@
 package codextest
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
@@ -15,7 +19,10 @@ import (
 // touched. CODEX_HOME holds a config.toml that points codex at the fake model
 // ([fakemodel.Server.WriteCodexConfig]), so a codex started there needs no -c option.
 type Real struct {
-	Binary    string
+	Binary string
+	// Compat is what hermes-lsp makes of the binary's release (`codex --version`): make test-compat
+	// runs the real-codex tests on each supported release, not only the pinned one.
+	Compat    codex.Compat
 	Model     *fakemodel.Server
 	Home      string // HOME for codex
 	CodexHome string // CODEX_HOME
@@ -37,6 +44,10 @@ func NewReal(t testing.TB) *Real {
 	if err != nil {
 		t.Fatalf("real codex tests need the pinned binary: %v", err)
 	}
+	compat, err := releaseOf(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	model, err := fakemodel.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +58,7 @@ func NewReal(t testing.TB) *Real {
 	home := t.TempDir()
 	r := &Real{
 		Binary:    bin,
+		Compat:    compat,
 		Model:     model,
 		Home:      home,
 		CodexHome: filepath.Join(home, ".codex"),
@@ -119,5 +131,46 @@ func (r *Real) EnableQuestions(t testing.TB) {
 	features := []string{"features.request_permissions_tool=true", "features.default_mode_request_user_input=true"}
 	if err := r.Model.WriteCodexConfig(r.CodexHome, append(mcp, features...)...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// releases caches what releaseOf read of each binary: binary path -> codex.Compat.
+var releases sync.Map
+
+// releaseOf reads the release of a codex binary from `codex --version` ("codex-cli 0.171.0").
+func releaseOf(bin string) (codex.Compat, error) {
+	if c, ok := releases.Load(bin); ok {
+		return c.(codex.Compat), nil
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return codex.Compat{}, fmt.Errorf("%s --version: %w", bin, err)
+	}
+	fields := strings.Fields(string(out))
+	version := ""
+	if len(fields) > 0 {
+		version = fields[len(fields)-1]
+	}
+	c := codex.CompatOf(version)
+	releases.Store(bin, c)
+	return c, nil
+}
+
+// RequirePinned skips the test unless the real codex is the pinned release (codex.TestedVersion):
+// for a test that only makes sense there, because it compares with what the pin prints or relies
+// on how the pin behaves; why says which.
+func (r *Real) RequirePinned(t testing.TB, why string) {
+	t.Helper()
+	if r.Compat.Support != codex.SupportTested {
+		t.Skipf("only on the pinned codex %s (%s); this is %s", codex.TestedVersion, why, r.Compat.Version)
+	}
+}
+
+// SkipIfKnown skips the test when the real codex has the known problem id (codex.KnownProblems): a
+// release with it cannot pass the test, and hermes-lsp says so to the user instead.
+func (r *Real) SkipIfKnown(t testing.TB, id string) {
+	t.Helper()
+	if r.Compat.Has(id) {
+		t.Skipf("codex %s has the known problem %s", r.Compat.Version, id)
 	}
 }

@@ -24,6 +24,23 @@ export interface Status {
 	 */
 	account?: Account;
 	signedIn?: boolean;
+	/**
+	 * Codex is the codex the server runs, as it last started it; absent before it has.
+	 */
+	codex?: CodexStatus;
+}
+/**
+ * CodexStatus is hermes.status's codex: the release codex named when it started ("" when it named
+ * none), the releases hermes-lsp supports (MinVersion to TestedVersion, the one it is tested with),
+ * a warning when the release is outside them (saying what to do; a release older than MinVersion is
+ * refused), and the release's known problems.
+ */
+export interface CodexStatus {
+	version: string;
+	minVersion: string;
+	testedVersion: string;
+	warning?: string;
+	knownProblems?: string[];
 }
 /**
  * RateLimits are the account's rate-limit windows (codex's primary, usually 5 hours, and secondary,
