@@ -16,12 +16,13 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/stdiobridge"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
 	if addr := os.Getenv(bridgeEnv); addr != "" {
-		os.Exit(bridge(addr)) // started by Emacs as its language server (TestQuestions)
+		os.Exit(stdiobridge.Bridge(addr)) // started by Emacs as its language server (TestQuestions)
 	}
 	os.Exit(testbin.Main(m))
 }

@@ -1,81 +1,21 @@
 package emacs_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/internal/stdiobridge"
 )
 
 // bridgeEnv names the socket the test binary, started as Emacs's language server, connects its
 // standard input and output to (see bridge).
 const bridgeEnv = "HERMES_EMACS_TEST_BRIDGE"
-
-// bridge is the test binary run as Emacs's language server: it copies its standard input to the
-// Unix socket at addr and the socket's output to its standard output, so that Emacs talks, on
-// stdio as with hermes-lsp, to a server the test runs in its own process, on a fake codex.
-func bridge(addr string) int {
-	conn, err := net.Dial("unix", addr)
-	if err != nil {
-		os.Stderr.WriteString("bridge: " + err.Error() + "\n")
-		return 1
-	}
-	go func() {
-		_, _ = io.Copy(conn, os.Stdin)
-		_ = conn.(*net.UnixConn).CloseWrite()
-	}()
-	_, _ = io.Copy(os.Stdout, conn)
-	return 0
-}
-
-// serveFake serves hermes-lsp on a Unix socket in dir, one server per connection, each on fake,
-// until the test ends (the servers are waited for then); it returns the socket's path.
-func serveFake(t *testing.T, dir string, fake *codextest.Fake) string {
-	t.Helper()
-	addr := filepath.Join(dir, "lsp.sock")
-	ln, err := net.Listen("unix", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			srv := lsp.NewServer(lsp.Options{StartCodex: fake.Start, ClientTimeout: 5 * time.Second})
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := srv.Serve(ctx, conn); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-					t.Logf("server: %v", err)
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		cancel()
-		wg.Wait()
-	})
-	return addr
-}
 
 // TestQuestions runs test/questions.el under eglot and lsp-mode against hermes-lsp on a fake codex
 // whose turn asks, in order: an MCP server's form with a number (typed wrong, then right) and a
@@ -129,7 +69,7 @@ func TestQuestions(t *testing.T) {
 				ft.AgentMessage("ok")
 				ft.Complete(codex.TurnCompleted, nil)
 			})
-			addr := serveFake(t, tmp, fake)
+			addr := stdiobridge.Serve(t, tmp, fake.Start)
 			settings, err := json.Marshal(map[string]any{"stateDir": filepath.Join(tmp, "state"), "turnEvents": true})
 			if err != nil {
 				t.Fatal(err)

@@ -3,81 +3,23 @@ package neovim_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
-	"github.com/hermes-lsp/hermes-lsp/lsp"
+	"github.com/hermes-lsp/hermes-lsp/internal/stdiobridge"
 )
 
 // bridgeEnv names the socket the test binary, started as Neovim's language server, connects its
 // standard input and output to (see bridge).
 const bridgeEnv = "HERMES_NVIM_TEST_BRIDGE"
-
-// bridge is the test binary run as Neovim's language server: it copies its standard input to the
-// Unix socket at addr and the socket's output to its standard output, so that the plugin talks, on
-// stdio as with hermes-lsp, to a server the test runs in its own process, on a fake codex.
-func bridge(addr string) int {
-	conn, err := net.Dial("unix", addr)
-	if err != nil {
-		os.Stderr.WriteString("bridge: " + err.Error() + "\n")
-		return 1
-	}
-	go func() {
-		_, _ = io.Copy(conn, os.Stdin)
-		_ = conn.(*net.UnixConn).CloseWrite()
-	}()
-	_, _ = io.Copy(os.Stdout, conn)
-	return 0
-}
-
-// serveFake serves hermes-lsp on a Unix socket in dir, one server per connection, each on fake,
-// until the test ends (the servers are waited for then); it returns the socket's path.
-func serveFake(t *testing.T, dir string, fake *codextest.Fake) string {
-	t.Helper()
-	addr := filepath.Join(dir, "lsp.sock")
-	ln, err := net.Listen("unix", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			srv := lsp.NewServer(lsp.Options{StartCodex: fake.Start, ClientTimeout: 5 * time.Second})
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := srv.Serve(ctx, conn); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-					t.Logf("server: %v", err)
-				}
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		cancel()
-		wg.Wait()
-	})
-	return addr
-}
 
 // serverQuestionsSummary is what test/server_questions.lua writes.
 type serverQuestionsSummary struct {
@@ -155,7 +97,7 @@ func testQuestionsFromServer(t *testing.T, nvim string) {
 		ft.AgentMessage("ok")
 		ft.Complete(codex.TurnCompleted, nil)
 	})
-	addr := serveFake(t, tmp, fake)
+	addr := stdiobridge.Serve(t, tmp, fake.Start)
 	settings, err := json.Marshal(map[string]any{"stateDir": filepath.Join(tmp, "state")})
 	if err != nil {
 		t.Fatal(err)
