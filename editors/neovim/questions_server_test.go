@@ -45,9 +45,6 @@ func (s *serverQuestionsSummary) outcome() (string, *string) { return s.NvimVers
 // the turn events, and the test checks what codex got, what was asked, and that the secret went to
 // codex and nowhere in Neovim (notifications, :messages, the Hermes buffer).
 func TestNeovimQuestionsFromServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Neovim; skipped with -short")
-	}
 	t.Parallel()
 	for _, n := range neovims(t) {
 		t.Run(n.name, func(t *testing.T) {

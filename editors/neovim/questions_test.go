@@ -49,9 +49,6 @@ func (s *questionsSummary) outcome() (string, *string) { return s.NvimVersion, s
 // hermes.approve calls, and that the secret answer went nowhere but hermes.approve. No server runs:
 // the plugin's own handling, in a real Neovim, is what is tested.
 func TestNeovimQuestions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Neovim; skipped with -short")
-	}
 	t.Parallel()
 	for _, n := range neovims(t) {
 		t.Run(n.name, func(t *testing.T) {
