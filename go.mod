@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/gofrs/flock v0.13.2
 	github.com/gzuidhof/tygo v0.2.21
 	github.com/openai/openai-go/v3 v3.102.0

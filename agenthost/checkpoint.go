@@ -315,8 +315,12 @@ func (st *store) loadCheckpoint(folder, turnID string) (Checkpoint, error) {
 	if i < 0 {
 		return Checkpoint{}, fmt.Errorf("no checkpoint of turn %s", Truncate(turnID, 80))
 	}
-	dir := st.checkpointDir(folder)
-	cp, err := st.checkpointSummary(dir, names[i], folder)
+	return st.loadNamed(st.checkpointDir(folder), names[i], folder)
+}
+
+// loadNamed reads the checkpoint NAME of folder with its contents, checked against its summary.
+func (st *store) loadNamed(dir, name, folder string) (Checkpoint, error) {
+	cp, err := st.checkpointSummary(dir, name, folder)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -324,7 +328,7 @@ func (st *store) loadCheckpoint(folder, turnID string) (Checkpoint, error) {
 	for _, f := range cp.Files {
 		total += f.Before.Size + f.After.Size
 	}
-	data, err := readStateFile(filepath.Join(dir, names[i]+".images"), total)
+	data, err := readStateFile(filepath.Join(dir, name+".images"), total)
 	if err != nil && !(total == 0 && errors.Is(err, errEmptyFile)) {
 		return Checkpoint{}, fmt.Errorf("read the checkpoint's contents: %w", err)
 	}
@@ -345,6 +349,41 @@ func (st *store) loadCheckpoint(folder, turnID string) (Checkpoint, error) {
 		}
 	}
 	return cp, nil
+}
+
+// changedByHand records that the file at path of folder went from was to now by the user's hand (a
+// revert of changes under review): the newest checkpoint that has the file records now as its
+// after-image, if it left the file as was; else nothing changes (the file changed since that turn,
+// and undoing it needs force anyway). It reports whether a checkpoint changed.
+func (st *store) changedByHand(folder, path string, was, now []byte) (bool, error) {
+	names, err := st.checkpointNames(folder)
+	if err != nil {
+		return false, err
+	}
+	dir := st.checkpointDir(folder)
+	for _, name := range slices.Backward(names) {
+		cp, err := st.checkpointSummary(dir, name, folder)
+		if err != nil {
+			continue // listed and skipped elsewhere, with a log line
+		}
+		i := slices.IndexFunc(cp.Files, func(f FileCheckpoint) bool { return f.Path == path })
+		if i < 0 {
+			continue
+		}
+		if !cp.Files[i].After.Equal(newImage(was)) {
+			return false, nil
+		}
+		full, err := st.loadNamed(dir, name, folder)
+		if err != nil {
+			return false, err
+		}
+		full.Files[i].After = newImage(now)
+		if err := st.writeCheckpoint(dir, name, full); err != nil {
+			return false, fmt.Errorf("update the checkpoint of turn %s: %w", cp.TurnID, err)
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // dropCheckpoint removes the checkpoint of turnID in folder.

@@ -194,7 +194,7 @@ func (ts *turnRunner) runChatFallback(cfg Config, fb FallbackProvider, deadline 
 	history = append(history, chatHistory(ts.messages[1:])...) // this turn's rows so far, prompt excluded
 
 	resp, err := chatfallback.Stream(ctx, chatfallback.Request{
-		BaseURL: fb.BaseURL, Model: fb.Model, APIKey: apiKey, History: history, Prompt: ts.input.Prompt,
+		BaseURL: fb.BaseURL, Model: fb.Model, APIKey: apiKey, History: history, Prompt: withNotes(ts.s.folder, ts.input),
 		System: "You are a coding assistant answering inside the user's editor. Tools are unavailable right now; answer in text.",
 	}, func(delta string) { ts.emit(hermesproto.Event{Kind: hermesproto.EventKindAnswerDelta, Text: delta}) })
 	if err != nil {

@@ -6,15 +6,9 @@ package agenthost
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
 )
@@ -70,49 +64,4 @@ func (s *Session) startReview(ctx context.Context, target json.RawMessage) (atte
 		return attempt{}, fmt.Errorf("start the review: %w", err)
 	}
 	return attempt{client: client, threadID: threadID, turnID: started.ID, sub: sub}, nil
-}
-
-// maxReviewState bounds the saved review findings of a folder.
-const maxReviewState = 4 << 20
-
-// reviewStatePath is where a folder's review findings are kept: beside its checkpoints' folder.
-func (st *store) reviewStatePath(folder string) string {
-	sum := sha256.Sum256([]byte(folder))
-	return filepath.Join(st.dir, "reviews", hex.EncodeToString(sum[:8])+".json")
-}
-
-// SaveReview keeps the folder's review findings (JSON the editor face defines), replacing the ones
-// saved before (0600 in a 0700 folder, written atomically); nil forgets them.
-//
-//hermes:ownfile the folder's saved review findings, in the state folder
-func (s *Session) SaveReview(data []byte) error {
-	path := s.h.store.reviewStatePath(s.folder)
-	if data == nil {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	}
-	if len(data) > maxReviewState {
-		return fmt.Errorf("review findings of %d bytes: more than %d", len(data), maxReviewState)
-	}
-	if err := ensurePrivateDir(filepath.Dir(path), "folder", s.h.log); err != nil {
-		return err
-	}
-	return writeFileAtomic(path, data)
-}
-
-// LoadReview returns the folder's saved review findings, or nil when there are none.
-//
-//hermes:ownfile the folder's saved review findings, in the state folder
-func (s *Session) LoadReview() ([]byte, error) {
-	f, err := os.Open(s.h.store.reviewStatePath(s.folder))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxReviewState))
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/hermesproto"
@@ -69,6 +70,9 @@ type sessionState struct {
 	// transcripts are the thread's transcript files kept open between turns (see keepTranscripts):
 	// lent to each turn as it begins, given back at its end.
 	transcripts transcriptFiles
+	// notes are the user's reverts of the agent's changes not yet told to the model, oldest first
+	// (session_changes.go).
+	notes []RevertNote
 }
 
 func newSession(h *Host, folder string, saved folderState) *Session {
@@ -90,6 +94,7 @@ func newSession(h *Host, folder string, saved folderState) *Session {
 			compactions: saved.Compactions,
 			ineffective: saved.IneffectiveCompactions,
 			unjudged:    saved.CompactionUnjudged,
+			notes:       saved.RevertNotes,
 			pending:     make(map[string]*pendingApproval),
 			fileChanges: make(map[string][]hermesproto.FileChange),
 			pumps:       make(map[*eventQueue]int),
@@ -175,7 +180,7 @@ func (s *Session) save(st *sessionState) {
 	s.h.store.stage(s.folder, folderState{
 		ThreadID: st.threadID, ThreadTotal: st.threadTotal, Usage: st.totals, Turns: st.turns,
 		Compactions: st.compactions, IneffectiveCompactions: st.ineffective, CompactionUnjudged: st.unjudged,
-		Model: st.model, Effort: st.effort, Updated: time.Now(),
+		Model: st.model, Effort: st.effort, RevertNotes: slices.Clone(st.notes), Updated: time.Now(),
 	})
 }
 

@@ -1,7 +1,7 @@
 package agenthost
 
 // This file is the session's protocol: every operation its goroutine (loop) performs, but the
-// fallback chain's (session_fallback.go). Each is a method that runs its body on the loop
+// fallback chain's (session_fallback.go) and the changes under review's (session_changes.go). Each is a method that runs its body on the loop
 // (Session.call) and returns once it has; with the helpers they call (sessionState's and
 // turnSession's methods, Session.start and pump), the only code that touches the session's state.
 // No body blocks or does I/O: whatever waits (on codex, on a person, on the disk) happens on the
@@ -166,6 +166,7 @@ func (s *Session) planRun(in Input) (plannedRun, error) {
 		case cur != nil:
 			p.plan, p.t, p.at = planSteer, cur.turn, cur.where()
 		default:
+			in.notes = s.takeNotes(st, st.threadID) // the reverts since the thread's last turn
 			ts := s.newTurn(st, turnSpec{input: in})
 			st.current = &turnSession{turn: ts.turn}
 			p.plan, p.t, p.runner = planStart, ts.turn, ts
@@ -216,6 +217,7 @@ func (s *Session) abandon(t *turn) {
 	_ = s.call(func(st *sessionState) {
 		if st.turnOf(t) != nil {
 			st.current = nil
+			s.giveBackNotes(st, t.input.notes)
 		}
 		close(t.startedCh)
 	})

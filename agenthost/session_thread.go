@@ -39,9 +39,13 @@ func (s *Session) startCodexTurn(ctx context.Context, in Input, view threadView)
 	if in.Effort != "" {
 		effort = in.Effort
 	}
+	input := []codex.UserInput{codex.TextInput(in.Prompt)}
+	if note := notesText(s.folder, in.notes); note != "" {
+		input = append([]codex.UserInput{codex.TextInput(note)}, input...) // the note, then the request
+	}
 	started, sub, err := client.StartTurn(ctx, codex.TurnStartParams{
 		ThreadID: threadID,
-		Input:    []codex.UserInput{codex.TextInput(in.Prompt)},
+		Input:    input,
 		Model:    model,
 		Effort:   effort,
 	})

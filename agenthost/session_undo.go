@@ -41,6 +41,14 @@ func (s *Session) DropCheckpoint(turnID string) error {
 	return s.h.store.dropCheckpoint(s.folder, turnID)
 }
 
+// ChangedByHand records that the file at path went from was to now by the user's hand: a revert of
+// changes under review. The newest turn that changed the file, if it left it as was, records now
+// as what it left, so that hermes.undoTurn of that turn finds the file as its turn left it (and
+// restores what was there before the turn). It reports whether a checkpoint changed.
+func (s *Session) ChangedByHand(path string, was, now []byte) (bool, error) {
+	return s.h.store.changedByHand(s.folder, path, was, now)
+}
+
 // RevertThread makes the session's thread forget turnID and every later turn, so that the model no
 // longer sees an undone turn. It needs the session idle, and the turn in the session's thread.
 func (s *Session) RevertThread(ctx context.Context, threadID, turnID string) error {
@@ -66,5 +74,6 @@ func (s *Session) RevertThread(ctx context.Context, threadID, turnID string) err
 	if err := client.RevertThread(ctx, threadID, turnID); err != nil {
 		return fmt.Errorf("thread/revert: %w", err)
 	}
+	s.dropNotes(turnID) // the model forgot the turn: its reverted changes are nothing to it
 	return nil
 }

@@ -43,9 +43,11 @@ type folderState struct {
 	IneffectiveCompactions int  `json:"ineffectiveCompactions,omitempty"`
 	CompactionUnjudged     bool `json:"compactionUnjudged,omitempty"`
 	// Model and Effort are the folder's choice for its turns (hermes.setModel); empty: defaults.
-	Model   string    `json:"model,omitempty"`
-	Effort  string    `json:"effort,omitempty"`
-	Updated time.Time `json:"updated"`
+	Model  string `json:"model,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// RevertNotes are the user's reverts of the agent's changes not yet told to the model.
+	RevertNotes []RevertNote `json:"revertNotes,omitempty"`
+	Updated     time.Time    `json:"updated"`
 }
 
 type stateFile struct {

@@ -144,11 +144,15 @@ func (ts *turnRunner) toolDone(item *codex.Item, took time.Duration, note string
 		hermesproto.Message{Role: "tool", ToolCallID: call.ID, Content: result},
 	)
 	ts.live.tool(item, took, ts.settledApprovals(), note)
+	changes := toolChanges(item)
+	if note == "" && item.Type == codex.ItemFileChange && item.Status == codex.ItemCompleted {
+		ts.s.patchImages(ts.turn, changes) // what the patch did, for the changes under review
+	}
 	// The event goes out once the row is on disk: a reader of the transcript told of it finds it.
 	ts.live.hold(ts.cur.stamp(hermesproto.Event{Kind: hermesproto.EventKindToolCompleted, Tool: &hermesproto.ToolEvent{
 		ItemID: item.ID, CallID: call.ID, Name: call.Function.Name, Args: args,
 		Preview: ToolPreview(item), DurationMs: took.Milliseconds(), IsError: isErr, Result: result, Status: status,
-		ExitCode: item.ExitCode, Changes: toolChanges(item),
+		ExitCode: item.ExitCode, Changes: changes,
 	}}))
 }
 

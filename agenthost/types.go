@@ -15,6 +15,10 @@ type Input struct {
 	// Model and Effort override the folder's model and reasoning effort for this turn (and, as
 	// codex does, the thread's later turns); empty keeps them.
 	Model, Effort string
+
+	// notes are the reverts the model is told of before Prompt (session_changes.go): the session
+	// sets them when it registers the turn.
+	notes []RevertNote
 }
 
 // Turn states, as Result.Status and Status.TurnState report them.

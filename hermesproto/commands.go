@@ -26,13 +26,17 @@ const (
 	CmdDismissFinding = "hermes.dismissFinding"
 	CmdDismissReview  = "hermes.dismissFindings"
 	CmdLogin          = "hermes.login"
+	CmdChanges        = "hermes.changes"
+	CmdKeepChange     = "hermes.keepChange"
+	CmdRevertChange   = "hermes.revertChange"
 )
 
 // Commands returns every command name, in the order docs/protocol.md lists them. It is a function,
 // not a variable, so that no caller can change the list the server advertises.
 func Commands() []string {
 	return []string{CmdAsk, CmdCancel, CmdApprove, CmdNewThread, CmdCompact, CmdToggleYolo, CmdShowTranscript, CmdStatus, CmdUndoTurn,
-		CmdThreads, CmdResumeThread, CmdThreadHistory, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview, CmdLogin}
+		CmdThreads, CmdResumeThread, CmdThreadHistory, CmdModels, CmdSetModel, CmdReview, CmdDismissFinding, CmdDismissReview, CmdLogin,
+		CmdChanges, CmdKeepChange, CmdRevertChange}
 }
 
 // AskArgs are hermes.ask's arguments. Only Prompt is needed: URI picks the workspace folder and the
@@ -155,6 +159,12 @@ const (
 	CodeActionTitleReview     = "Hermes: review uncommitted changes"
 	// CodeActionTitleResumeThread is followed by the thread's title and when it was last used.
 	CodeActionTitleResumeThread = "Hermes: resume a past thread… %s (%s)"
+	// The changes under review: keep or revert the one under the cursor, keep every change of the
+	// folder, revert every change of the file.
+	CodeActionTitleKeepChange   = "Hermes: keep this change"
+	CodeActionTitleRevertChange = "Hermes: revert this change"
+	CodeActionTitleKeepAll      = "Hermes: keep all changes"
+	CodeActionTitleRevertFile   = "Hermes: revert all changes in this file"
 )
 
 // UndoTurnArgs are hermes.undoTurn's: the folder (URI), the turn (default: the last), Force.

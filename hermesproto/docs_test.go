@@ -38,6 +38,9 @@ func TestDocsDescribeTheProtocol(t *testing.T) {
 		{hermesproto.CmdThreadHistory, []any{hermesproto.ThreadHistoryArgs{}}, []any{
 			hermesproto.ThreadHistory{}, hermesproto.HistoryTurn{}, hermesproto.HistoryItem{},
 		}},
+		{hermesproto.CmdChanges, []any{hermesproto.ChangesArgs{}}, []any{hermesproto.ChangesResult{}, hermesproto.ChangeInfo{}}},
+		{hermesproto.CmdKeepChange, []any{hermesproto.KeepChangeArgs{}, hermesproto.ChangeRef{}}, []any{hermesproto.KeepChangeResult{}}},
+		{hermesproto.CmdRevertChange, []any{hermesproto.RevertChangeArgs{}}, []any{hermesproto.RevertChangeResult{}, hermesproto.SkippedChange{}}},
 		{hermesproto.CmdStatus, nil, []any{
 			hermesproto.Status{}, hermesproto.FolderStatus{}, hermesproto.TurnState{}, hermesproto.ApprovalSummary{}, hermesproto.AutoApproveStatus{},
 			hermesproto.CodexStatus{},
@@ -102,6 +105,8 @@ func TestDocsDescribeTheProtocol(t *testing.T) {
 		hermesproto.CodeActionTitleRunInstruct, hermesproto.CodeActionTitleAskSelection, hermesproto.CodeActionTitleFixDiagnostic,
 		hermesproto.CodeActionTitleStopTurn, hermesproto.CodeActionTitleDeny, hermesproto.CodeActionTitleAllowOnce,
 		hermesproto.CodeActionTitleAllowSession, strings.TrimSuffix(hermesproto.CodeActionTitleUndoTurn, " (%d files)"),
+		hermesproto.CodeActionTitleKeepChange, hermesproto.CodeActionTitleRevertChange,
+		hermesproto.CodeActionTitleKeepAll, hermesproto.CodeActionTitleRevertFile,
 	} {
 		// "Hermes: deny: " is written **Hermes: deny: …**, with the approval's summary after it.
 		if !strings.Contains(codeActions, "**"+strings.TrimSpace(title)) {

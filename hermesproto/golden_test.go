@@ -209,6 +209,20 @@ var goldenCases = []struct {
 			Usage: usage, TranscriptPath: "/home/u/.local/state/hermes-lsp/transcripts/thread-1.md", DurationMs: 1534,
 		},
 	}}},
+	{"changes_args", hermesproto.ChangesArgs{URI: "file:///home/u/work/calc.go"}},
+	{"changes_result", hermesproto.ChangesResult{Changes: []hermesproto.ChangeInfo{
+		{ChangeID: "c1a2b3", URI: "file:///home/u/work/calc.go", Range: protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 4, Character: 13}}, TurnID: "turn-1", Added: 3, Removed: 1},
+		{ChangeID: "c4d5e6", URI: "file:///home/u/work/calc.go", Range: protocol.Range{Start: protocol.Position{Line: 14}, End: protocol.Position{Line: 14}}, TurnID: "turn-1", Removed: 2},
+	}}},
+	{"change_ref", hermesproto.ChangeRef{ChangeID: "c1a2b3"}},
+	{"keep_change_args", hermesproto.KeepChangeArgs{ChangeID: "c1a2b3"}},
+	{"keep_change_args_all", hermesproto.KeepChangeArgs{URI: "file:///home/u/work/calc.go"}},
+	{"keep_change_result", hermesproto.KeepChangeResult{Kept: 1}},
+	{"revert_change_args", hermesproto.RevertChangeArgs{ChangeID: "c1a2b3", Force: true}},
+	{"revert_change_result", hermesproto.RevertChangeResult{
+		Reverted: []string{"c1a2b3"},
+		Skipped:  []hermesproto.SkippedChange{{ChangeID: "c4d5e6", Reason: "you edited these lines since Hermes changed them: revert with force to put back what was there anyway"}},
+	}},
 	{"turn_event_failed", hermesproto.TurnEventParams{Folder: "/home/u/work", ThreadID: "thread-1", TurnID: "turn-1", Event: hermesproto.Event{
 		Kind: hermesproto.EventKindTurnCompleted, Time: asked,
 		Result: &hermesproto.Result{

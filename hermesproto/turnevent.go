@@ -193,6 +193,12 @@ type FileChange struct {
 	Path string         `json:"path"`
 	Kind FileChangeKind `json:"kind"`
 	Diff string         `json:"diff"`
+	// Before and After are, on a completed apply_patch tool event, the file's content before the
+	// turn's first patch of it and as this patch left it, for the server's own use (the changes
+	// under review); nil unless the file was updated in place, existed before and after, inside
+	// the folder and within the size a checkpoint records.
+	Before []byte `json:"-"`
+	After  []byte `json:"-"`
 }
 
 // FileChangeKind is how a patch changes a file: Type is add, delete or update; MovePath is set

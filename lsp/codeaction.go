@@ -91,6 +91,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 	}
 
 	actions = append(actions, s.reviews.Actions(uri, docFolder, rng, command)...)
+	actions = append(actions, s.changes.Actions(uri, rng, command)...)
 
 	running := s.turns.in(folder.Path) != nil
 	h := s.host.Load()

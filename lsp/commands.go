@@ -212,6 +212,8 @@ func (s *Server) runCommand(ctx context.Context, p *commandParams) (any, error) 
 			return nil, invalid(err)
 		}
 		return result(s.undoTurn(ctx, a))
+	case hermesproto.CmdChanges, hermesproto.CmdKeepChange, hermesproto.CmdRevertChange:
+		return s.changeCommand(ctx, name, p)
 	}
 	return nil, errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 }

@@ -70,10 +70,10 @@ func (s *Server) applySettings(ctx context.Context, raw json.RawMessage) {
 	}
 	s.settings.Store(&st)
 	h := s.host.Load()
-	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled {
-		s.edits.Add("") // every document's hints and findings again
+	if st.InstructionHints != current.InstructionHints || st.Review.Enabled != current.Review.Enabled || st.Edits.Review != current.Edits.Review {
+		s.edits.Add("") // every document's hints, findings and changes again
 	}
-	if st.InlineStatus != current.InlineStatus {
+	if st.InlineStatus != current.InlineStatus || st.Edits.Review != current.Edits.Review {
 		s.lines.Refresh()
 	}
 	if h != nil {

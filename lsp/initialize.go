@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -79,6 +80,9 @@ func readCaps(p *initializeParams) editor.Caps {
 		if ws.WorkspaceEdit != nil {
 			c.ResourceOps = ws.WorkspaceEdit.ResourceOperations
 		}
+	}
+	if td := p.Capabilities.TextDocument; td != nil && td.Hover != nil && len(td.Hover.ContentFormat) > 0 {
+		c.PlainHover = !slices.Contains(td.Hover.ContentFormat, protocol.Markdown)
 	}
 	c.ReloadsBuffers = isVSCode(c.Name) || experimentalFlag(p.Capabilities.Experimental, "reloadsBuffers")
 	c.SavesUndoEdits = experimentalFlag(p.Capabilities.Experimental, "savesUndoEdits")
@@ -171,6 +175,7 @@ func (s *Server) initialized() {
 	s.goAsync("memory", s.turns.releaseLoop)
 	if s.host.Load() != nil {
 		s.goAsync("review findings", func(ctx context.Context) { s.reviews.LoadSaved(ctx, s.folders.List()) })
+		s.goAsync("changes under review", func(ctx context.Context) { s.changes.LoadSaved(ctx, s.folders.List()) })
 	}
 	s.goAsync("initialized", func(ctx context.Context) {
 		canAsk := s.editor.Caps().Configuration

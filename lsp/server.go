@@ -26,6 +26,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/lsp/annotate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/approve"
 	"github.com/hermes-lsp/hermes-lsp/lsp/buffers"
+	"github.com/hermes-lsp/hermes-lsp/lsp/changes"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/framing"
 	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
@@ -98,6 +99,7 @@ type Server struct {
 	edits        *textdoc.Edits         // tells the features that follow edits which documents changed
 	instructions *instruct.Instructions // `hermes:` lines: the one to run, and hints on the others
 	reviews      *review.Reviews        // hermes.review and the automatic review
+	changes      *changes.Changes       // the agent's edits, hunk by hunk, under review
 
 	approvals *approve.Approver // the host's Approver, auto-approval and trusted settings
 	threads   *threads.Threads  // threads, models, rate limits and transcripts
@@ -152,6 +154,19 @@ func NewServer(opts Options) *Server {
 		},
 	})
 	s.lines = annotate.NewLines(s.docs, s.editor, log, func() bool { return s.settings.Load().InlineStatus })
+	s.changes = changes.New(changes.Config{
+		Docs: s.docs, Editor: s.editor,
+		Publish: func(ctx context.Context, uri string, diags []protocol.Diagnostic) {
+			s.editor.Diagnostics().Publish(ctx, uri, changes.Feature, diags)
+		},
+		RefreshHints: s.lines.Refresh,
+		SyncBuffers:  buffers.New(s.docs, s.editor, log).Sync,
+		Session:      s.changesSession,
+		Busy:         func(folder string) bool { return s.turns.in(folder) != nil },
+		Enabled:      func() bool { return s.settings.Load().Edits.Review },
+		Source:       diagnosticSource,
+		Log:          log,
+	})
 	s.instructions = instruct.New(instruct.Config{
 		Docs: s.docs, Origins: s.lines.Origins(), Kind: s.instructionDocument, IsTranscript: s.threads.IsTranscript,
 		Enabled: func() bool { return s.settings.Load().InstructionHints },
@@ -163,7 +178,7 @@ func NewServer(opts Options) *Server {
 	})
 	// editDelay gathers a burst of edits into one pass.
 	const editDelay = 150 * time.Millisecond
-	s.edits = textdoc.NewEdits(s.docs, editDelay, s.instructions.Refresh, findings.Refresh)
+	s.edits = textdoc.NewEdits(s.docs, editDelay, s.instructions.Refresh, findings.Refresh, s.changes.Refresh)
 	return s
 }
 
@@ -393,13 +408,13 @@ func (s *Server) request(ctx context.Context, req jsonrpc2.Request) (any, error)
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "hover: %v", err)
 		}
-		return s.lines.Hover(&p), nil
+		return s.hover(&p), nil
 	case annotate.MethodInlayHint:
 		var p annotate.InlayHintParams
 		if err := fastjson.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "inlayHint: %v", err)
 		}
-		return s.lines.InlayHints(&p), nil
+		return s.inlayHints(&p), nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "hermes-lsp does not implement %s", method)
 }

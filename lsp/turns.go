@@ -48,7 +48,7 @@ func (s *Server) watch(ctx context.Context, folder workspace.Folder, turn *agent
 
 // follow hands a turn's events to its observers until the turn ends, then tells them how it ended.
 // The observers, in order: the buffers (which mark an approval that conflicts with unsaved edits,
-// for the observers after them), the turn's record behind hover and inlay hints, the
+// for the observers after them), the changes under review its patches make, the turn's record behind hover and inlay hints, the
 // hermes/turnEvent stream, the progress, and what follows a turn (a review's findings, or the
 // answer and an automatic review).
 func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events <-chan hermesproto.Event) {
@@ -70,6 +70,7 @@ func (s *Server) follow(ctx context.Context, tv *turnView, prompt string, events
 	}
 	observers := []turnObserver{
 		buffers.New(s.docs, s.editor, s.log).Follow(tv.folder.Path),
+		s.changes.Follow(tv.folder.Path), // after the buffers: a buffer that shows the patch has it marked at once
 		recordObserver{s.lines, tv.rec},
 		wireObserver{s.editor, s.settings, tv.folder.Path},
 		progress.Start(ctx, cfg, title),

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -30,6 +31,11 @@ func (s *Server) undoTurn(ctx context.Context, a hermesproto.UndoTurnArgs) (herm
 		}
 		return res, errorf(code, "%v", err)
 	}
+	restored := make([]string, 0, len(res.Restored))
+	for _, rel := range res.Restored {
+		restored = append(restored, filepath.Join(folder.Path, rel))
+	}
+	s.changes.Undone(ctx, folder.Path, res.TurnID, restored) // the turn's changes went with it
 	s.editor.ShowMessage(ctx, protocol.MessageTypeInfo, msg)
 	return res, nil
 }

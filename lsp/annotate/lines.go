@@ -86,17 +86,31 @@ func (l *Lines) InlayHints(p *InlayHintParams) []InlayHint {
 // Hover answers a hover request: the turn asked from the line, or null.
 func (l *Lines) Hover(p *protocol.HoverParams) any {
 	uri := string(p.TextDocument.URI)
-	rec := l.origins.At(uri, p.Position.Line)
-	if rec == nil {
+	text, ok := l.HoverText(uri, p.Position.Line)
+	if !ok {
 		return nil
 	}
-	line := p.Position.Line
+	return HoverResult(l.docs, uri, p.Position.Line, protocol.Markdown, text)
+}
+
+// HoverText is the hover of the turn asked from line of the document at uri (markdown), with false
+// when no turn was.
+func (l *Lines) HoverText(uri string, line uint32) (string, bool) {
+	rec := l.origins.At(uri, line)
+	if rec == nil {
+		return "", false
+	}
+	return rec.Hover(), true
+}
+
+// HoverResult is textDocument/hover's answer: text of kind over line of the document at uri.
+func HoverResult(docs *textdoc.Documents, uri string, line uint32, kind protocol.MarkupKind, text string) any {
 	end := protocol.Position{Line: line}
-	if text, ok := l.docs.Line(uri, line); ok {
-		end.Character = textdoc.UTF16Len(text)
+	if t, ok := docs.Line(uri, line); ok {
+		end.Character = textdoc.UTF16Len(t)
 	}
 	return map[string]any{
-		"contents": map[string]any{"kind": protocol.Markdown, "value": rec.Hover()},
+		"contents": map[string]any{"kind": kind, "value": text},
 		"range":    protocol.Range{Start: protocol.Position{Line: line}, End: end},
 	}
 }

@@ -64,6 +64,9 @@ type Caps struct {
 	ShowsResults bool
 	// InlayHintRefresh: the editor takes workspace/inlayHint/refresh.
 	InlayHintRefresh bool
+	// PlainHover: the editor's hovers take plain text only (textDocument.hover.contentFormat names
+	// formats, and not markdown).
+	PlainHover bool
 	// ResourceOps are the resource operations workspace/applyEdit takes (create, rename, delete).
 	ResourceOps []string
 	// EditMetadata: workspace/applyEdit takes the metadata member (LSP 3.18,

@@ -33,8 +33,10 @@ type Settings struct {
 	// InstructionHints marks `hermes:` lines nobody has run yet with a Hint diagnostic.
 	InstructionHints bool `json:"instructionHints"`
 	// Review says whether reviews show, and when one starts by itself.
-	Review   ReviewSettings `json:"review"`
-	StateDir string         `json:"stateDir"`
+	Review ReviewSettings `json:"review"`
+	// Edits says what the server makes of the agent's edits.
+	Edits    EditsSettings `json:"edits"`
+	StateDir string        `json:"stateDir"`
 
 	openTranscriptSet bool // the user chose; else it follows the client's showDocument support
 }
@@ -71,6 +73,7 @@ func Default() Settings {
 		InlineStatus:       true,
 		InstructionHints:   true,
 		Review:             ReviewSettings{Enabled: true},
+		Edits:              EditsSettings{Review: true},
 	}
 }
 
@@ -97,8 +100,9 @@ func (st Settings) HostConfig() agenthost.Config {
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
 	// token is the socket token (handshake.go), read before settings are parsed; it is no setting.
-	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "review", "token"},
+	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "review", "edits", "token"},
 	"review":    {"enabled", "afterTurn"},
+	"edits":     {"review"},
 	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
 	"approvals": {"mode", "timeoutSeconds"},
 }
@@ -200,6 +204,7 @@ func ParseWithMinTurn(raw json.RawMessage, base Settings, minTurnSeconds float64
 		{"prewarm", &st.Prewarm}, {"openTranscript", &st.OpenTranscript}, {"turnEvents", &st.TurnEvents},
 		{"commandPrefix", &st.CommandPrefix}, {"stateDir", &st.StateDir},
 		{"inlineStatus", &st.InlineStatus}, {"instructionHints", &st.InstructionHints}, {"review", &st.Review},
+		{"edits", &st.Edits},
 	} {
 		if err := field(f.key, f.into); err != nil {
 			return base, nil, err
@@ -212,6 +217,12 @@ func ParseWithMinTurn(raw json.RawMessage, base Settings, minTurnSeconds float64
 		}
 		if st.Review.AfterTurn.MinToolCalls < 0 {
 			return base, nil, fmt.Errorf("hermes.review.afterTurn.minToolCalls must not be negative")
+		}
+	}
+	if v, ok := top["edits"]; ok && string(v) != "null" {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) == nil {
+			warnings = append(warnings, unknownKeys("edits", m)...)
 		}
 	}
 	if _, ok := top["openTranscript"]; ok {
@@ -306,6 +317,13 @@ type ReviewSettings struct {
 	AfterTurn struct {
 		MinToolCalls int `json:"minToolCalls"`
 	} `json:"afterTurn"`
+}
+
+// EditsSettings are the `edits` settings.
+type EditsSettings struct {
+	// Review makes the hunks of the agent's patches changes under review (lsp/changes): shown where
+	// they are, kept or reverted one by one.
+	Review bool `json:"review"`
 }
 
 // IsEmpty reports settings that say nothing: absent, null or {}.

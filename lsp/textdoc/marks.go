@@ -7,8 +7,10 @@ import (
 	"strings"
 )
 
-// maxMarksPerDocument bounds a document's marks; the oldest die first.
-const maxMarksPerDocument = 200
+// maxMarksPerDocument bounds a document's marks; the oldest die first. The features that mark lines
+// bound their own marks of a file below it: review findings (two marks each, 50 on a file), the
+// changes under review (two each, 50 on a file), and the lines turns were asked from.
+const maxMarksPerDocument = 400
 
 // A Mark is a line of a document that follows its edits: lines inserted or deleted above move it,
 // and it dies when its line's text is deleted or replaced whole. A whole-document change, or the
@@ -70,6 +72,42 @@ func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
 	}
 	d.marks[k] = append(live, m)
 	return m
+}
+
+// FollowDiskEdit moves the marks of the document at uri, when the editor does not have it open, for
+// an edit the server made on disk: the bytes start to end of text (the file before the edit)
+// replaced by newText. Marks move as for the editor's own edit (didChange); an open document's
+// marks wait for the editor's didChange instead.
+func (d *Documents) FollowDiskEdit(uri, text string, start, end int, newText string) {
+	k := Key(uri)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, open := d.docs[k]; open || start < 0 || end < start || end > len(text) {
+		return
+	}
+	before := newRope(text)
+	d.moveMarksLocked(k, before, start, end, newText)
+	before.replace(start, end, newText)
+	d.refreshMarkTextsLocked(k, before)
+}
+
+// RelocateMarks finds marks, of a document the editor does not have open, again in text (its file
+// as it is now, changed by someone else than the editor): each at the nearest line with its text,
+// else it dies, as when the document is opened.
+func (d *Documents) RelocateMarks(text string, marks ...*Mark) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, m := range marks {
+		if m == nil || m.dead {
+			continue
+		}
+		if m.text == "" {
+			m.dead = true
+			continue
+		}
+		best, found := nearestLine(text, m.text, int(m.line))
+		m.line, m.dead = uint32(best), !found
+	}
 }
 
 // moveMarksLocked moves the marks of key for one ranged change: the bytes from start to end of
