@@ -22,6 +22,13 @@ export const Command = {
 	installCodex: 'hermes-vscode.installCodex',
 	threads: 'hermes-vscode.threads',
 	model: 'hermes-vscode.model',
+	nextChange: 'hermes-vscode.nextChange',
+	previousChange: 'hermes-vscode.previousChange',
+	keepChange: 'hermes-vscode.keepChange',
+	revertChange: 'hermes-vscode.revertChange',
+	showChanges: 'hermes-vscode.showChanges',
+	keepFile: 'hermes-vscode.keepFile',
+	revertFile: 'hermes-vscode.revertFile',
 } as const;
 
 /** The palette titles ("Hermes: " + title), as package.json contributes them. */
@@ -43,4 +50,11 @@ export const Titles: Record<keyof typeof Command, string> = {
 	installCodex: 'Install Codex',
 	threads: 'Threads…',
 	model: 'Model…',
+	nextChange: 'Next Change',
+	previousChange: 'Previous Change',
+	keepChange: 'Keep Change',
+	revertChange: 'Revert Change',
+	showChanges: 'Show Agent Changes',
+	keepFile: 'Keep Changes in File',
+	revertFile: 'Revert Changes in File',
 };

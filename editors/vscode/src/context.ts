@@ -4,6 +4,7 @@
 
 import type * as vscode from 'vscode';
 
+import { Changes } from './changesView';
 import { Client } from './client';
 import { CodexSetup } from './codexSetup';
 import { Prompts } from './prompts';
@@ -19,6 +20,8 @@ export interface Hermes {
 	readonly codex: CodexSetup;
 	/** The language client: starting, restarting and reaching hermes-lsp, and running its commands. */
 	readonly client: Client;
+	/** The agent's changes under review: their decorations, CodeLens, count and commands. */
+	readonly changes: Changes;
 }
 
 /** createHermes makes the extension's parts, each registering what it disposes in context.subscriptions. */
@@ -27,5 +30,6 @@ export function createHermes(context: vscode.ExtensionContext): Hermes {
 	const prompts = new Prompts(context, { ui });
 	const codex = new CodexSetup(context);
 	const client = new Client(context, { ui, prompts, codex });
-	return { ui, prompts, codex, client };
+	const changes = new Changes(context, { ui, client });
+	return { ui, prompts, codex, client, changes };
 }

@@ -1,7 +1,7 @@
 // The VS Code extension: starts hermes-lsp with vscode-languageclient (client.ts), adds the Hermes
 // commands (actions.ts), a status bar item and the Hermes view (ui.ts), and approvals (prompts.ts):
 // a modal dialog for a command, a notification and a status bar item for a patch, whose changes open
-// in one multi-file diff editor. codexSetup.ts looks for codex and offers to install it. Their state
+// in one multi-file diff editor. The agent's changes under review show inline (changesView.ts). codexSetup.ts looks for codex and offers to install it. Their state
 // is one object (context.ts) made here and handed to each. The logic without vscode lives in the
 // other modules.
 
@@ -54,6 +54,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		}),
 		vscode.commands.registerCommand(Command.answerApproval, (id?: string) => answerPending(h, id)),
 		vscode.commands.registerCommand(Command.signIn, () => signIn(h)),
+		vscode.commands.registerCommand(Command.nextChange, () => h.changes.go(true)),
+		vscode.commands.registerCommand(Command.previousChange, () => h.changes.go(false)),
+		vscode.commands.registerCommand(Command.keepChange, (id?: string) => h.changes.keep(id)),
+		vscode.commands.registerCommand(Command.revertChange, (id?: string) => h.changes.revert(id)),
+		vscode.commands.registerCommand(Command.showChanges, () => h.changes.showReview()),
+		vscode.commands.registerCommand(Command.keepFile, (uri?: vscode.Uri) => h.changes.keepFile(uri)),
+		vscode.commands.registerCommand(Command.revertFile, (uri?: vscode.Uri) => h.changes.revertFile(uri)),
 		vscode.workspace.onDidChangeConfiguration((e) => h.client.onConfigurationChanged(e)),
 		// The account (status bar, hermes.signedIn) follows events: the server started, a turn ended,
 		// the window regained the focus (back from the browser's sign-in page) while not signed in.

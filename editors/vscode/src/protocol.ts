@@ -29,6 +29,9 @@ import {
 	CmdModels,
 	CmdSetModel,
 	CmdLogin,
+	CmdChanges,
+	CmdKeepChange,
+	CmdRevertChange,
 	LoginChatGPT,
 	LoginDeviceCode,
 	MethodTurnEvent,
@@ -36,6 +39,13 @@ import {
 
 export type {
 	Account,
+	ChangeInfo,
+	ChangesArgs,
+	ChangesResult,
+	KeepChangeArgs,
+	KeepChangeResult,
+	RevertChangeArgs,
+	RevertChangeResult,
 	LoginArgs,
 	LoginResult,
 	ModelInfo,
@@ -100,6 +110,9 @@ export const ServerCommand = {
 	models: CmdModels,
 	setModel: CmdSetModel,
 	login: CmdLogin,
+	changes: CmdChanges,
+	keepChange: CmdKeepChange,
+	revertChange: CmdRevertChange,
 } as const;
 
 /** hermes.login's methods: a browser on this machine, or a device code for any browser. */

@@ -35,6 +35,7 @@ export const UNTRUSTED_SERVER_KEYS = [
 	'instructionHints',
 	'review.enabled',
 	'review.afterTurn.minToolCalls',
+	'edits.review',
 ] as const;
 
 /** The server's settings keys, as VS Code names them under `hermes.` (nested keys with a dot). */

@@ -68,6 +68,13 @@ test("every command is contributed with its palette title, under ids that are no
 			'Hermes: Install Codex',
 			'Hermes: Threads…',
 			'Hermes: Model…',
+			'Hermes: Next Change',
+			'Hermes: Previous Change',
+			'Hermes: Keep Change',
+			'Hermes: Revert Change',
+			'Hermes: Show Agent Changes',
+			'Hermes: Keep Changes in File',
+			'Hermes: Revert Changes in File',
 		],
 	);
 });

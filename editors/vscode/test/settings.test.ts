@@ -80,6 +80,7 @@ test("the trusted keys are the server's trusted settings plus how to start or re
 	assert.deepEqual([...UNTRUSTED_SERVER_KEYS].sort(), [
 		'approvals.timeoutSeconds',
 		'codex.model',
+		'edits.review',
 		'inlineStatus',
 		'instructionHints',
 		'openTranscript',
@@ -425,11 +426,16 @@ test('every server key is one the server knows (docs/protocol.md)', () => {
 		'inlineStatus',
 		'instructionHints',
 		'review',
+		'edits',
 	]);
 	for (const k of SERVER_KEYS) {
 		assert.ok(known.has(k.split('.')[0]), k);
 	}
-	assert.equal(SERVER_KEYS.length, 19);
+	assert.equal(SERVER_KEYS.length, 20);
+});
+
+test('edits.review travels nested, as the server reads it', () => {
+	assert.deepEqual(untrustedSettings((k) => (k === 'edits.review' ? false : undefined)).edits, { review: false });
 });
 
 test('review settings travel nested, as the server reads them', () => {

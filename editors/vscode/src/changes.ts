@@ -1,0 +1,172 @@
+// The changes under review (docs/protocol.md, "Changes under review"): which change is where, the
+// text a change replaced as its hover shows it, the next and previous change, what the status bar
+// and the CodeLens say, and the files a patch's completion names. No vscode import: unit-tested
+// with node --test; changesView.ts shows them.
+
+import type { ChangeInfo, ToolEvent } from './protocol';
+
+/** The diagnostics of the changes under review: source `hermes`, this code. */
+export const ChangeDiagnosticCode = 'change';
+
+/** The most characters of removed text a CodeLens shows. */
+const LENS_MAX = 100;
+
+/** isChangeDiagnostic says whether a diagnostic is a change under review's. */
+export function isChangeDiagnostic(d: { source?: string; code?: unknown }): boolean {
+	const code = typeof d.code === 'object' && d.code !== null && 'value' in d.code ? d.code.value : d.code;
+	return d.source === 'hermes' && code === ChangeDiagnosticCode;
+}
+
+/** The text a change replaced, as its hover shows it: its lines, and whether the hover cut it. */
+export interface OldText {
+	lines: string[];
+	cut: boolean;
+}
+
+/**
+ * oldTextFromHover reads the lines a change removed from the server's hover on its first line: the
+ * `-` lines of the diff block whose counts are the change's (+added −removed), else of the first
+ * diff block. A hover cuts long hunks ("-… 3 more line(s)", "-… (cut)"): cut says so. Undefined when
+ * the hover holds no diff.
+ */
+export function oldTextFromHover(hover: string, added: number, removed: number): OldText | undefined {
+	const blocks: { head: string; body: string[] }[] = [];
+	const lines = hover.split('\n');
+	for (let i = 0; i < lines.length; i++) {
+		const m = /^(`{3,})diff\s*$/.exec(lines[i]);
+		if (!m) {
+			continue;
+		}
+		const body: string[] = [];
+		let j = i + 1;
+		for (; j < lines.length && lines[j] !== m[1]; j++) {
+			body.push(lines[j]);
+		}
+		blocks.push({ head: lines.slice(Math.max(0, i - 2), i).join('\n'), body });
+		i = j;
+	}
+	if (blocks.length === 0) {
+		return undefined;
+	}
+	const counts = `(+${added} −${removed})`;
+	const block = blocks.find((b) => b.head.includes(counts)) ?? blocks[0];
+	const out: OldText = { lines: [], cut: false };
+	for (const l of block.body) {
+		if (!l.startsWith('-')) {
+			continue;
+		}
+		if (/^-… (\d+ more line\(s\)|\(cut\))$/.test(l)) {
+			out.cut = true;
+		} else {
+			out.lines.push(l.slice(1));
+		}
+	}
+	return out;
+}
+
+/** removedLens is what the CodeLens above a change says of the text it replaced, in one line. */
+export function removedLens(old: OldText | undefined, removed: number): string | undefined {
+	if (removed === 0) {
+		return undefined;
+	}
+	if (!old || old.lines.length === 0) {
+		return `− ${removed} line(s) removed`;
+	}
+	let text = `− ${old.lines[0].trim() === '' ? '(blank line)' : old.lines[0]}`;
+	if (text.length > LENS_MAX) {
+		text = text.slice(0, LENS_MAX - 1) + '…';
+	}
+	const more = removed - 1;
+	return more > 0 ? `${text}  (+${more} more line(s))` : text;
+}
+
+/** removedTooltip is every removed line, for the CodeLens's tooltip. */
+export function removedTooltip(old: OldText | undefined): string | undefined {
+	if (!old || old.lines.length === 0) {
+		return undefined;
+	}
+	return 'Hermes replaced:\n' + old.lines.join('\n') + (old.cut ? '\n…' : '');
+}
+
+/** countText is the status bar's count of changes under review ('' when none). */
+export function countText(n: number): string {
+	return n === 0 ? '' : `$(diff) ${n} change${n === 1 ? '' : 's'}`;
+}
+
+/** Where a change's lines are: the first and the last (a change without lines: the line after what it deleted). */
+export function changeLines(c: ChangeInfo): { first: number; last: number } {
+	const first = c.range.start.line;
+	const last = Math.max(first, c.range.end.line);
+	return { first, last };
+}
+
+/** sortChanges orders changes by file, then line. */
+export function sortChanges(changes: readonly ChangeInfo[]): ChangeInfo[] {
+	return [...changes].sort((a, b) => (a.uri === b.uri ? a.range.start.line - b.range.start.line : a.uri < b.uri ? -1 : 1));
+}
+
+/** changeAt is the change whose lines hold line of the file at uri, if one does. */
+export function changeAt(changes: readonly ChangeInfo[], uri: string, line: number): ChangeInfo | undefined {
+	return changes.find((c) => {
+		const { first, last } = changeLines(c);
+		return c.uri === uri && first <= line && line <= last;
+	});
+}
+
+/**
+ * nextChange is the change after line of the file at uri (forward) or before it, in file then line
+ * order, going on to the next (or previous) file and around: undefined only when there is none.
+ */
+export function nextChange(changes: readonly ChangeInfo[], uri: string, line: number, forward: boolean): ChangeInfo | undefined {
+	const all = sortChanges(changes);
+	if (all.length === 0) {
+		return undefined;
+	}
+	const after = (c: ChangeInfo) => c.uri > uri || (c.uri === uri && c.range.start.line > line);
+	const before = (c: ChangeInfo) => c.uri < uri || (c.uri === uri && changeLines(c).last < line);
+	if (forward) {
+		return all.find(after) ?? all[0];
+	}
+	return [...all].reverse().find(before) ?? all[all.length - 1];
+}
+
+/**
+ * patchedPaths are the files a completed apply_patch tool event names (its args' changes, paths as
+ * codex gives them: absolute, or relative to the folder); none for another event or a failed patch.
+ */
+export function patchedPaths(tool: ToolEvent | undefined): string[] {
+	if (!tool || tool.name !== 'apply_patch' || tool.isError) {
+		return [];
+	}
+	const args = tool.args as { changes?: unknown } | undefined;
+	if (!args || !Array.isArray(args.changes)) {
+		return [];
+	}
+	const out: string[] = [];
+	for (const c of args.changes as unknown[]) {
+		const path = (c as { path?: unknown } | null)?.path;
+		if (typeof path === 'string' && path !== '' && !out.includes(path)) {
+			out.push(path);
+		}
+	}
+	return out;
+}
+
+/**
+ * withOldTexts is text (a file as it is now) with each change's lines replaced by the text it
+ * replaced: the file before the changes, the left side of the review's diff. A change whose old
+ * text is unknown or was cut stays as it is.
+ */
+export function withOldTexts(text: string, changes: readonly ChangeInfo[], old: (c: ChangeInfo) => OldText | undefined): string {
+	const eol = text.includes('\r\n') ? '\r\n' : '\n';
+	const lines = text.split(eol);
+	for (const c of sortChanges(changes).reverse()) {
+		const o = old(c);
+		if (!o || o.cut) {
+			continue;
+		}
+		const start = c.range.start.line;
+		lines.splice(start, c.added, ...o.lines);
+	}
+	return lines.join(eol);
+}
