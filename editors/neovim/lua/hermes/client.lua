@@ -99,7 +99,8 @@ function M.base_config()
   caps.window.workDoneProgress = true
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
-  -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua). It shows
+  -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua), and what a
+  -- revert of the agent's change puts back in them (handlers.lua). It shows
   -- what its commands answer, and their errors, itself. It asks codex's questions (an MCP server's
   -- form, the agent's questions) itself, from the turn events (questions.lua).
   caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, {
@@ -123,6 +124,7 @@ function M.base_config()
     "hermes/turnEvent",
     "window/showMessage",
     "workspace/inlayHint/refresh",
+    "workspace/applyEdit",
   }) do
     hs[method] = handlers[method]
   end

@@ -114,6 +114,30 @@ M.subcommands = {
       return {}
     end,
   },
+  changes = {
+    desc = "the agent's changes under review in the quickfix list",
+    run = function()
+      require("hermes.changes").list()
+    end,
+  },
+  keep = {
+    desc = "keep the agent's change under the cursor",
+    run = function()
+      require("hermes.changes").keep()
+    end,
+  },
+  revert = {
+    desc = "revert the agent's change under the cursor (! reverts lines you edited since too)",
+    run = function(opts)
+      require("hermes.changes").revert(opts.bang)
+    end,
+  },
+  preview = {
+    desc = "show what the agent's change under the cursor replaced, in a float",
+    run = function()
+      require("hermes.changes").preview()
+    end,
+  },
   login = {
     desc = "sign codex in (ChatGPT in the browser; a device code over SSH)",
     run = function(_, args)
@@ -211,7 +235,7 @@ function M.define()
     range = true,
     bang = true,
     complete = M.complete,
-    desc = "Hermes: :Hermes ask|stop|approve|status|transcript|open|new|compact|yolo|undo|threads|model|review|login|health",
+    desc = "Hermes: :Hermes ask|stop|approve|status|transcript|open|new|compact|yolo|undo|threads|model|review|changes|keep|revert|preview|login|health",
   })
   for name, sub in pairs(M.aliases) do
     local s = M.subcommands[sub]

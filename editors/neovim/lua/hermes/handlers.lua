@@ -249,6 +249,41 @@ M["hermes/turnEvent"] = function(_, params, ctx)
   updated()
 end
 
+-- workspace/applyEdit: Neovim's own handler applies the edit; a revert of the agent's changes
+-- (hermes.revertChange: its label says so) is then saved in the buffers that had no unsaved edits
+-- before it, as VS Code saves it, so that the disk holds what the server says it put back.
+M["workspace/applyEdit"] = function(err, params, ctx, config)
+  local default = vim.lsp.handlers["workspace/applyEdit"]
+  local label = type(params) == "table" and params.label or nil
+  if type(label) ~= "string" or not vim.startswith(label, "Hermes: revert ") then
+    return default(err, params, ctx, config)
+  end
+  local clean = {}
+  local edit = type(params.edit) == "table" and params.edit or {}
+  for _, dc in ipairs(type(edit.documentChanges) == "table" and edit.documentChanges or {}) do
+    if type(dc) == "table" and type(dc.textDocument) == "table" and type(dc.textDocument.uri) == "string" then
+      local b = vim.fn.bufnr(vim.uri_to_fname(dc.textDocument.uri))
+      if b ~= -1 and vim.api.nvim_buf_is_loaded(b) and not vim.bo[b].modified then
+        clean[b] = true
+      end
+    end
+  end
+  local res = default(err, params, ctx, config)
+  if type(res) == "table" and res.applied then
+    for b in pairs(clean) do
+      if vim.bo[b].modified then
+        local ok, e = pcall(vim.api.nvim_buf_call, b, function()
+          vim.cmd("silent keepalt update")
+        end)
+        if not ok then
+          notify("Hermes: the reverted text is in its buffer, but not saved: " .. tostring(e), levels.WARN)
+        end
+      end
+    end
+  end
+  return res
+end
+
 -- window/showMessage through vim.notify (so notification plugins apply). The server's fallback
 -- instructions for an approval ("answer with a code action or hermes.approve") are not shown: the
 -- plugin asks about that approval itself.
