@@ -9,9 +9,7 @@
 package helix_test
 
 import (
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +17,6 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
-	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
@@ -38,14 +35,6 @@ func TestMain(m *testing.M) {
 // the statusline; then a second turn, the "Hermes: stop turn" code action offered while it runs,
 // and `:lsp-workspace-command hermes.cancel` stopping it.
 func TestHelixInstructionApprovalStop(t *testing.T) {
-	hx := os.Getenv("HERMES_HX")
-	if hx == "" {
-		t.Fatal("set HERMES_HX to a Helix binary (make test-helix HX=/path/to/hx; see editors/helix/README.md)")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatalf("the Helix test drives Helix through tmux: %v", err)
-	}
 	env := codextest.NewReal(t)
 	env.Model.Enqueue(
 		fakemodel.Exec("echo from-helix > hx_made.txt"),
@@ -54,125 +43,12 @@ func TestHelixInstructionApprovalStop(t *testing.T) {
 		fakemodel.Hang(),
 	)
 
-	tmp := t.TempDir()
-	// languages.toml runs "hermes-lsp" from PATH.
-	bindir := filepath.Dir(testbin.HermesLSP(t))
-	if err := os.Mkdir(filepath.Join(env.Work, ".git"), 0o755); err != nil { // Helix's workspace root
-		t.Fatal(err)
-	}
 	const original = "hermes: create hx_made.txt with a command, then patch this file\nSecond line.\n"
 	if err := os.WriteFile(filepath.Join(env.Work, "notes.md"), []byte(original), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	// The README's languages.toml, with the test's codex and state folder.
-	home := filepath.Join(tmp, "home")
-	cfgDir := filepath.Join(home, ".config", "helix")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The README's languages.toml for this Helix: the release's own file when there is one
-	// (languages-25.01.1.toml), else languages.toml (25.07.1, and snapshots after it).
-	langFile := "languages.toml"
-	if out, err := exec.Command(hx, "--version").Output(); err == nil {
-		if f := strings.Fields(string(out)); len(f) >= 2 {
-			if _, err := os.Stat("languages-" + f[1] + ".toml"); err == nil {
-				langFile = "languages-" + f[1] + ".toml"
-			}
-		}
-	}
-	t.Logf("Helix's languages.toml: %s", langFile)
-	snippet, err := os.ReadFile(langFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// No codex args: the fake model's provider is in env.CodexHome/config.toml (codextest.NewReal).
-	logFile := filepath.Join(tmp, "hermes-lsp.log")
-	lt := replaceOnce(t, string(snippet), `args = ["--stdio"]`,
-		fmt.Sprintf(`args = ["--stdio", "--log-file", %q, "--log-level", "debug"]`, logFile))
-	lt = replaceOnce(t, lt, "[language-server.hermes-lsp.config.hermes.codex]\n",
-		fmt.Sprintf("[language-server.hermes-lsp.config.hermes.codex]\npath = %q\nhome = %q\nenv = { HOME = %q, OPENAI_API_KEY = \"\", CODEX_API_KEY = \"\" }\n",
-			env.Binary, env.CodexHome, env.Home))
-	lt = replaceOnce(t, lt, "[language-server.hermes-lsp.config.hermes]\n",
-		fmt.Sprintf("[language-server.hermes-lsp.config.hermes]\nstateDir = %q\n", filepath.Join(tmp, "state")))
-	if err := os.WriteFile(filepath.Join(cfgDir, "languages.toml"), []byte(lt), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	// A tmux server of our own (its own socket), ended at the end.
-	socket := filepath.Join(tmp, "tmux.sock")
-	tm := func(args ...string) (string, error) {
-		out, err := exec.Command(tmux, append([]string{"-S", socket}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	envs := []string{
-		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"PATH=" + bindir + ":" + os.Getenv("PATH"), "TERM=xterm-256color", "OPENAI_API_KEY=", "CODEX_API_KEY=",
-	}
-	shell := "cd " + shellQuote(env.Work) + " && exec env " + strings.Join(quoteAll(envs), " ") + " " + shellQuote(hx) + " notes.md"
-	if out, err := tm("new-session", "-d", "-s", "hx", "-x", "160", "-y", "45", shell); err != nil {
-		t.Fatalf("tmux new-session: %v %s", err, out)
-	}
-	t.Cleanup(func() {
-		_, _ = tm("kill-server")
-		proctest.EndCodex(t, env.CodexHome)
-	})
-
-	screen := func() string {
-		out, _ := tm("capture-pane", "-p", "-t", "hx")
-		return out
-	}
-	// press sends keys; keys also gives Helix time to take them before the next ones.
-	press := func(k ...string) {
-		if out, err := tm(append([]string{"send-keys", "-t", "hx"}, k...)...); err != nil {
-			t.Fatalf("tmux send-keys %q: %v %s", k, err, out)
-		}
-	}
-	keys := func(k ...string) {
-		press(k...)
-		time.Sleep(200 * time.Millisecond)
-	}
-	waitFor := func(what string, d time.Duration, cond func(string) bool) string {
-		t.Helper()
-		for end := time.Now().Add(d); ; time.Sleep(25 * time.Millisecond) {
-			s := screen()
-			if cond(s) {
-				return s
-			}
-			if time.Now().After(end) {
-				b, _ := os.ReadFile(logFile)
-				t.Fatalf("timed out waiting for %s; screen:\n%s\nserver log:\n%s", what, s, b)
-			}
-		}
-	}
-	contains := func(sub string) func(string) bool {
-		return func(s string) bool { return strings.Contains(s, sub) }
-	}
-	// pickFrom moves a menu's selection from its first item, the first line that first matches,
-	// to the first line that target matches, and chooses it.
-	pickFrom := func(s string, first, target func(line string) bool, what string) {
-		from, to := -1, -1
-		for i, l := range strings.Split(s, "\n") {
-			if from < 0 && first(l) {
-				from = i
-			}
-			if from >= 0 && to < 0 && target(l) {
-				to = i
-			}
-		}
-		if from < 0 || to < 0 {
-			t.Fatalf("no %s in the menu:\n%s", what, s)
-		}
-		for range to - from {
-			keys("Down")
-		}
-		press("Enter") // the caller waits for what the choice does
-	}
-	// pick chooses the code action holding title.
-	pick := func(s, title string) {
-		pickFrom(s, func(l string) bool { return strings.Contains(l, "Hermes: ") }, func(l string) bool { return strings.Contains(l, title) }, title)
-	}
+	ses := startHelix(t, env, "notes.md", "")
+	screen, keys, waitFor, pick, pickFrom, tm := ses.screen, ses.keys, ses.waitFor, ses.pick, ses.pickFrom, ses.tm
 	// approve answers an approval "Allow once": in the picker (25.07), whose items are Deny (first),
 	// Allow once, ...; or with the code action (25.01, which cannot show the picker).
 	approve := func(what, details string) (picker bool) {
