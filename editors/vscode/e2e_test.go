@@ -30,14 +30,19 @@ import (
 )
 
 // The fake model's script (e2e/fakemodel/main.go serves the same one for trying it by hand): a
-// command, then a patch of hello.txt, which is open in the editor during the turn.
+// command, then a patch of hello.txt, which is open in the editor during the turn: two hunks, two
+// changes under review (the first kept, the second reverted with their CodeLens).
 const (
 	execCommand = "echo from-vscode > vscode_made.txt"
 	finalAnswer = "Done in VS Code."
 	lineOld     = "This line is old."
 	lineNew     = "This line was patched in VS Code."
-	helloBefore = "Hello from the workspace.\n" + lineOld + "\nEnd.\n"
+	lastOld     = "The last line is old too."
+	lastNew     = "The last line was patched in VS Code too."
+	helloBefore = "Hello from the workspace.\n" + lineOld + "\nMiddle one.\nMiddle two.\n" + lastOld + "\nEnd.\n"
 	prompt      = "Make vscode_made.txt with a command, then patch hello.txt."
+	// latencyRuns is how many auto-approved patches of the open hello.txt the e2e times at its end.
+	latencyRuns = 5
 )
 
 // escapedCommand is the chat's command on a new thread, whose approval dialog Escape answers: it
@@ -59,8 +64,24 @@ var chatCodeAnswer = func() string {
 	return b.String()
 }()
 
-// helloPatch is the model's patch of hello.txt.
-var helloPatch = fakemodel.UpdateFilePatch("hello.txt", lineOld, lineNew)
+// helloPatch is the model's patch of hello.txt: two hunks, a line apart.
+var helloPatch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-" + lineOld + "\n+" + lineNew +
+	"\n@@\n-" + lastOld + "\n+" + lastNew + "\n*** End Patch\n"
+
+// latencyReplies are the turns the e2e ends with, auto-approved: each patches hello.txt's first line
+// (open in the editor) once, and the test times from the patch on disk to the editor showing it.
+var latencyReplies = func() []fakemodel.Reply {
+	var out []fakemodel.Reply
+	prev := "Hello from the workspace."
+	for i := 1; i <= latencyRuns; i++ {
+		next := fmt.Sprintf("Latency run %d.", i)
+		// The answer after the patch comes slowly, so that nothing the turn's end does shows the patch.
+		out = append(out, fakemodel.Patch(fakemodel.UpdateFilePatch("hello.txt", prev, next)),
+			fakemodel.Message(fmt.Sprintf("Latency %d done.", i)).WithPace(100*time.Millisecond))
+		prev = next
+	}
+	return out
+}()
 
 func TestMain(m *testing.M) {
 	fakemcp.Main() // started by codex as the MCP server that asks questions (env.EnableQuestions)
@@ -100,8 +121,16 @@ type driveSummary struct {
 		StatusItemAfter bool    `json:"statusItemAfter"`
 	} `json:"review"`
 	PatchToEditorMs *int `json:"patchToEditorMs"`
-	Undo            *struct {
+	// DiskToEditorMs is from hello.txt's new modification time (codex wrote the patch) to the
+	// editor showing it.
+	DiskToEditorMs *int         `json:"diskToEditorMs"`
+	Changes        *changesSeen `json:"changes"`
+	Latency        *struct {
+		DiskToEditorMs []int `json:"diskToEditorMs"`
+	} `json:"latency"`
+	Undo *struct {
 		EditorMs   int    `json:"editorMs"`
+		Disk       string `json:"disk"`
 		Toast      string `json:"toast"`
 		Dirty      bool   `json:"dirty"`
 		ChatMarked bool   `json:"chatMarked"`
@@ -199,6 +228,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		fakemodel.Exec(escapedCommand),
 	)
 	env.Model.Enqueue(questionReplies...)
+	env.Model.Enqueue(latencyReplies...)
 	tmp := t.TempDir()
 	bin := testbin.HermesLSP(t)
 
@@ -341,6 +371,9 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"E2E_FILE=hello.txt",
 		"E2E_BEFORE="+lineOld,
 		"E2E_AFTER="+lineNew,
+		"E2E_LAST_BEFORE="+lastOld,
+		"E2E_LAST_AFTER="+lastNew,
+		"E2E_LATENCY_RUNS="+strconv.Itoa(latencyRuns),
 		"E2E_TOOLS_DIR="+tools["TOOLS_DIR"],
 		"E2E_CHROMIUM="+tools["CHROMIUM"],
 		"E2E_TIMEOUT_MS=360000",
@@ -420,6 +453,11 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	} else {
 		t.Logf("patch → editor: %d ms (from the click on Allow once to the open hello.txt showing the patched line)", *sum.PatchToEditorMs)
 	}
+	if sum.DiskToEditorMs != nil {
+		t.Logf("patch on disk → editor: %d ms (the approved patch: its diff editor closes as the file shows)", *sum.DiskToEditorMs)
+	}
+	checkChanges(t, sum.Changes, helloBefore, lineOld, lineNew, lastOld, lastNew)
+	checkLatency(t, sum.Latency)
 	// The command's modal: exactly its four buttons, Deny focused (Enter denies).
 	if !slices.Equal(sortedCopy(sum.DialogButtons), sortedCopy([]string{"Deny", "Allow once", "Allow for session", "Stop turn"})) || sum.FocusedButton != "Deny" {
 		t.Errorf("the command approval dialog's buttons %q, focused %q: want exactly Deny, Allow once, Allow for session, Stop turn, Deny focused", sum.DialogButtons, sum.FocusedButton)
@@ -462,7 +500,12 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	} else {
 		t.Logf("undo → editor: %d ms (from running Hermes: Undo Last Turn); %s", u.EditorMs, u.Toast)
 	}
-	for name, want := range map[string]string{"vscode_made.txt": "from-vscode\n", "hello.txt": helloBefore} {
+	// hello.txt as the undo left it (the timed patches at the end change it again); the kept change
+	// and the reverted one included: the revert brought the turn's checkpoint in line.
+	if u := sum.Undo; u != nil && u.Disk != helloBefore {
+		t.Errorf("hello.txt after the undo = %q, want %q", u.Disk, helloBefore)
+	}
+	for name, want := range map[string]string{"vscode_made.txt": "from-vscode\n"} {
 		got, err := os.ReadFile(filepath.Join(ws, name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -538,8 +581,8 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	}
 	checkQuestions(t, sum, env.Model, stdout.String())
 	reqs := env.Model.Requests()
-	if n := len(reqs); n != 7+len(questionReplies) {
-		t.Errorf("fake model requests: %d, want %d (3 for the turn, 1 for the review, 3 from the chat, then the questions' turn)", n, 7+len(questionReplies))
+	if n := len(reqs); n != 7+len(questionReplies)+len(latencyReplies) {
+		t.Errorf("fake model requests: %d, want %d (3 for the turn, 1 for the review, 3 from the chat, then the questions' turn and the timed patches)", n, 7+len(questionReplies)+len(latencyReplies))
 	} else if body := string(reqs[5].Body); !strings.Contains(body, "CHAT-Q1") || !strings.Contains(body, "CHAT-Q2") {
 		t.Errorf("the chat's second question did not continue the first's thread")
 	}

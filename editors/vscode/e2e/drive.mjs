@@ -15,7 +15,7 @@
 // turn), E2E_BEFORE and E2E_AFTER (a line of its text before and after the patch), E2E_SECRET (the
 // secret to type) and E2E_QUESTIONS_ANSWER (the answer after the questions).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,6 +32,9 @@ const timeoutMs = Number(env('E2E_TIMEOUT_MS', '240000'));
 const file = env('E2E_FILE', 'hello.txt');
 const lineBefore = env('E2E_BEFORE', 'This line is old.');
 const lineAfter = env('E2E_AFTER', 'This line was patched in VS Code.');
+const lastBefore = env('E2E_LAST_BEFORE', 'The last line is old too.');
+const lastAfter = env('E2E_LAST_AFTER', 'The last line was patched in VS Code too.');
+const latencyRuns = Number(env('E2E_LATENCY_RUNS', '0'));
 for (const [k, v] of Object.entries({ E2E_URL: url, E2E_WORKSPACE: workspace, E2E_SHOTS: shots, E2E_TOOLS_DIR: toolsDir })) {
 	if (!v) {
 		process.stderr.write(`drive.mjs: ${k} is required\n`);
@@ -58,6 +61,9 @@ const summary = {
 	approvalQuickPick: [],
 	review: null,
 	patchToEditorMs: null,
+	diskToEditorMs: null,
+	changes: null,
+	latency: null,
 	undo: null,
 	consoleErrors: [],
 	error: null,
@@ -149,8 +155,8 @@ async function reviewState() {
 /**
  * waitEditorText waits until the text editor of the file at path (not a diff's side) shows a line containing
  * needle, and unless anyState, has no unsaved edits (its tab not dirty); it answers the ms since the
- * in-page mark set by clickMarked or runCommand. It watches the DOM's mutations, so the time is exact
- * to the rendering.
+ * in-page mark set by clickMarked or runCommand, and keeps the moment (epoch ms) for diskToEditor. It
+ * watches the DOM's mutations, so the time is exact to the rendering.
  */
 async function waitEditorText(path, name, needle, timeout = 60000, anyState = false) {
 	const handle = await page.waitForFunction(
@@ -169,7 +175,11 @@ async function waitEditorText(path, name, needle, timeout = 60000, anyState = fa
 			const lines = ed?.closest('.monaco-editor')?.querySelector('.view-lines') ?? ed?.querySelector('.view-lines');
 			const text = (lines?.innerText ?? '').replace(/\u00a0/g, ' ');
 			const dirty = [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n));
-			return text.includes(nd) && (any || !dirty) ? Math.round(performance.now() - (window.__hermesMark ?? 0)) : false;
+			if (!text.includes(nd) || (!any && dirty)) {
+				return false;
+			}
+			window.__hermesShownAt = performance.timeOrigin + performance.now(); // for diskToEditor
+			return Math.round(performance.now() - (window.__hermesMark ?? 0));
 		},
 		{ timeout, polling: 'mutation' },
 		path,
@@ -178,6 +188,15 @@ async function waitEditorText(path, name, needle, timeout = 60000, anyState = fa
 		anyState,
 	);
 	return handle.jsonValue();
+}
+
+/**
+ * diskToEditor is the ms from the file's last modification on disk (codex writing the patch) to the
+ * moment the last waitEditorText saw it in the editor: both are this machine's clock.
+ */
+async function diskToEditor(path) {
+	const shownAt = await page.evaluate(() => window.__hermesShownAt);
+	return Math.round(shownAt - statSync(path).mtimeMs);
 }
 
 /** clickMarked is click, marking the moment in the page for waitEditorText. */
@@ -347,7 +366,8 @@ async function run() {
 	const itemAfter = await page.evaluate(() => [...document.querySelectorAll('.statusbar-item')].some((e) => (e.innerText ?? '').includes('approve patch?')));
 	summary.review = { openDuring: during.open, tabDuring: during.tab, openAfter: after.open, tabAfter: after.tab, statusItemAfter: itemAfter };
 	summary.patchToEditorMs = await shown;
-	step('the patch shows in the editor', { ms: summary.patchToEditorMs, review: summary.review });
+	summary.diskToEditorMs = await diskToEditor(filePath);
+	step('the patch shows in the editor', { ms: summary.patchToEditorMs, diskMs: summary.diskToEditorMs, review: summary.review });
 	await shot('patched-in-editor');
 
 	// 6. The answer, once: in the chat view (revealed when the turn started), with the status bar saying
@@ -375,6 +395,8 @@ async function run() {
 	step('answer shown once, in the chat', summary.answerSurfaces);
 	await shot('answer');
 
+	await changes(filePath);
+
 	// 7. The status bar item: a click shows the status.
 	await page.evaluate(() => {
 		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => (e.innerText ?? '').includes('Hermes'));
@@ -400,7 +422,7 @@ async function run() {
 		() => true,
 		() => false,
 	);
-	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty, chatMarked };
+	summary.undo = { editorMs: undoMs, toast: undoToast.replace(/\s+/g, ' ').trim(), dirty, chatMarked, disk: readFileSync(filePath, 'utf8') };
 	step('undone', summary.undo);
 	await shot('undone');
 
@@ -423,6 +445,161 @@ async function run() {
 	await shot('review-problems');
 
 	await chat();
+	await latency(filePath);
+}
+
+/** lensRows are the CodeLens rows of the editor area with a Keep, top to bottom, each as one line of text. */
+function lensRows() {
+	return page.evaluate(() =>
+		[...document.querySelectorAll('.part.editor .codelens-decoration')]
+			.filter((e) => e.getClientRects().length > 0 && (e.innerText ?? '').includes('Keep'))
+			.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+			.map((e) =>
+				(e.innerText ?? '')
+					.replace(/\u00a0/g, ' ')
+					.replace(/\s+/g, ' ')
+					.trim(),
+			),
+	);
+}
+
+/** waitLensRows waits until there are n CodeLens rows with a Keep (and each says what it replaced). */
+async function waitLensRows(n, timeout = 30000) {
+	await page.waitForFunction(
+		(want) => {
+			const rows = [...document.querySelectorAll('.part.editor .codelens-decoration')].filter(
+				(e) => e.getClientRects().length > 0 && (e.innerText ?? '').includes('Keep'),
+			);
+			return rows.length === want && rows.every((r) => (r.innerText ?? '').includes('−'));
+		},
+		{ timeout, polling: 'mutation' },
+		n,
+	);
+	return lensRows();
+}
+
+/** changeCount is the status bar's count of changes under review ('' when it is hidden). */
+function changeCount() {
+	return page.evaluate(() => {
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => /^\d+ changes?$/.test((e.innerText ?? '').trim()));
+		return el && el.getClientRects().length > 0 ? el.innerText.trim() : '';
+	});
+}
+
+/**
+ * clickLens clicks, with the mouse (the editor takes a CodeLens click from its mouse events, not the
+ * link's click event), the link titled title in the CodeLens row at index row (top to bottom),
+ * marking the moment.
+ */
+async function clickLens(row, title) {
+	const box = await page.evaluate(
+		(i, t) => {
+			const rows = [...document.querySelectorAll('.part.editor .codelens-decoration')]
+				.filter((e) => e.getClientRects().length > 0 && (e.innerText ?? '').includes('Keep'))
+				.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+			const link = [...(rows[i]?.querySelectorAll('a') ?? [])].find((a) => (a.innerText ?? '').trim() === t);
+			if (!link) {
+				return null;
+			}
+			const r = link.getBoundingClientRect();
+			return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+		},
+		row,
+		title,
+	);
+	if (!box) {
+		throw new Error(`no CodeLens "${title}" in row ${row}`);
+	}
+	await page.evaluate(() => {
+		window.__hermesMark = performance.now();
+	});
+	await page.mouse.click(box.x, box.y);
+}
+
+/**
+ * changes: the patch's two hunks are changes under review, shown inline: their lines highlighted, a
+ * CodeLens row above each (Keep | Revert | the line it replaced), "2 changes" in the status bar. Keep
+ * on the first takes its row away and leaves its text; Revert on the second puts its old line back,
+ * in the editor (saved) and on disk.
+ */
+async function changes(filePath) {
+	const c = {};
+	summary.changes = c;
+	c.lenses = await waitLensRows(2);
+	await page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => /^2 changes$/.test((e.innerText ?? '').trim())), {
+		timeout: 10000,
+		polling: 100,
+	});
+	c.count = await changeCount();
+	c.highlighted = await page.evaluate(() => document.querySelectorAll('.part.editor .view-overlays [class*="ced-"]').length);
+	step('the changes under review inline', { lenses: c.lenses, count: c.count, highlighted: c.highlighted });
+	await shot('changes-inline');
+
+	await clickLens(0, 'Keep');
+	const keepStart = Date.now();
+	c.lensesAfterKeep = await waitLensRows(1);
+	c.keepMs = Date.now() - keepStart;
+	await page.waitForFunction(() => [...document.querySelectorAll('.statusbar-item')].some((e) => /^1 change$/.test((e.innerText ?? '').trim())), {
+		timeout: 10000,
+		polling: 100,
+	});
+	c.countAfterKeep = await changeCount();
+	step('kept the first change with its CodeLens', { lenses: c.lensesAfterKeep, count: c.countAfterKeep, ms: c.keepMs });
+
+	await clickLens(0, 'Revert');
+	c.revertMs = await waitEditorText(filePath, file, lastBefore, 30000);
+	await page.waitForFunction(
+		() =>
+			![...document.querySelectorAll('.part.editor .codelens-decoration')].some(
+				(e) => e.getClientRects().length > 0 && (e.innerText ?? '').includes('Keep'),
+			),
+		{ timeout: 10000, polling: 'mutation' },
+	);
+	await page.waitForFunction(() => ![...document.querySelectorAll('.statusbar-item')].some((e) => /^\d+ changes?$/.test((e.innerText ?? '').trim())), {
+		timeout: 10000,
+		polling: 100,
+	});
+	c.lensesAfter = await lensRows();
+	c.countAfter = await changeCount();
+	c.editorAfter = await page.evaluate(() => (document.querySelector('.part.editor .view-lines')?.innerText ?? '').replace(/\u00a0/g, ' '));
+	c.dirtyAfter = await page.evaluate(
+		(n) => [...document.querySelectorAll('.tab.dirty')].some((t) => (t.innerText ?? '').replace(/\n/g, '').includes(n)),
+		file,
+	);
+	c.diskAfter = readFileSync(filePath, 'utf8');
+	step('reverted the second change with its CodeLens', { ms: c.revertMs, dirty: c.dirtyAfter, lastAfter: !c.editorAfter.includes(lastAfter) });
+	await shot('changes-reverted');
+}
+
+/**
+ * latency: with auto-approve on (no diff editor opens or closes), latencyRuns questions in the chat
+ * each patch the open hello.txt once; each is timed from the file's new modification time (codex
+ * wrote it) to the editor showing it.
+ */
+async function latency(filePath) {
+	if (latencyRuns === 0) {
+		return;
+	}
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyP');
+	await page.keyboard.up('Control');
+	await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true });
+	await page.keyboard.type(file, { delay: 20 });
+	await waitText('.quick-input-list .monaco-list-row', [file]);
+	await page.keyboard.press('Enter');
+	await runCommand('Hermes: Toggle Auto-approve', 'Hermes: Toggle Auto');
+	await waitText('.notifications-toasts .notification-toast', ['auto-approve is ON'], 30000);
+	const frame = await chatFrame();
+	const ms = [];
+	for (let i = 1; i <= latencyRuns; i++) {
+		await chatAsk(frame, `LATENCY-${i} patch hello.txt`);
+		await waitEditorText(filePath, file, `Latency run ${i}.`, 60000);
+		ms.push(await diskToEditor(filePath));
+		await chatText(frame, [`Latency ${i} done.`], 60000);
+		await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
+	}
+	summary.latency = { diskToEditorMs: ms };
+	step('timed patches on disk → editor', summary.latency);
 }
 
 /**

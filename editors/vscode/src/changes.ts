@@ -1,9 +1,9 @@
 // The changes under review (docs/protocol.md, "Changes under review"): which change is where, the
 // text a change replaced as its hover shows it, the next and previous change, what the status bar
-// and the CodeLens say, and the files a patch's completion names. No vscode import: unit-tested
+// and the CodeLens say. No vscode import: unit-tested
 // with node --test; changesView.ts shows them.
 
-import type { ChangeInfo, ToolEvent } from './protocol';
+import type { ChangeInfo } from './protocol';
 
 /** The diagnostics of the changes under review: source `hermes`, this code. */
 export const ChangeDiagnosticCode = 'change';
@@ -128,28 +128,6 @@ export function nextChange(changes: readonly ChangeInfo[], uri: string, line: nu
 		return all.find(after) ?? all[0];
 	}
 	return [...all].reverse().find(before) ?? all[all.length - 1];
-}
-
-/**
- * patchedPaths are the files a completed apply_patch tool event names (its args' changes, paths as
- * codex gives them: absolute, or relative to the folder); none for another event or a failed patch.
- */
-export function patchedPaths(tool: ToolEvent | undefined): string[] {
-	if (!tool || tool.name !== 'apply_patch' || tool.isError) {
-		return [];
-	}
-	const args = tool.args as { changes?: unknown } | undefined;
-	if (!args || !Array.isArray(args.changes)) {
-		return [];
-	}
-	const out: string[] = [];
-	for (const c of args.changes as unknown[]) {
-		const path = (c as { path?: unknown } | null)?.path;
-		if (typeof path === 'string' && path !== '' && !out.includes(path)) {
-			out.push(path);
-		}
-	}
-	return out;
 }
 
 /**

@@ -3,10 +3,8 @@
 // the next or previous change and keep or revert the one at the cursor, and one multi-file diff of
 // every file's changes whose title bar keeps or reverts the file in view. It follows the server's
 // diagnostics of code `change` (no polling): each time they change, hermes.changes says where every
-// change is now. It also shows a patch at once: when a patch completes, the visible editors of the
-// files it changed are reloaded from disk instead of waiting for VS Code's file watcher.
+// change is now.
 
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 import {
@@ -16,7 +14,6 @@ import {
 	isChangeDiagnostic,
 	nextChange,
 	oldTextFromHover,
-	patchedPaths,
 	removedLens,
 	removedTooltip,
 	sortChanges,
@@ -25,7 +22,7 @@ import {
 } from './changes';
 import { Command } from './commands';
 import type { Hermes } from './context';
-import { ServerCommand, type ChangeInfo, type ChangesResult, type KeepChangeResult, type RevertChangeResult, type TurnEventParams } from './protocol';
+import { ServerCommand, type ChangeInfo, type ChangesResult, type KeepChangeResult, type RevertChangeResult } from './protocol';
 
 /** The scheme of the review diff's left side: a file with its changes' old text put back. */
 const BEFORE_SCHEME = 'hermes-before';
@@ -92,7 +89,6 @@ export class Changes {
 			vscode.languages.onDidChangeDiagnostics((e) => this.onDiagnostics(e.uris)),
 			vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
 			vscode.window.tabGroups.onDidChangeTabs(() => this.setContext('hermes.changesReviewActive', this.reviewActive())),
-			h.ui.turnEvents.event((p) => this.onTurnEvent(p)),
 			h.client.running.event(() => this.refresh()),
 		);
 	}
@@ -353,38 +349,5 @@ export class Changes {
 	/** reviewActive says whether the active tab is the review diff. */
 	private reviewActive(): boolean {
 		return vscode.window.tabGroups.activeTabGroup.activeTab?.label === ReviewTitle;
-	}
-
-	/**
-	 * onTurnEvent reloads, when a patch completes, each file it changed that is in view in an editor
-	 * and has no unsaved edits: the editor reopened with forceReload reads the disk at once, where
-	 * VS Code's file watcher takes a few hundred milliseconds. A file with unsaved edits is left to
-	 * the user (the server tells them).
-	 */
-	private onTurnEvent(p: TurnEventParams): void {
-		if (p.event.kind !== 'toolCompleted') {
-			return;
-		}
-		const paths = patchedPaths(p.event.tool).map((f) => (path.isAbsolute(f) ? f : path.join(p.folder, f)));
-		if (paths.length === 0) {
-			return;
-		}
-		const wanted = new Set(paths.map((f) => vscode.Uri.file(f).toString()));
-		for (const group of vscode.window.tabGroups.all) {
-			const tab = group.activeTab;
-			if (!(tab?.input instanceof vscode.TabInputText) || !wanted.has(tab.input.uri.toString())) {
-				continue;
-			}
-			const uri = tab.input.uri;
-			const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-			if (doc?.isDirty) {
-				continue;
-			}
-			// `_workbench.open` is what vscode.open runs; it takes the editor options whole (forceReload
-			// included), which vscode.open's typed options leave out.
-			void vscode.commands
-				.executeCommand('_workbench.open', uri, [group.viewColumn, { preserveFocus: true, preview: tab.isPreview, forceReload: true }])
-				.then(undefined, (err) => this.h.ui.view.appendLine(`(could not reload ${uri.fsPath}: ${String(err)})`));
-		}
 	}
 }

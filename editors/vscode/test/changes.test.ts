@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import {
-	changeAt,
-	countText,
-	isChangeDiagnostic,
-	nextChange,
-	oldTextFromHover,
-	patchedPaths,
-	removedLens,
-	removedTooltip,
-	withOldTexts,
-	type OldText,
-} from '../src/changes';
-import type { ChangeInfo, ToolEvent } from '../src/protocol';
+import { changeAt, countText, isChangeDiagnostic, nextChange, oldTextFromHover, removedLens, removedTooltip, withOldTexts, type OldText } from '../src/changes';
+import type { ChangeInfo } from '../src/protocol';
 
 /** change is a change under review of uri over lines first to last. */
 function change(id: string, uri: string, first: number, last: number, added = last - first + 1, removed = 1): ChangeInfo {
@@ -116,16 +105,6 @@ test('nextChange goes by line, then to the next file, and around; previous the o
 	assert.equal(prev(b, 3), 'd');
 	assert.equal(prev(b, 9), 'b1');
 	assert.equal(nextChange([], a, 0, true), undefined);
-});
-
-test("patchedPaths: the files a completed patch names, none for a failed one or another tool's", () => {
-	const tool = (t: Partial<ToolEvent>): ToolEvent => ({ itemId: 'i', callId: 'c', name: 'apply_patch', preview: '', ...t });
-	const args = { changes: [{ path: '/w/a.txt', kind: 'update' }, { path: 'b.txt', kind: 'add' }, { path: '/w/a.txt', kind: 'update' }, { kind: 'x' }] };
-	assert.deepEqual(patchedPaths(tool({ args })), ['/w/a.txt', 'b.txt']);
-	assert.deepEqual(patchedPaths(tool({ args, isError: true })), []);
-	assert.deepEqual(patchedPaths(tool({ name: 'exec_command', args })), []);
-	assert.deepEqual(patchedPaths(tool({ args: { changes: 'no' } })), []);
-	assert.deepEqual(patchedPaths(undefined), []);
 });
 
 test("withOldTexts puts back each change's old text: the file before the changes", () => {

@@ -104,6 +104,19 @@ test('Ask and Ask About Selection have keybindings; on macOS none shadows Hide O
 	}
 });
 
+test('the change commands have keys while changes are under review, named in the README', () => {
+	const readme = readFileSync(join(root, 'README.md'), 'utf8');
+	for (const id of [Command.nextChange, Command.previousChange, Command.keepChange, Command.revertChange]) {
+		const k = keybindings.find((x) => x.command === id);
+		assert.ok(k, `${id} has a keybinding`);
+		assert.equal(k.when, 'editorTextFocus && hermes.hasChanges', id);
+		assert.ok(readme.includes(`\`${k.key}\``) && readme.includes(`\`${k.mac}\``), `README names ${k.key} and ${k.mac}`);
+	}
+	// The file buttons show in the review diff's title bar only.
+	const title = manifest.contributes.menus['editor/title'].map((m) => m.command);
+	assert.deepEqual(title, [Command.keepFile, Command.revertFile]);
+});
+
 /** The settings vscode-languageclient reads itself (not the extension): the client id's trace. */
 const CLIENT_SETTINGS = ['hermes-lsp.trace.server'];
 
