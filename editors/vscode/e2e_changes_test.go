@@ -7,7 +7,8 @@ import (
 )
 
 // changesSeen is what e2e/drive.mjs's changes() records of the patch's two changes under review:
-// each CodeLens row (top to bottom) and the status bar's count before, after Keep on the first and
+// each CodeLens row (top to bottom) and the status bar's count before, the multi-file diff its click
+// opens (its text, tab and title bar's file actions), after Keep on the first and
 // after Revert on the second; the editor's text and whether it is dirty after the revert, and the
 // file on disk then.
 type changesSeen struct {
@@ -21,6 +22,9 @@ type changesSeen struct {
 	DiskAfter       string   `json:"diskAfter"`
 	LensesAfter     []string `json:"lensesAfter"`
 	CountAfter      string   `json:"countAfter"`
+	Review          string   `json:"review"`
+	ReviewTab       string   `json:"reviewTab"`
+	ReviewActions   []string `json:"reviewActions"`
 	KeepMs          int      `json:"keepMs"`
 	RevertMs        int      `json:"revertMs"`
 }
@@ -42,6 +46,9 @@ func checkChanges(t *testing.T, c *changesSeen, before, lineOld, lineNew, lastOl
 	}
 	if !strings.Contains(c.Count, "2 changes") || !strings.Contains(c.CountAfterKeep, "1 change") || c.CountAfter != "" {
 		t.Errorf("the status bar's count: %q, after Keep %q, after Revert %q", c.Count, c.CountAfterKeep, c.CountAfter)
+	}
+	if !strings.HasPrefix(c.ReviewTab, "Hermes: changes under review") || !slices.Contains(c.ReviewActions, "Keep Changes in File") || !slices.Contains(c.ReviewActions, "Revert Changes in File") {
+		t.Errorf("the changes' diff from the status bar's count: tab %q, title bar %q, text %q", c.ReviewTab, c.ReviewActions, c.Review)
 	}
 	if c.Highlighted < 2 {
 		t.Errorf("the added lines are not highlighted: %d line decoration(s)", c.Highlighted)

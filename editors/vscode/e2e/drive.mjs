@@ -463,14 +463,15 @@ function lensRows() {
 	);
 }
 
-/** waitLensRows waits until there are n CodeLens rows with a Keep (and each says what it replaced). */
+/** waitLensRows waits until there are n CodeLens rows with a Keep and a Revert link (and each says what it replaced). */
 async function waitLensRows(n, timeout = 30000) {
 	await page.waitForFunction(
 		(want) => {
 			const rows = [...document.querySelectorAll('.part.editor .codelens-decoration')].filter(
 				(e) => e.getClientRects().length > 0 && (e.innerText ?? '').includes('Keep'),
 			);
-			return rows.length === want && rows.every((r) => (r.innerText ?? '').includes('−'));
+			// Each with its Keep and Revert links: VS Code first draws the lenses it cached as plain text.
+			return rows.length === want && rows.every((r) => (r.innerText ?? '').includes('−') && r.querySelectorAll('a').length >= 2);
 		},
 		{ timeout, polling: 'mutation' },
 		n,
@@ -534,6 +535,34 @@ async function changes(filePath) {
 	c.highlighted = await page.evaluate(() => document.querySelectorAll('.part.editor .view-overlays [class*="ced-"]').length);
 	step('the changes under review inline', { lenses: c.lenses, count: c.count, highlighted: c.highlighted });
 	await shot('changes-inline');
+
+	// The count opens one multi-file diff of the changes (the file before them against the file now),
+	// with Keep and Revert for the file in its title bar.
+	await page.evaluate(() => {
+		const el = [...document.querySelectorAll('.statusbar-item')].find((e) => /^\d+ changes?$/.test((e.innerText ?? '').trim()));
+		(el?.querySelector('a') ?? el)?.click();
+	});
+	c.review = await waitText('.monaco-component.multiDiffEditor', [lineBefore, lineAfter, lastBefore, lastAfter], 30000);
+	c.review = c.review.replace(/\s+/g, ' ').slice(0, 600);
+	c.reviewTab = await page.evaluate(
+		() => [...document.querySelectorAll('.tab')].map((t) => (t.innerText ?? '').trim()).find((t) => t.startsWith('Hermes: changes')) ?? '',
+	);
+	c.reviewActions = await page.evaluate(() =>
+		[...document.querySelectorAll('.part.editor .title-actions .action-label, .part.editor .editor-actions .action-label')]
+			.map((e) => e.getAttribute('aria-label') ?? '')
+			.filter((l) => l.includes('in File')),
+	);
+	step('the changes in one diff', { tab: c.reviewTab, actions: c.reviewActions });
+	await shot('changes-diff');
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyW');
+	await page.keyboard.up('Control');
+	await page.waitForFunction(() => ![...document.querySelectorAll('.tab')].some((t) => (t.innerText ?? '').trim().startsWith('Hermes: changes')), {
+		timeout: 10000,
+		polling: 100,
+	});
+	await waitEditorText(filePath, file, lineAfter, 10000, true);
+	await waitLensRows(2);
 
 	await clickLens(0, 'Keep');
 	const keepStart = Date.now();

@@ -89,6 +89,7 @@ export class Changes {
 			vscode.languages.onDidChangeDiagnostics((e) => this.onDiagnostics(e.uris)),
 			vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
 			vscode.window.tabGroups.onDidChangeTabs(() => this.setContext('hermes.changesReviewActive', this.reviewActive())),
+			vscode.window.tabGroups.onDidChangeTabGroups(() => this.setContext('hermes.changesReviewActive', this.reviewActive())),
 			h.client.running.event(() => this.refresh()),
 		);
 	}
@@ -346,8 +347,8 @@ export class Changes {
 		return doc ? withOldTexts(doc.getText(), this.of(file), (c) => this.old.get(c.changeId)) : '';
 	}
 
-	/** reviewActive says whether the active tab is the review diff. */
+	/** reviewActive says whether the active tab is the review diff (VS Code adds "(N files)" to its label). */
 	private reviewActive(): boolean {
-		return vscode.window.tabGroups.activeTabGroup.activeTab?.label === ReviewTitle;
+		return vscode.window.tabGroups.activeTabGroup.activeTab?.label.startsWith(ReviewTitle) ?? false;
 	}
 }
