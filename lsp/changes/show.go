@@ -237,11 +237,25 @@ func (cs *Changes) Actions(docURI string, rng protocol.Range, command func(title
 }
 
 // List is hermes.changes: the changes of the file or folder at within ("": of every folder), by
-// file and line. A change its buffer does not show yet has the lines it has on disk.
-func (cs *Changes) List(within string) []hermesproto.ChangeInfo {
+// file and line. A change its buffer does not show yet is placed first if it can be (or dropped
+// when its text is gone), else it has the lines it has on disk.
+func (cs *Changes) List(ctx context.Context, within string) []hermesproto.ChangeInfo {
 	out := []hermesproto.ChangeInfo{}
 	if !cs.cfg.Enabled() {
 		return out
+	}
+	cs.mu.Lock()
+	pending := map[string]bool{}
+	for _, list := range cs.byFolder {
+		for _, c := range list {
+			if _, inside := workspace.Rel(within, c.Path); !c.placed && (within == "" || inside) {
+				pending[c.uri()] = true
+			}
+		}
+	}
+	cs.mu.Unlock()
+	for u := range pending {
+		cs.placePending(ctx, u)
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
