@@ -292,8 +292,6 @@ func (cs *Changes) placePending(ctx context.Context, docURI string) {
 	}
 }
 
-
-
 // Load places the changes saved for folder (at start) on their files as they are now, the editor's
 // buffer when it has the file open: each where its text is (at its line, else where it is once
 // only); one whose text is gone, or whose file now lies outside the folder or is not a regular file,
