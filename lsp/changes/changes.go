@@ -58,9 +58,10 @@ type Change struct {
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
 	// Old is the text the change replaced, whole lines with their line breaks; OldCut says it was
-	// over maxOldBytes and is not kept.
+	// over maxOldBytes and is not kept. OldSum is the SHA-256 of all of it.
 	Old    string `json:"old"`
 	OldCut bool   `json:"oldCut,omitempty"`
+	OldSum string `json:"oldSum"`
 	// New is the text the patch wrote, cut to maxNewBytes (for hover; NewCut says it was); NewSum is
 	// the SHA-256 of all of it, which tells whether the user edited it since; First is its first
 	// line (without its line break, cut), to find it again.
@@ -156,6 +157,30 @@ func (c *Change) linesNow() (start, end uint32, ok bool) {
 		return s, s, true
 	case eok:
 		return e, e, true
+	}
+	return 0, 0, false
+}
+
+// span returns the change's lines now, for a revert: its first line and how many lines it has (its
+// marks' lines; when one of them died, as many lines as the patch wrote from the one alive), with
+// false once both died or it is not placed.
+func (c *Change) span() (start uint32, n int, ok bool) {
+	if !c.placed {
+		return 0, 0, false
+	}
+	s, sok := c.start.Line()
+	if c.end == nil {
+		return s, 0, sok
+	}
+	e, eok := c.end.Line()
+	switch {
+	case sok && eok:
+		return s, int(max(s, e)-s) + 1, true
+	case sok:
+		return s, c.Added, true
+	case eok:
+		s = e + 1 - min(e+1, uint32(c.Added))
+		return s, int(e+1-s), true
 	}
 	return 0, 0, false
 }

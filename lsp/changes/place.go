@@ -57,8 +57,8 @@ func (o *Observer) End(context.Context, *hermesproto.Result) {
 
 // keyOf names a hunk within its run and file, so that the same hunk computed again (a later patch
 // of the file) keeps its id, or stays kept.
-func keyOf(path, old, newSum string) string {
-	return path + "\x00" + sum(old) + "\x00" + newSum
+func keyOf(path, oldSum, newSum string) string {
+	return path + "\x00" + oldSum + "\x00" + newSum
 }
 
 // patched makes the hunks of path, from before (the file before the run's first patch of it) to
@@ -98,14 +98,14 @@ func (cs *Changes) patched(ctx context.Context, folder, run, threadID, turnID, p
 			return false
 		}
 		c.drop()
-		prev[keyOf(c.Path, c.Old, c.NewSum)] = c
+		prev[keyOf(c.Path, c.OldSum, c.NewSum)] = c
 		return true
 	})
 	kept := cs.kept[run]
 	left := 0
 	for _, h := range hunks {
-		newSum := sum(h.new)
-		key := keyOf(path, h.old, newSum)
+		oldSum, newSum := sum(h.old), sum(h.new)
+		key := keyOf(path, oldSum, newSum)
 		if kept[key] {
 			continue
 		}
@@ -115,7 +115,7 @@ func (cs *Changes) patched(ctx context.Context, folder, run, threadID, turnID, p
 		}
 		c := &Change{
 			ID: newID(), Folder: folder, Path: path, ThreadID: threadID, TurnID: turnID,
-			Start: h.line, Added: h.added, Removed: h.removed, NewSum: newSum, Anchor: h.anchor,
+			Start: h.line, Added: h.added, Removed: h.removed, OldSum: oldSum, NewSum: newSum, Anchor: h.anchor,
 			New: cutText(h.new, maxNewBytes), NewCut: len(h.new) > maxNewBytes, First: cutText(lineAt(h.new, 0), maxFirstBytes),
 			run: run, afterSum: afterSum,
 		}
