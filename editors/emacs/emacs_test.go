@@ -1,7 +1,8 @@
 // Package emacs_test runs editors/emacs/hermes-lsp.el in a real Emacs (batch): byte-compiled
 // without warnings, then lsp-mode with hermes-lsp as an add-on beside a buffer's main server, and
-// eglot with hermes-lsp as a text-mode server, each running a command through it. It needs emacs
-// and Debian's elpa-lsp-mode and elpa-eglot, which make test installs.
+// eglot with hermes-lsp as a text-mode server, each running a command through it, and answering
+// codex's questions (questions_test.go). It needs emacs and Debian's elpa-lsp-mode and elpa-eglot,
+// which make test installs.
 package emacs_test
 
 import (
@@ -15,10 +16,14 @@ import (
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
+	"github.com/hermes-lsp/hermes-lsp/internal/stdiobridge"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(bridgeEnv); addr != "" {
+		os.Exit(stdiobridge.Bridge(addr)) // started by Emacs as its language server (TestQuestions)
+	}
 	os.Exit(testbin.Main(m))
 }
 
@@ -56,16 +61,23 @@ func emacsRun(t *testing.T, emacs string, env []string, args ...string) (string,
 	return string(out), err
 }
 
-// TestByteCompile: hermes-lsp.el compiles without a warning against lsp-mode and eglot.
+// TestByteCompile: hermes-lsp.el (and the files it loads) compiles without a warning against
+// lsp-mode and eglot.
 func TestByteCompile(t *testing.T) {
 	emacs := needEmacs(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile("hermes-lsp.el")
-	if err != nil {
-		t.Fatal(err)
+	files, err := filepath.Glob("hermes-lsp*.el")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("the package's files: %v %v", files, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "hermes-lsp.el"), src, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out, err := emacsRun(t, emacs, nil, "--eval", `(progn
   (setq package-directory-list (list "`+elpa+`"))

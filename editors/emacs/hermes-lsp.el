@@ -35,6 +35,7 @@
 
 (require 'cl-lib)
 (require 'seq)
+(require 'hermes-lsp-approvals)
 
 (defgroup hermes-lsp nil
   "OpenAI Codex agent turns through the hermes-lsp language server."
@@ -102,10 +103,11 @@ with them) unless `hermes-lsp-settings' says otherwise."
 (declare-function lsp-workspaces "lsp-mode")
 (declare-function lsp--workspace-client "lsp-mode")
 (declare-function lsp--client-server-id "lsp-mode")
-(declare-function lsp-request "lsp-mode")
+(declare-function lsp-request-async "lsp-mode")
 (declare-function lsp--point-to-position "lsp-mode")
 (declare-function lsp--buffer-uri "lsp-mode")
 (defvar lsp--cur-workspace)
+(defvar lsp-response-timeout)
 
 ;;;###autoload
 (defun hermes-lsp-lsp-mode-setup ()
@@ -241,13 +243,31 @@ Return the command's result."
     (cond
      ((hermes-lsp--lsp-workspace)
       (let ((lsp--cur-workspace (hermes-lsp--lsp-workspace)))
-        (lsp-request "workspace/executeCommand" (list :command command :arguments args))))
+        (hermes-lsp--lsp-request (list :command command :arguments args))))
      ((hermes-lsp--eglot-server)
       (let ((server (hermes-lsp--eglot-server)))
         (if (fboundp 'eglot-execute)
             (eglot-execute server (list :command command :arguments args))
           (with-no-warnings (eglot-execute-command server command args)))))
      (t (user-error "No hermes-lsp here: M-x lsp (after `hermes-lsp-lsp-mode-setup'), or M-x eglot in a buffer of `hermes-lsp-eglot-modes'")))))
+
+(defun hermes-lsp--lsp-request (params)
+  "Send workspace/executeCommand with PARAMS through lsp-mode; return its result.
+Not `lsp-request': lsp-mode 8 answers it by throwing out of its
+process filter, which drops the messages read with the answer (a
+turn event, a prompt).  Here the answer sets a variable, and the
+wait reads output until it has come (`lsp-response-timeout')."
+  (let ((deadline (+ (float-time) lsp-response-timeout))
+        (done nil) (result nil) (failure nil))
+    (lsp-request-async "workspace/executeCommand" params
+                       (lambda (r) (setq done t result r))
+                       :error-handler (lambda (e) (setq done t failure e))
+                       :mode 'detached)
+    (while (and (not done) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (cond ((not done) (error "Hermes: no answer from hermes-lsp to %s" (plist-get params :command)))
+          (failure (error "%s" (or (hermes-lsp-get failure :message) failure)))
+          (t result))))
 
 (defun hermes-lsp--position (pos)
   "POS as an LSP position, in the client's encoding."
@@ -320,7 +340,7 @@ browser on another machine."
                         (let ((code (hermes-lsp-get res :userCode))) (if code (format " and enter %s" code) "")))))
     res))
 
-;;;; Progress, turn events and approvals
+;;;; Progress (turn events and approvals: hermes-lsp-approvals.el)
 
 (defvar hermes-lsp--progress-by-server (make-hash-table :test #'eq :weakness 'key)
   "Per eglot server, its running work-done progress: (TITLE . MESSAGE).")
@@ -343,118 +363,6 @@ lsp-mode shows progress itself."
     (when p
       (format " [Hermes: %s]"
               (truncate-string-to-width (string-join (delq nil (list (car p) (cdr p))) ": ") 60 nil nil "…")))))
-
-(defvar hermes-lsp--approvals (make-hash-table :test #'equal)
-  "The approvals waiting, by id, as the turn events announced them.")
-
-(defun hermes-lsp--turn-event (params)
-  "Keep the approvals a hermes/turnEvent notification's PARAMS announce or settle."
-  (let* ((event (hermes-lsp-get params :event))
-         (kind (hermes-lsp-get event :kind))
-         (approval (hermes-lsp-get event :approval)))
-    (when approval
-      (pcase kind
-        ("approvalWaiting" (puthash (hermes-lsp-get approval :approvalId) approval hermes-lsp--approvals))
-        ("approvalResolved" (remhash (hermes-lsp-get approval :approvalId) hermes-lsp--approvals))))))
-
-(defconst hermes-lsp--decisions
-  '(("Deny" . "deny") ("Allow once" . "once") ("Allow for session" . "session") ("Stop turn" . "stop"))
-  "The answers to an approval, Deny first, with hermes.approve's decisions.")
-
-(defun hermes-lsp--approval-text (approval fallback)
-  "The text of APPROVAL's buffer: its command, or its patch as a unified diff.
-FALLBACK is the text when APPROVAL is nil (not announced yet):
-the server's own message."
-  (if (null approval)
-      (concat (replace-regexp-in-string "^" "# " fallback) "\n")
-    (let ((head (format "# Hermes wants to %s (approval %s)\n"
-                        (if (equal (hermes-lsp-get approval :kind) "exec") "run a command" "apply a patch")
-                        (hermes-lsp-get approval :approvalId)))
-          (reason (hermes-lsp-get approval :reason))
-          (warning (hermes-lsp-get approval :warning)))
-      (concat
-       head
-       (if (equal (hermes-lsp-get approval :kind) "exec")
-           (format "# in %s\n%s\n" (hermes-lsp-get approval :cwd) (hermes-lsp-get approval :command))
-         (mapconcat
-          (lambda (c)
-            (let* ((path (hermes-lsp-get c :path))
-                   (type (hermes-lsp-get (hermes-lsp-get c :kind) :type))
-                   (diff (or (hermes-lsp-get c :diff) ""))
-                   (body (cond ((string-prefix-p "@@" diff) diff)
-                               ((equal type "add") (replace-regexp-in-string "^" "+" (string-trim-right diff "\n")))
-                               ((equal type "delete") (replace-regexp-in-string "^" "-" (string-trim-right diff "\n")))
-                               (t diff))))
-              (format "--- %s\n+++ %s (%s)\n%s%s" path path type body (if (string-suffix-p "\n" body) "" "\n"))))
-          (hermes-lsp-get approval :changes) ""))
-       (if (and reason (not (equal reason ""))) (format "# Reason: %s\n" reason) "")
-       (if (and warning (not (equal warning ""))) (format "# ⚠ %s\n" warning) "")))))
-
-(defun hermes-lsp--show-approval (approval fallback)
-  "Show APPROVAL (or FALLBACK, the server's message) in a `diff-mode' buffer.
-Return the buffer's window."
-  (let ((buf (get-buffer-create "*hermes approval*")))
-    (with-current-buffer buf
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (hermes-lsp--approval-text approval fallback))
-        (goto-char (point-min)))
-      (diff-mode)
-      (setq buffer-read-only t))
-    (display-buffer buf)))
-
-(defun hermes-lsp--choose (prompt titles)
-  "Ask PROMPT with TITLES to choose from; Deny (the first) is the default.
-Return the title chosen, or nil when the person quits (\[keyboard-quit])."
-  (condition-case nil
-      (completing-read (format "%s [%s]: " prompt (car titles)) titles nil t nil nil (car titles))
-    (quit nil)))
-
-(defun hermes-lsp--prompt (message actions)
-  "Answer the server's approval prompt: MESSAGE, and ACTIONS (a vector).
-The command or the patch's diff shows in a `diff-mode' buffer while
-the minibuffer asks; the default is the first action (Deny).
-Return the title chosen, or nil when dismissed: the approval then
-waits for `hermes-lsp-approve'."
-  (let* ((titles (mapcar (lambda (a) (hermes-lsp-get a :title)) (append actions nil)))
-         (id (and (string-match "(approval \\([^)[:space:]]+\\))" message) (match-string 1 message)))
-         (approval (and id (gethash id hermes-lsp--approvals)))
-         (titles (if approval (remove "Show diff" titles) titles))
-         (window (and id (hermes-lsp--show-approval approval message))))
-    (unwind-protect
-        (hermes-lsp--choose (car (split-string message "\n")) (or titles '("OK")))
-      (when (window-live-p window)
-        (quit-restore-window window)))))
-
-;;;###autoload
-(defun hermes-lsp-approve ()
-  "Answer a waiting approval: Deny, Allow once, Allow for session or Stop turn.
-The command or the patch's diff shows in a `diff-mode' buffer;
-\[keyboard-quit] leaves the approval waiting (hermes.approve)."
-  (interactive)
-  (let* ((status (hermes-lsp-execute "hermes.status"))
-         (pending (seq-mapcat (lambda (f) (append (hermes-lsp-get f :pendingApprovals) nil))
-                              (append (hermes-lsp-get status :folders) nil))))
-    (unless pending
-      (user-error "Hermes: no approval is waiting"))
-    (let* ((choices (mapcar (lambda (a) (cons (format "%s: %s" (hermes-lsp-get a :kind) (hermes-lsp-get a :summary)) a))
-                            pending))
-           (summary (if (cdr choices)
-                        (cdr (assoc (completing-read "Hermes: which approval? " choices nil t) choices))
-                      (car pending)))
-           (id (hermes-lsp-get summary :approvalId))
-           (window (hermes-lsp--show-approval (gethash id hermes-lsp--approvals)
-                                              (format "Hermes wants to %s (approval %s)"
-                                                      (hermes-lsp-get summary :summary) id)))
-           (choice (unwind-protect
-                       (hermes-lsp--choose (format "Hermes: %s" (hermes-lsp-get summary :summary))
-                                           (mapcar #'car hermes-lsp--decisions))
-                     (when (window-live-p window)
-                       (quit-restore-window window)))))
-      (if (null choice)
-          (message "Hermes: the approval still waits (M-x hermes-lsp-approve)")
-        (hermes-lsp-execute "hermes.approve"
-                            (list :approvalId id :decision (cdr (assoc choice hermes-lsp--decisions))))))))
 
 ;;;; Transcripts: the conversation you reply in
 

@@ -16,10 +16,14 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/internal/stdiobridge"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(bridgeEnv); addr != "" {
+		os.Exit(stdiobridge.Bridge(addr)) // started by Neovim as its language server (TestNeovimQuestionsFromServer)
+	}
 	os.Exit(testbin.Main(m))
 }
 

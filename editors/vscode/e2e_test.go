@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
+	"github.com/hermes-lsp/hermes-lsp/internal/fakemcp"
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
 	"github.com/hermes-lsp/hermes-lsp/internal/testbin"
@@ -62,6 +63,7 @@ var chatCodeAnswer = func() string {
 var helloPatch = fakemodel.UpdateFilePatch("hello.txt", lineOld, lineNew)
 
 func TestMain(m *testing.M) {
+	fakemcp.Main() // started by codex as the MCP server that asks questions (env.EnableQuestions)
 	os.Exit(testbin.Main(m))
 }
 
@@ -137,11 +139,12 @@ type driveSummary struct {
 		Text string `json:"text"`
 		Ms   int    `json:"ms"`
 	} `json:"problems"`
-	StatusQuick   string          `json:"statusQuickPick"`
-	ConsoleErrors []string        `json:"consoleErrors"`
-	FailureDOM    json.RawMessage `json:"failureDom"`
-	Error         *string         `json:"error"`
-	DurationMs    int             `json:"durationMs"`
+	Questions     *questionsSummary `json:"questions"`
+	StatusQuick   string            `json:"statusQuickPick"`
+	ConsoleErrors []string          `json:"consoleErrors"`
+	FailureDOM    json.RawMessage   `json:"failureDom"`
+	Error         *string           `json:"error"`
+	DurationMs    int               `json:"durationMs"`
 }
 
 // logPosition is where the chat's conversation was scrolled (e2e/drive.mjs's logPosition).
@@ -178,6 +181,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	// with no hermes.serverPath (its log then names the version dist built it as, not "dev").
 	bundled := strings.Contains(filepath.Base(vsix), "-linux-x64-")
 	env := codextest.NewReal(t)
+	env.EnableQuestions(t)
 	env.Model.Enqueue(
 		fakemodel.Exec(execCommand),
 		fakemodel.Patch(helloPatch),
@@ -194,6 +198,7 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		fakemodel.MessageChunks("Streaming ", "an ", "answer ", "in ", "pieces, ", "to ", "the end.").WithPace(400*time.Millisecond),
 		fakemodel.Exec(escapedCommand),
 	)
+	env.Model.Enqueue(questionReplies...)
 	tmp := t.TempDir()
 	bin := testbin.HermesLSP(t)
 
@@ -339,6 +344,8 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 		"E2E_TOOLS_DIR="+tools["TOOLS_DIR"],
 		"E2E_CHROMIUM="+tools["CHROMIUM"],
 		"E2E_TIMEOUT_MS=360000",
+		"E2E_SECRET="+questionSecret,
+		"E2E_QUESTIONS_ANSWER="+questionsAnswer,
 	)
 	// Chromium's helpers left behind, if any, end with the browser session.
 	stdout, stderr, runErr := proctest.RunGroup(t, "browser session", drive)
@@ -529,9 +536,10 @@ func TestVSCodeExtensionInCodeServer(t *testing.T) {
 	if len(c.RestoredEnds) != 2 || !strings.HasPrefix(c.RestoredEnds[0], "completed · 0 tool call(s) · ") || !strings.HasPrefix(c.RestoredEnds[1], "completed · 0 tool call(s) · ") {
 		t.Errorf("the past thread's turns in the chat view end with %q, want two lines of its history", c.RestoredEnds)
 	}
+	checkQuestions(t, sum, env.Model, stdout.String())
 	reqs := env.Model.Requests()
-	if n := len(reqs); n != 7 {
-		t.Errorf("fake model requests: %d, want 7 (3 for the turn, 1 for the review, 3 from the chat)", n)
+	if n := len(reqs); n != 7+len(questionReplies) {
+		t.Errorf("fake model requests: %d, want %d (3 for the turn, 1 for the review, 3 from the chat, then the questions' turn)", n, 7+len(questionReplies))
 	} else if body := string(reqs[5].Body); !strings.Contains(body, "CHAT-Q1") || !strings.Contains(body, "CHAT-Q2") {
 		t.Errorf("the chat's second question did not continue the first's thread")
 	}

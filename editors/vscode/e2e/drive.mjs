@@ -5,14 +5,15 @@
 // open meanwhile, and its status bar item offering the same actions), see the open hello.txt show
 // the patch (timed from the click), see the answer once, in the chat view (no answer toast, no
 // transcript opened, no Output panel revealed), then run "Hermes: Undo Last Turn" and see hello.txt
-// back as it was; then the chat view (see chat()). It saves a screenshot of each step and prints one
-// JSON summary line on stdout; editors/vscode/e2e_test.go runs it (with Node 24) and checks what
-// codex wrote.
+// back as it was; then the chat view (see chat()) and codex's questions in it (see questions()). It
+// saves a screenshot of each step and prints one JSON summary line on stdout;
+// editors/vscode/e2e_test.go runs it (with Node 24) and checks what codex wrote.
 //
 // Environment: E2E_URL (code-server's base URL), E2E_WORKSPACE, E2E_SHOTS (screenshot folder),
 // E2E_PROMPT, E2E_TOOLS_DIR (where puppeteer-core is installed), E2E_CHROMIUM, E2E_TIMEOUT_MS,
 // E2E_ANSWER (the final answer to wait for), E2E_FILE (the file the patch changes, open during the
-// turn), E2E_BEFORE and E2E_AFTER (a line of its text before and after the patch).
+// turn), E2E_BEFORE and E2E_AFTER (a line of its text before and after the patch), E2E_SECRET (the
+// secret to type) and E2E_QUESTIONS_ANSWER (the answer after the questions).
 
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -424,6 +425,97 @@ async function run() {
 	await chat();
 }
 
+/**
+ * nextQuestion waits for a question approval the chat view shows unanswered that is not in seen,
+ * adds its id to seen and returns the selector of its element.
+ */
+async function nextQuestion(frame, seen, timeout = 60000) {
+	const h = await frame.waitForFunction(
+		(ids) => {
+			const box = [...document.querySelectorAll('#log .question[data-question]')].find((b) => !ids.includes(b.dataset.question));
+			return box ? box.dataset.question : false;
+		},
+		{ timeout, polling: 50 },
+		seen,
+	);
+	const id = await h.jsonValue();
+	seen.push(id);
+	return `#log .question[data-question="${id}"]`;
+}
+
+/** questionState is what a question's element shows: its words, its buttons, and whether it has the focus. */
+function questionState(frame, sel) {
+	return frame.$eval(sel, (box) => ({
+		text: box.innerText.replace(/\s+/g, ' ').trim().slice(0, 400),
+		buttons: [...box.querySelectorAll('.q-actions button')].map((b) => b.textContent.trim()),
+		focused: box.contains(document.activeElement),
+	}));
+}
+
+/**
+ * questions is codex's questions in the chat view (a turn on the chat's thread that asks each):
+ * codex's approval of the MCP tool call (a form without fields: Accept), the MCP server's form (a
+ * field to type: Submit empty first, which says what is missing, then typed), wider permissions (the
+ * modal dialog: Allow once), and the agent's questions (a choice, and a secret typed in the Other
+ * password field). Each is answered where the view shows it; the secret must be nowhere in the
+ * page afterwards.
+ */
+async function questions(frame) {
+	const secret = env('E2E_SECRET', 's3cret');
+	const q = {};
+	summary.questions = q;
+	const seen = [];
+	await chatAsk(frame, env('E2E_CHAT_Q4', 'CHAT-Q4 ask me everything'));
+
+	let sel = await nextQuestion(frame, seen, 90000);
+	// The view came up with the question's first field (here its Decline button) focused.
+	await frame
+		.waitForFunction((s) => document.querySelector(s)?.contains(document.activeElement), { timeout: 10000, polling: 50 }, sel)
+		.catch(() => undefined);
+	q.toolCall = await questionState(frame, sel);
+	step('codex asks to call the MCP tool, in the chat', q.toolCall);
+	await shot('question-tool-call');
+	await frame.click(`${sel} button[data-reply="once"]`);
+
+	sel = await nextQuestion(frame, seen);
+	q.form = await questionState(frame, sel);
+	await frame.click(`${sel} button[data-reply="once"]`);
+	q.formError = await (
+		await frame.waitForFunction((s) => document.querySelector(`${s} .q-field .q-error`)?.textContent || false, { timeout: 10000, polling: 50 }, sel)
+	).jsonValue();
+	await frame.type(`${sel} input.answer`, 'blue', { delay: 5 });
+	await shot('question-form');
+	await frame.click(`${sel} button[data-reply="once"]`);
+	step('the MCP server form answered', { form: q.form, error: q.formError });
+
+	const permDialog = await waitText('.monaco-dialog-box', ['network access', 'Allow once'], 60000);
+	q.permissionsDialog = permDialog.replace(/\s+/g, ' ').trim().slice(0, 300);
+	await click('.monaco-dialog-box .monaco-button', 'Allow once');
+	step('wider permissions allowed once', { dialog: q.permissionsDialog });
+
+	frame = await chatFrame();
+	sel = await nextQuestion(frame, seen);
+	q.userInput = await questionState(frame, sel);
+	q.secretField = await frame.$eval(`${sel} .q-field[data-qid="token"] input.other-text`, (i) => i.type);
+	await frame.click(`${sel} .q-field[data-qid="colour"] input[type=radio][value="Blue"]`);
+	await frame.type(`${sel} .q-field[data-qid="token"] input.other-text`, secret, { delay: 5 });
+	await shot('question-user-input');
+	await frame.click(`${sel} button[data-reply="once"]`);
+	step("the agent's questions answered", { userInput: q.userInput, secretField: q.secretField });
+
+	await chatText(frame, [env('E2E_QUESTIONS_ANSWER', 'All answered.')], 60000);
+	await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
+	q.outcomes = await frame.$$eval('#log .question.answered .decided', (ds) => ds.map((d) => d.textContent.trim()));
+	q.unanswered = await frame.$$eval('#log .question:not(.answered)', (bs) => bs.length);
+	// The secret is in no element, attribute or field of the page.
+	q.secretInPage = await frame.evaluate(
+		(s) => document.documentElement.outerHTML.includes(s) || [...document.querySelectorAll('input')].some((i) => i.value.includes(s)),
+		secret,
+	);
+	step('questions answered', { outcomes: q.outcomes, secretInPage: q.secretInPage });
+	await shot('questions-answered');
+}
+
 /** chatFrame finds the chat view's page: the webview frame with the input box. */
 async function chatFrame(timeout = 30000) {
 	const end = Date.now() + timeout;
@@ -586,6 +678,8 @@ async function chat() {
 	);
 	await frame.waitForFunction(() => !document.body.classList.contains('running'), { timeout: 30000, polling: 100 });
 	step('Escape on the approval dialog stopped the turn', { escaped: summary.chat.escaped });
+
+	await questions(frame);
 
 	// The first thread, picked back from the title bar's Threads: its history, by its title.
 	await clickViewAction('Threads…');

@@ -2,7 +2,9 @@
 // changed are replaced, so opened tool output, focus and selection elsewhere stay), follows the
 // conversation (to the newest entry on a send and a turn's start, else a "jump to latest" button
 // while scrolled up), tells the screen reader only what is new (a separate live region), sends what
-// you type (Enter; Shift+Enter is a new line), and passes the buttons' clicks to the extension.
+// you type (Enter; Shift+Enter is a new line), and passes the buttons' clicks to the extension. A
+// question's answers are read from its fields when one of its buttons is pressed and posted once,
+// never kept here (no setState): a secret field's text lives only in its password field.
 (function () {
 	const vscode = acquireVsCodeApi();
 	const log = document.getElementById('log');
@@ -98,12 +100,95 @@
 		}
 	}
 
+	/** questionBox is the element of the question approval id, if the page shows it unanswered. */
+	function questionBox(id) {
+		return log.querySelector(`[data-question="${CSS.escape(String(id))}"]`);
+	}
+
+	/**
+	 * answersOf reads a question's fields: by question id, the options checked (for Other, the text
+	 * typed beside it) and the text typed.
+	 */
+	function answersOf(box) {
+		const answers = {};
+		for (const field of box.querySelectorAll('[data-qid]')) {
+			const values = [];
+			for (const opt of field.querySelectorAll('input[type=radio], input[type=checkbox]')) {
+				if (!opt.checked) {
+					continue;
+				}
+				if ('other' in opt.dataset) {
+					const other = field.querySelector('input.other-text');
+					if (other && other.value !== '') {
+						values.push(other.value);
+					}
+				} else {
+					values.push(opt.value);
+				}
+			}
+			const text = field.querySelector('input.answer');
+			if (text && text.value !== '') {
+				values.push(text.value);
+			}
+			answers[field.dataset.qid] = values;
+		}
+		return answers;
+	}
+
+	/** reply posts a question's decision (with its answers, to answer) and waits for the outcome. */
+	function reply(box, decision) {
+		const msg = { type: 'answer', id: box.dataset.question, decision };
+		if (decision === 'once') {
+			msg.answers = answersOf(box);
+		}
+		for (const b of box.querySelectorAll('.q-actions button')) {
+			b.disabled = true;
+		}
+		vscode.postMessage(msg);
+	}
+
+	/** showErrors shows what is wrong with a question's answers (by question id; '' for the whole) and lets it be answered again. */
+	function showErrors(box, errors) {
+		for (const el of box.querySelectorAll('.q-error')) {
+			el.textContent = '';
+		}
+		for (const field of box.querySelectorAll('[data-qid]')) {
+			const text = errors[field.dataset.qid];
+			if (text) {
+				field.querySelector('.q-error').textContent = text;
+			}
+		}
+		if (errors['']) {
+			box.querySelector('.q-all').textContent = errors[''];
+		}
+		for (const b of box.querySelectorAll('.q-actions button')) {
+			b.disabled = false;
+		}
+		const first = box.querySelector('.q-field .q-error:not(:empty)');
+		const input = first && first.closest('.q-field').querySelector('input');
+		if (input) {
+			input.focus();
+		}
+	}
+
 	window.addEventListener('message', (e) => {
 		const m = e.data;
 		if (m.type === 'update') {
 			update(m);
 		} else if (m.type === 'focus') {
 			input.focus();
+		} else if (m.type === 'focusQuestion') {
+			const box = questionBox(m.id);
+			const first = box && box.querySelector('input, button');
+			if (first) {
+				box.scrollIntoView({ block: 'nearest' });
+				first.focus();
+			}
+		} else if (m.type === 'questionErrors') {
+			const box = questionBox(m.id);
+			if (box) {
+				showErrors(box, m.errors || {});
+			}
 		} else if (m.type === 'copied') {
 			const b = document.querySelector(`button.copy[data-copy-id="${CSS.escape(String(m.id))}"]`);
 			if (b) {
@@ -113,6 +198,15 @@
 					b.textContent = 'Copy';
 					b.classList.remove('copied');
 				}, 1500);
+			}
+		}
+	});
+	// Typing an Other answer picks Other.
+	log.addEventListener('input', (e) => {
+		if (e.target.classList && e.target.classList.contains('other-text')) {
+			const opt = e.target.closest('.q-field').querySelector('input[data-other]');
+			if (opt && e.target.value !== '') {
+				opt.checked = true;
 			}
 		}
 	});
@@ -141,7 +235,12 @@
 		if (!b) {
 			return;
 		}
-		if (b.dataset.approval) {
+		if (b.dataset.reply) {
+			const box = b.closest('[data-question]');
+			if (box) {
+				reply(box, b.dataset.reply);
+			}
+		} else if (b.dataset.approval) {
 			vscode.postMessage({ type: 'approve', id: b.dataset.approval, decision: b.dataset.decision });
 		} else if (b.dataset.retry) {
 			vscode.postMessage({ type: 'retry', key: Number(b.dataset.retry) });

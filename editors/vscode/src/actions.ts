@@ -10,6 +10,7 @@ import type { Hermes } from './context';
 import { accountLine, baseName, folderStatusLine, loginMethod, loginOutcome, statusText } from './format';
 import {
 	ServerCommand,
+	type Approval,
 	type LoginArgs,
 	type LoginResult,
 	type ApproveArgs,
@@ -29,6 +30,7 @@ import {
 	type ReviewResult,
 	type ReviewTarget,
 } from './protocol';
+import { asksQuestions } from './questions';
 
 /** activeFileUri is the active editor's file, when it is in a workspace folder. */
 function activeFileUri(): vscode.Uri | undefined {
@@ -238,7 +240,7 @@ export async function showStatus(h: Hermes): Promise<void> {
 			items.push({
 				label: `$(bell-dot) Answer approval ${a.approvalId}`,
 				description: `${a.kind}: ${a.summary}`,
-				run: () => answerApproval(h, a.approvalId),
+				run: () => answerApproval(h, a.approvalId, { ...a, folder: f.folder, threadId: f.threadId, turnId: '', itemId: '', asked: '' }),
 			});
 		}
 	}
@@ -259,7 +261,7 @@ export async function showStatus(h: Hermes): Promise<void> {
 /**
  * answerPending is Hermes: Answer Approval… (and the patch approval's status bar item, with its id):
  * the open patch prompt's quick pick when there is one, else a pick of the approvals waiting, then
- * the decision (hermes.approve).
+ * the decision (hermes.approve), or for questions the chat view that asks them.
  */
 export async function answerPending(h: Hermes, id?: string): Promise<void> {
 	if (h.prompts.answerOpenPrompt(typeof id === 'string' ? id : undefined)) {
@@ -283,7 +285,16 @@ export async function answerPending(h: Hermes, id?: string): Promise<void> {
 	}
 }
 
-async function answerApproval(h: Hermes, id: string): Promise<void> {
+/**
+ * answerApproval asks for the decision on approval id in a quick pick; questions (an elicitation or
+ * userInput approval, as the events or else known describe it) are asked in the chat view instead.
+ */
+async function answerApproval(h: Hermes, id: string, known?: Approval): Promise<void> {
+	const a = h.ui.tracker.approval(id) ?? known;
+	if (a && asksQuestions(a)) {
+		h.ui.askQuestion.fire(a);
+		return;
+	}
 	const choices: (vscode.QuickPickItem & { decision: Decision })[] = [
 		// Deny first: the picker highlights the first item, and an accidental Enter must never grant.
 		{ label: Actions.deny, decision: 'deny' },

@@ -5,6 +5,7 @@ import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import type { MessageActionItem } from 'vscode-languageclient';
 
 import { Actions, type Approval, type FileChange } from './protocol';
+import { asksQuestions, permissionsWords } from './questions';
 
 export { Actions };
 
@@ -34,7 +35,8 @@ export function promptedApproval(waiting: readonly Approval[], claimed: Readonly
 	}
 	let best: Approval | undefined;
 	for (const a of waiting) {
-		if (claimed.has(a.approvalId)) {
+		// Questions are asked in the chat view (experimental.hermes.asksQuestions), never by a prompt.
+		if (claimed.has(a.approvalId) || asksQuestions(a)) {
 			continue;
 		}
 		// Ties (and unparsable times) keep the event order.
@@ -105,6 +107,25 @@ export function approvalDialog(message: string, actions: readonly MessageActionI
 	const ordered = [...(actions ?? [])].sort((a, b) => Number(b.title === Actions.deny) - Number(a.title === Actions.deny));
 	const items: DialogItem[] = ordered.map((a) => (a.title === Actions.stop ? { title: a.title, isCloseAffordance: true } : { title: a.title }));
 	return { message: headline, detail: rest, items };
+}
+
+/**
+ * withAccess adds a permissions approval's access in words (network, each path to read or write)
+ * to its dialog's detail, unless the server's prompt already names all of it: the person decides on
+ * what is asked, whatever the prompt's wording.
+ */
+export function withAccess(d: Dialog, approval: Approval | undefined): Dialog {
+	const p = approval?.kind === 'permissions' ? approval.permissions : undefined;
+	if (!p) {
+		return d;
+	}
+	const text = `${d.message}\n${d.detail}`;
+	const named = (!p.network || /network/i.test(text)) && [...(p.read ?? []), ...(p.write ?? [])].every((path) => text.includes(path));
+	if (named) {
+		return d;
+	}
+	const access = `Asks for: ${permissionsWords(p).join('; ')}`;
+	return { ...d, detail: d.detail ? `${access}\n${d.detail}` : access };
 }
 
 /**

@@ -6,7 +6,9 @@
 // the screen reader's live region when something new comes, and follows the conversation: to the
 // newest entry on a send and a turn's start, else a "jump to latest" button while scrolled up. When
 // it opens again, or a thread is resumed, it shows the thread's history as the server keeps it
-// (hermes.threadHistory), never parsed from the markdown transcript.
+// (hermes.threadHistory), never parsed from the markdown transcript. codex's questions (an MCP
+// server's form or link, the agent's questions) are asked inline: the view is revealed with the
+// question's first field focused, and the answers go to hermes.approve (questions.ts).
 
 import { randomBytes } from 'node:crypto';
 
@@ -17,9 +19,13 @@ import { Command } from './commands';
 import type { Hermes } from './context';
 import { conversations, formatTokens, threadName } from './format';
 import { announcement, page, renderUpdate } from './chatHtml';
+import { pageMessage, type PageMessage } from './pageMessage';
+import { approveArgs, asksQuestions } from './questions';
 import {
 	ServerCommand,
+	type Approval,
 	type ApproveArgs,
+	type ApproveResult,
 	type AskArgs,
 	type AskResult,
 	type Decision,
@@ -30,23 +36,6 @@ import {
 	type ThreadInfo,
 	type TurnEventParams,
 } from './protocol';
-
-/** PageMessage is what the page's script (media/chat.js) posts to the extension. */
-interface PageMessage {
-	type: string;
-	text?: string;
-	id?: string;
-	decision?: string;
-	key?: number;
-}
-
-/** pageMessage reads a message from the page: its string fields and its numeric key, nothing else. */
-export function pageMessage(m: unknown): PageMessage {
-	const o = typeof m === 'object' && m !== null ? (m as Record<string, unknown>) : {};
-	const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-	const key = typeof o.key === 'number' && Number.isSafeInteger(o.key) ? o.key : undefined;
-	return { type: str(o.type) ?? '', text: str(o.text), id: str(o.id), decision: str(o.decision), key };
-}
 
 /** ChatViewId is the view's id (package.json contributes.views). */
 export const ChatViewId = 'hermes-vscode.chat';
@@ -71,6 +60,8 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private quietOpen = false;
 	/** Thread titles by id, as hermes.threads last said. */
 	private readonly titles = new Map<string, string>();
+	/** The question approval whose first field the page focuses once it shows it. */
+	private focusQuestion: string | undefined;
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
@@ -85,6 +76,7 @@ export class ChatView implements vscode.WebviewViewProvider {
 			vscode.commands.registerCommand(Command.threads, () => v.pickThread()),
 			vscode.commands.registerCommand(Command.model, () => v.pickModel()),
 			h.ui.turnEvents.event((p) => v.onTurnEvent(p)),
+			h.ui.askQuestion.event((a) => v.showQuestion(a)),
 			h.ui.threadReset.event((folder) => v.onThreadReset(folder)),
 			h.ui.turnUndone.event((turnId) => {
 				if (v.chat.markUndone(turnId)) {
@@ -137,6 +129,46 @@ export class ChatView implements vscode.WebviewViewProvider {
 		if (p.event.kind === 'turnCompleted') {
 			void this.refreshHeader();
 		}
+		if (p.event.kind === 'approvalWaiting' && p.event.approval && asksQuestions(p.event.approval)) {
+			this.revealQuestion(p.event.approval.approvalId);
+		}
+	}
+
+	/**
+	 * showQuestion shows a question approval waiting (Hermes: Answer Approval…): in the conversation of
+	 * its folder, added when the view does not have it (asked before the view followed that folder).
+	 */
+	showQuestion(a: Approval): void {
+		if (!this.chat.hasApproval(a.approvalId)) {
+			if (this.folder !== a.folder) {
+				this.folder = a.folder;
+				this.chat = new Chat();
+			}
+			this.chat.addApproval(a);
+			this.schedule();
+		}
+		this.revealQuestion(a.approvalId);
+	}
+
+	/**
+	 * revealQuestion shows the view and gives its focus to the question's first field: the person is
+	 * asked, as a dialog would ask. It waits for the focus that a turn's start moves (reveal) to
+	 * settle first, and approval dialogs wait for it in turn (Ui.focusSettled).
+	 */
+	private revealQuestion(id: string): void {
+		this.focusQuestion = id;
+		const before = this.h.ui.focusSettled();
+		this.h.ui.whileFocusMoves(
+			(async () => {
+				await before;
+				if (this.view) {
+					this.view.show(false);
+				} else {
+					await vscode.commands.executeCommand(`${ChatViewId}.focus`);
+				}
+				this.schedule();
+			})(),
+		);
 	}
 
 	/**
@@ -222,6 +254,10 @@ export class ChatView implements vscode.WebviewViewProvider {
 		this.follow = false;
 		this.announce = [];
 		void this.view.webview.postMessage(msg);
+		if (this.focusQuestion) {
+			void this.view.webview.postMessage({ type: 'focusQuestion', id: this.focusQuestion });
+			this.focusQuestion = undefined;
+		}
 	}
 
 	private async onMessage(m: PageMessage): Promise<void> {
@@ -256,6 +292,9 @@ export class ChatView implements vscode.WebviewViewProvider {
 					await this.h.client.execute(ServerCommand.approve, args);
 				}
 				return;
+			case 'answer':
+				await this.answer(m);
+				return;
 			case 'copy':
 				if (m.text !== undefined && m.text.length <= maxCopy) {
 					await vscode.env.clipboard.writeText(m.text);
@@ -269,6 +308,26 @@ export class ChatView implements vscode.WebviewViewProvider {
 				}
 				return;
 			}
+		}
+	}
+
+	/**
+	 * answer sends the page's reply to a question waiting (hermes.approve): checked against its
+	 * questions first; what is wrong, or a failure to send, goes back to the page by question id. The
+	 * answers are not kept: the conversation shows the outcome once the server resolves it.
+	 */
+	private async answer(m: PageMessage): Promise<void> {
+		const q = m.id ? this.chat.question(m.id) : undefined;
+		if (!q || !m.decision) {
+			return;
+		}
+		const r = approveArgs(q.id, q.asked, { decision: m.decision, answers: m.answers });
+		let errors = 'errors' in r ? r.errors : undefined;
+		if ('args' in r && !(await this.h.client.execute<ApproveResult>(ServerCommand.approve, r.args))) {
+			errors = { '': 'Not sent: see the error message, then try again.' };
+		}
+		if (errors) {
+			void this.view?.webview.postMessage({ type: 'questionErrors', id: q.id, errors });
 		}
 	}
 
@@ -306,6 +365,12 @@ export class ChatView implements vscode.WebviewViewProvider {
 			if (h && this.chat === chat && chat.items.length === 0) {
 				chat.loadHistory(h);
 				this.folder = h.folder;
+			}
+		}
+		// Questions waiting that no event showed here (a server that outlives the editor): asked too.
+		for (const a of f?.pendingApprovals ?? []) {
+			if (asksQuestions(a) && f && this.chat.addApproval({ ...a, folder: f.folder, threadId: f.threadId, turnId: '', itemId: '', asked: '' })) {
+				this.focusQuestion = a.approvalId;
 			}
 		}
 		this.follow = true;

@@ -39,6 +39,8 @@ import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
 
 import type { ChatItem } from './chatModel';
+import { Actions } from './protocol';
+import { options, submitTitle, type Asked } from './questions';
 
 /** highlighter is highlight.js with the languages a chat's code blocks are most often in. */
 function highlighter(): ReturnType<typeof hljs.newInstance> {
@@ -214,6 +216,8 @@ export function renderItem(item: ChatItem): string {
 						.join(' ');
 			return `<div ${k} class="approval">⏸ ${escapeHtml(item.summary)} ${answer}${warning}</div>`;
 		}
+		case 'question':
+			return renderQuestion(k, item.key, item.id, item.asked, item.outcome);
 		case 'diff':
 			return `<details ${k} class="diff"><summary>diff</summary><pre>${escapeHtml(item.text)}</pre></details>`;
 		case 'error': {
@@ -228,6 +232,66 @@ export function renderItem(item: ChatItem): string {
 			return `<div ${k} class="end${item.undone ? ' undone' : ''}">${escapeHtml(item.line)}${undone}${link}</div>`;
 		}
 	}
+}
+
+/**
+ * renderQuestion is a question approval: who asks and what, then each question as a field (options
+ * as radio buttons, check boxes for a multiChoice, an Other text field, a text field: a password
+ * field for a secret) and the buttons Decline (first), Submit (Done for a link, Accept for a form
+ * without fields) and Stop turn. The page reads the fields (data-qid, data-type) when a button is
+ * pressed; what is typed stays in the page's fields, never in this HTML. A link is text with a
+ * copy button: nothing loads or opens it. Once resolved, only the outcome is shown. The HTML does
+ * not change while the question waits, so the page keeps what is typed.
+ */
+function renderQuestion(k: string, key: number, id: string, a: Asked, outcome: string): string {
+	const tool = a.tool ? ` to run its tool "${a.tool}"` : '';
+	const who = `<div class="who">${escapeHtml(`${a.asker} ${outcome ? 'asked' : 'asks'}${tool}`)}</div>`;
+	const message = a.message ? `<div class="q-message">${escapeHtml(a.message)}</div>` : '';
+	if (outcome) {
+		const texts = a.questions.map((q) => `<li>${escapeHtml(q.header ? `${q.header}: ${q.text}` : q.text)}</li>`).join('');
+		const list = texts ? `<ul class="q-list">${texts}</ul>` : '';
+		const url = a.url ? `<div class="q-url-text">${escapeHtml(a.url)}</div>` : '';
+		return `<div ${k} class="question answered">${who}${message}${url}${list}<span class="decided">${escapeHtml(outcome)}</span></div>`;
+	}
+	const url = a.url
+		? `<div class="q-url">Open this page yourself, then press ${Actions.done}:</div><div class="code-block"><div class="code-bar"><span class="lang">url</span><button class="copy" title="Copy the address" aria-label="Copy the address">Copy</button></div><pre><code>${escapeHtml(a.url)}</code></pre></div>`
+		: '';
+	const fields = a.url ? '' : a.questions.map((q, i) => renderField(`q${key}-${i}`, q)).join('');
+	const buttons = [
+		`<button data-reply="deny">${Actions.decline}</button>`,
+		`<button data-reply="once">${escapeHtml(submitTitle(a))}</button>`,
+		`<button data-reply="stop">${Actions.stop}</button>`,
+	].join(' ');
+	return `<div ${k} class="question" role="group" aria-label="${escapeHtml(a.asker)} asks" data-question="${escapeHtml(id)}">${who}${message}${url}${fields}<div class="q-error q-all" role="alert"></div><div class="q-actions">${buttons}</div></div>`;
+}
+
+/** renderField is one question: its header, its text, the inputs its type takes, and a place for its error. */
+function renderField(name: string, q: Asked['questions'][number]): string {
+	const legend = q.header && q.header !== q.text ? `<legend>${escapeHtml(q.header)}</legend>` : '';
+	const required = q.required ? ' <span class="q-required">(required)</span>' : '';
+	const text = `<div class="q-text" id="${name}-text">${escapeHtml(q.text)}${required}</div>`;
+	const chosen = new Set(q.default ?? []);
+	const kind = q.secret ? 'password' : 'text';
+	let inputs: string;
+	const offered = options(q);
+	if (offered.length > 0 || q.type === 'choice' || q.type === 'multiChoice') {
+		const type = q.type === 'multiChoice' ? 'checkbox' : 'radio';
+		inputs = offered
+			.map((o) => {
+				const desc = o.description ? ` <span class="q-desc">${escapeHtml(o.description)}</span>` : '';
+				const checked = chosen.has(o.value) ? ' checked' : '';
+				return `<label class="q-option"><input type="${type}" name="${name}" value="${escapeHtml(o.value)}"${checked}> ${escapeHtml(o.label)}${desc}</label>`;
+			})
+			.join('');
+		if (q.other) {
+			inputs += `<label class="q-option"><input type="${type}" name="${name}" data-other> Other:</label><input class="other-text" type="${kind}" autocomplete="off" aria-label="Other answer to ${escapeHtml(q.text)}">`;
+		}
+	} else {
+		const mode = q.type === 'number' ? ' inputmode="decimal"' : q.type === 'integer' ? ' inputmode="numeric"' : '';
+		const value = !q.secret && q.default?.[0] ? ` value="${escapeHtml(q.default[0])}"` : '';
+		inputs = `<input class="answer" type="${kind}"${mode}${value} autocomplete="off" spellcheck="false" aria-labelledby="${name}-text"${q.required ? ' aria-required="true"' : ''}>`;
+	}
+	return `<fieldset class="q-field" data-qid="${escapeHtml(q.id)}" data-type="${escapeHtml(q.type)}">${legend}${text}<div class="q-inputs">${inputs}</div><div class="q-error" role="alert"></div></fieldset>`;
 }
 
 /** renderItems is the whole conversation as HTML. */
@@ -278,6 +342,8 @@ export function announcement(item: ChatItem): string {
 			return `Hermes: ${cut(item.text)}`;
 		case 'approval':
 			return item.decision ? '' : `Approval needed: ${cut(item.summary)}`;
+		case 'question':
+			return item.outcome ? '' : `${item.asked.asker} asks: ${cut(item.asked.message || item.asked.questions.map((q) => q.text).join(' '))}`;
 		case 'error':
 			return `Error: ${cut(item.text)}`;
 		case 'end':

@@ -1,10 +1,11 @@
 // The chat view's conversation, without vscode: the items a folder's turns leave (your prompts, the
-// answers as they stream, tool calls, approvals, diffs, each turn's last line), built from
-// hermes/turnEvent notifications, or from the thread's history the server answers
-// (hermes.threadHistory) when the view opens again or resumes a thread.
+// answers as they stream, tool calls, approvals, questions to answer, diffs, each turn's last
+// line), built from hermes/turnEvent notifications, or from the thread's history the server
+// answers (hermes.threadHistory) when the view opens again or resumes a thread.
 
 import { formatTokens } from './format';
-import type { ThreadHistory, TurnEventParams } from './protocol';
+import type { Approval, ThreadHistory, TurnEventParams } from './protocol';
+import { asked, asksQuestions, outcome, permissionsWords, type Asked } from './questions';
 
 /**
  * ChatItem is one entry of the conversation. key names it for the view's updates (unique in a Chat,
@@ -14,7 +15,10 @@ export type ChatItem = { key: number } & (
 	| { kind: 'you'; text: string }
 	| { kind: 'answer'; text: string }
 	| { kind: 'tool'; id: string; line: string; done: boolean; ok: boolean; output: string }
+	/** A command, a patch or wider access (a permissions approval's summary says it in words) to allow or deny. */
 	| { kind: 'approval'; id: string; summary: string; warning: string; decision: string }
+	/** Questions to answer inline (an elicitation or userInput approval); outcome is set once it is resolved. */
+	| { kind: 'question'; id: string; asked: Asked; outcome: string }
 	| { kind: 'diff'; text: string }
 	/** An error: a turn that failed, or codex's error event; retry is the prompt to send again. */
 	| { kind: 'error'; text: string; retry: string }
@@ -119,14 +123,17 @@ export class Chat {
 				return true;
 			}
 			case 'approvalWaiting':
-				if (ev.approval) {
-					this.push({ kind: 'approval', id: ev.approval.approvalId, summary: ev.approval.summary, warning: ev.approval.warning ?? '', decision: '' });
+				return ev.approval ? this.addApproval(ev.approval) : false;
+			case 'approvalResolved': {
+				const a = this.items.find(
+					(i): i is Extract<ChatItem, { kind: 'approval' | 'question' }> =>
+						(i.kind === 'approval' || i.kind === 'question') && i.id === ev.approval?.approvalId,
+				);
+				if (a?.kind === 'question' && ev.approval) {
+					a.outcome = outcome(a.asked, ev.approval);
 					return true;
 				}
-				return false;
-			case 'approvalResolved': {
-				const a = this.items.find((i): i is Extract<ChatItem, { kind: 'approval' }> => i.kind === 'approval' && i.id === ev.approval?.approvalId);
-				if (a && ev.approval) {
+				if (a?.kind === 'approval' && ev.approval) {
 					a.decision = `${ev.approval.decision ?? '?'} (${ev.approval.decidedBy ?? 'user'})`;
 					return true;
 				}
@@ -182,6 +189,34 @@ export class Chat {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * addApproval adds an approval waiting, once: questions to answer inline, or a request to allow.
+	 * It reports whether the conversation changed.
+	 */
+	addApproval(a: Approval): boolean {
+		if (this.hasApproval(a.approvalId)) {
+			return false;
+		}
+		if (asksQuestions(a)) {
+			this.push({ kind: 'question', id: a.approvalId, asked: asked(a), outcome: '' });
+		} else {
+			const access = a.kind === 'permissions' ? permissionsWords(a.permissions) : [];
+			const summary = access.length > 0 ? `Hermes wants ${access.join('; ')}` : a.summary;
+			this.push({ kind: 'approval', id: a.approvalId, summary, warning: a.warning ?? '', decision: '' });
+		}
+		return true;
+	}
+
+	/** hasApproval says whether the conversation shows the approval id. */
+	hasApproval(id: string): boolean {
+		return this.items.some((i) => (i.kind === 'approval' || i.kind === 'question') && i.id === id);
+	}
+
+	/** question is the question approval id, while the conversation shows it unanswered. */
+	question(id: string): Extract<ChatItem, { kind: 'question' }> | undefined {
+		return this.items.find((i): i is Extract<ChatItem, { kind: 'question' }> => i.kind === 'question' && i.id === id && !i.outcome);
 	}
 
 	/** markUndone marks the end of the turn turnId as undone; it reports whether the view has it. */

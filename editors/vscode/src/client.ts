@@ -27,6 +27,7 @@ import { TurnEventMethod, type TurnEventParams } from './protocol';
 import {
 	bundledServerPath,
 	changedKeys,
+	HermesFlags,
 	configurationAnswer,
 	initializationOptions,
 	launchChanged,
@@ -185,12 +186,10 @@ export class Client {
 		};
 		this.startedWith = snapshot;
 		const c = new LanguageClient('hermes-lsp', 'Hermes Language Server', serverOptions, clientOptions);
-		// The chat view shows each turn from hermes/turnEvent: the server then sends no answer message
-		// and opens no transcript (experimental.hermes.showsTurns, docs/protocol.md), so each answer
-		// shows once.
+		// What the chat view does itself: see HermesFlags.
 		c.registerFeature({
 			fillClientCapabilities: (caps) => {
-				caps.experimental = withHermesFlag(caps.experimental, 'showsTurns');
+				caps.experimental = withHermesFlag(caps.experimental, ...HermesFlags);
 			},
 			initialize: () => undefined,
 			getState: () => ({ kind: 'static' }),

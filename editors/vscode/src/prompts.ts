@@ -1,6 +1,7 @@
-// Approval prompts: the server's window/showMessageRequest. A command's approval is a modal dialog
-// (Deny has the focus; Escape is Stop turn, its close button). A patch's is not modal, so that the
-// person can read its diff while deciding: a notification plus a status bar item (which re-asks in a
+// Approval prompts: the server's window/showMessageRequest. A command's approval, or one for wider
+// access (a permissions approval, its access in words), is a modal dialog (Deny has the focus;
+// Escape is Stop turn, its close button). A patch's is not modal, so that the person can read its
+// diff while deciding: a notification plus a status bar item (which re-asks in a
 // quick pick), whichever answers first, with the patch in one multi-file diff editor (its proposed
 // contents served under the hermes-proposed scheme) that closes once the approval is decided.
 
@@ -19,6 +20,7 @@ import {
 	promptedApproval,
 	reviewItems,
 	reviewTitle,
+	withAccess,
 	Actions,
 	type Dialog,
 	type DialogItem,
@@ -109,7 +111,7 @@ export class Prompts {
 			this.claimed.add(id);
 		}
 		try {
-			const d = approvalDialog(params.message, params.actions);
+			const d = withAccess(approvalDialog(params.message, params.actions), approval);
 			if (!id || !isPatchApproval(approval, params.actions)) {
 				await this.h.ui.focusSettled(); // no view opening takes the focus from Deny
 				const picked = await vscode.window.showWarningMessage(d.message, { modal: true, detail: d.detail }, ...d.items);

@@ -358,9 +358,18 @@ function clone<T>(v: T): T {
 	return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** withHermesFlag is a client's experimental capabilities with experimental.hermes.<flag> true. */
-export function withHermesFlag(experimental: unknown, flag: string): Record<string, unknown> {
+/** withHermesFlag is a client's experimental capabilities with experimental.hermes.<flag> true for each flag. */
+export function withHermesFlag(experimental: unknown, ...flags: string[]): Record<string, unknown> {
 	const e = typeof experimental === 'object' && experimental !== null ? (experimental as Record<string, unknown>) : {};
 	const h = typeof e.hermes === 'object' && e.hermes !== null ? (e.hermes as Record<string, unknown>) : {};
-	return { ...e, hermes: { ...h, [flag]: true } };
+	return { ...e, hermes: { ...h, ...Object.fromEntries(flags.map((f) => [f, true])) } };
 }
+
+/**
+ * HermesFlags are what the extension tells the server it does itself (experimental.hermes,
+ * docs/protocol.md): the chat view shows each turn from hermes/turnEvent (showsTurns: the server
+ * sends no answer message and opens no transcript, so each answer shows once), and asks codex's
+ * questions inline (asksQuestions: the server sends no prompt or message for an elicitation or
+ * userInput approval).
+ */
+export const HermesFlags = ['showsTurns', 'asksQuestions'] as const;

@@ -2,6 +2,7 @@
 
 import { baseName, contextPercent, formatDuration, formatTokens, type BarModel, type BarState } from './format';
 import type { Account, Approval, Decision, StatusResult, TurnEventParams, Usage } from './protocol';
+import { asked, asksQuestions, permissionsWords } from './questions';
 
 /** The context keys the extension sets (package.json's enablement and when clauses use them). */
 export interface ContextKeys {
@@ -232,10 +233,41 @@ const DECISION_WORDS: Record<Decision, string> = {
 	stop: 'denied, turn stopped',
 };
 
-/** decisionWords says an approval's outcome for a person. */
+const ANSWER_WORDS: Record<Decision, string> = {
+	once: 'answered',
+	session: 'answered',
+	deny: 'declined',
+	stop: 'declined, turn stopped',
+};
+
+/** decisionWords says an approval's outcome for a person (questions: answered or declined; never the answers). */
 export function decisionWords(a: Approval): string {
-	const d = a.decision ? (DECISION_WORDS[a.decision] ?? a.decision) : 'resolved';
+	const words = asksQuestions(a) ? ANSWER_WORDS : DECISION_WORDS;
+	const d = a.decision ? (words[a.decision] ?? a.decision) : 'resolved';
 	return a.decidedBy && a.decidedBy !== 'user' ? `${d} (${a.decidedBy})` : d;
+}
+
+/**
+ * approvalWords says what an approval asks, in words: the command and its folder, the patch, the
+ * access (network, paths), or who asks which questions (an MCP server's link as text).
+ */
+export function approvalWords(a: Approval): string {
+	switch (a.kind) {
+		case 'exec':
+			return `Hermes wants to run ${a.command ?? a.summary}${a.cwd ? ` in ${a.cwd}` : ''}`;
+		case 'permissions': {
+			const access = permissionsWords(a.permissions);
+			return `Hermes wants ${access.length > 0 ? access.join(', ') : a.summary}`;
+		}
+		case 'elicitation':
+		case 'userInput': {
+			const q = asked(a);
+			const what = [q.message, q.url, ...q.questions.map((x) => x.text)].filter(Boolean).join(' · ') || a.summary;
+			return `${q.asker} asks${q.tool ? ` to run its tool "${q.tool}"` : ''}: ${what} (answer in the chat view)`;
+		}
+		default:
+			return `Hermes wants to apply a patch: ${a.summary}`;
+	}
 }
 
 const MAX_RESULT_LINES = 12;
@@ -312,8 +344,7 @@ export class TurnRenderer {
 				if (!a) {
 					return '';
 				}
-				const what = a.kind === 'exec' ? `run ${a.command ?? a.summary}${a.cwd ? ` in ${a.cwd}` : ''}` : `apply a patch: ${a.summary}`;
-				return this.block(`⚠ approval ${a.approvalId}: Hermes wants to ${what}${a.reason ? ` (${a.reason})` : ''}`);
+				return this.block(`⚠ approval ${a.approvalId}: ${approvalWords(a)}${a.reason ? ` (${a.reason})` : ''}`);
 			}
 			case 'approvalResolved': {
 				const a = ev.approval;

@@ -6,7 +6,7 @@ import { ResponseError } from 'vscode-languageclient/node';
 
 import { Command } from './commands';
 import { statusBarText, statusBarTooltip } from './format';
-import { type TurnEventParams } from './protocol';
+import { type Approval, type TurnEventParams } from './protocol';
 import { TurnRenderer, TurnTracker, type ContextKeys } from './turns';
 
 /**
@@ -28,6 +28,8 @@ export class Ui {
 	readonly threadReset = new vscode.EventEmitter<string>();
 	/** turnUndone fires with the id of a turn Hermes: Undo Last Turn undid. */
 	readonly turnUndone = new vscode.EventEmitter<string>();
+	/** askQuestion fires with a question approval to answer in the chat view (Hermes: Answer Approval…). */
+	readonly askQuestion = new vscode.EventEmitter<Approval>();
 	/** The context keys as last set (setContext is called only on a change). */
 	private readonly contextKeys: Partial<ContextKeys> = {};
 	/** Approval prompts open right now (a patch's notification, a command's dialog). */
@@ -43,7 +45,16 @@ export class Ui {
 		this.bar.command = Command.status;
 		this.updateBar();
 		this.bar.show();
-		context.subscriptions.push(this.view, this.bar, this.turnEnded, this.approvalResolved, this.turnEvents, this.threadReset, this.turnUndone);
+		context.subscriptions.push(
+			this.view,
+			this.bar,
+			this.turnEnded,
+			this.approvalResolved,
+			this.turnEvents,
+			this.threadReset,
+			this.turnUndone,
+			this.askQuestion,
+		);
 	}
 
 	onTurnEvent(p: TurnEventParams): void {

@@ -36,7 +36,7 @@ test("isApproval reads the prompt's action items, not its text", () => {
 	assert.equal(isApproval([{ title: 'Keep asking' }, { title: 'Allow' }]), false);
 });
 
-const waiting = (id: string, asked: string, kind: 'exec' | 'patch' = 'exec'): Approval =>
+const waiting = (id: string, asked: string, kind: Approval['kind'] = 'exec'): Approval =>
 	loose<Approval>({ approvalId: id, kind, asked, summary: id, folder: '/w' });
 
 test('promptedApproval: the prompt is about the oldest waiting approval no open prompt has taken', () => {
@@ -52,6 +52,11 @@ test('promptedApproval: the prompt is about the oldest waiting approval no open 
 	const b1 = waiting('b1', 'x');
 	const b2 = waiting('b2', 'y');
 	assert.equal(promptedApproval([b1, b2], new Set())?.approvalId, 'b1');
+	// Questions waiting in the chat view are never what a prompt is about.
+	const q = waiting('q1', '2026-12-04T09:00:00Z', 'userInput');
+	const p = waiting('p1', '2026-12-04T11:00:00Z', 'permissions');
+	assert.equal(promptedApproval([q, p], new Set())?.approvalId, 'p1');
+	assert.equal(promptedApproval([q, waiting('e1', '2026-12-04T09:00:00Z', 'elicitation')], new Set()), undefined);
 });
 
 test("promptedApproval: the approvalId in the prompt's action items decides when the server sends it", () => {

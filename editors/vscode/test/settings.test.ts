@@ -24,6 +24,7 @@ import {
 	untrustedAffected,
 	untrustedSettings,
 	withHermesFlag,
+	HermesFlags,
 	UNTRUSTED_SERVER_KEYS,
 	type Inspected,
 } from '../src/settings';
@@ -482,7 +483,8 @@ test('bundledServerPath: server/hermes-lsp in the extension, hermes-lsp.exe on W
 	assert.equal(bundledServerPath('C:\\Users\\u\\.vscode\\extensions\\x', 'win32'), 'C:\\Users\\u\\.vscode\\extensions\\x\\server\\hermes-lsp.exe');
 });
 
-test('the client says it shows turns itself in experimental.hermes, keeping what is there', () => {
+test('the client says it shows turns and asks questions itself in experimental.hermes, keeping what is there', () => {
+	assert.deepEqual(withHermesFlag(undefined, ...HermesFlags), { hermes: { showsTurns: true, asksQuestions: true } });
 	assert.deepEqual(withHermesFlag(undefined, 'showsTurns'), { hermes: { showsTurns: true } });
 	assert.deepEqual(withHermesFlag({ other: 1, hermes: { reloadsBuffers: true } }, 'showsTurns'), {
 		other: 1,

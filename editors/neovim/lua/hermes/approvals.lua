@@ -3,7 +3,10 @@
 -- here with vim.ui.select, one approval at a time, from the `approvalWaiting` turn event. The answer
 -- goes back with the command hermes.approve. Nothing waits on the person inside an RPC handler, so
 -- the editor never freezes, and any vim.ui.select picker (telescope, fzf-lua, dressing, snacks,
--- mini.pick, ...) shows the question.
+-- mini.pick, ...) shows the question. codex's questions (an MCP server's form, the agent's
+-- questions) come the same way and are asked by hermes.questions; their answers go with the
+-- decision.
+local questions = require("hermes.questions")
 local view = require("hermes.view")
 
 local M = {}
@@ -19,13 +22,15 @@ M.choices = {
 }
 local SHOW_DIFF = "Show diff"
 
--- approve(client_id, approval_id, decision, callback(err, result)) is set by hermes.init.
+-- approve(client_id, approval_id, decision, callback(err, result), answers) is set by hermes.client;
+-- answers (by question id) answer a question approval.
 M.approve = nil
 M.notify = function(msg, level)
   vim.notify(msg, level)
 end
 
 local known = {} -- approvalId -> "queued" | "shown" | "dismissed" | "resolved"
+local asked = {} -- approvalId -> the approval as its approvalWaiting event announced it, until resolved
 local queue = {} -- { client_id, approval }
 local showing = nil -- the approval on screen
 
@@ -38,6 +43,43 @@ function M.decision_of(title)
   return nil
 end
 
+-- access says a permissions approval's access in words: network access, and the paths to read or
+-- write ("read and write" where both are asked).
+function M.access(p)
+  if type(p) ~= "table" then
+    return {}
+  end
+  local out = {}
+  if p.network then
+    table.insert(out, "network access")
+  end
+  local read = type(p.read) == "table" and p.read or {}
+  local write = type(p.write) == "table" and p.write or {}
+  local both, r, w = {}, {}, {}
+  local writes = {}
+  for _, x in ipairs(write) do
+    writes[x] = true
+  end
+  for _, x in ipairs(read) do
+    table.insert(writes[x] and both or r, tostring(x))
+  end
+  local shared = {}
+  for _, x in ipairs(both) do
+    shared[x] = true
+  end
+  for _, x in ipairs(write) do
+    if not shared[x] then
+      table.insert(w, tostring(x))
+    end
+  end
+  for _, g in ipairs({ { "read and write ", both }, { "read ", r }, { "write ", w } }) do
+    if #g[2] > 0 then
+      table.insert(out, g[1] .. table.concat(g[2], ", "))
+    end
+  end
+  return out
+end
+
 -- prompt is the question of an approval: what, where and why.
 function M.prompt(a)
   local parts = {}
@@ -46,6 +88,11 @@ function M.prompt(a)
     if a.cwd and a.cwd ~= "" then
       table.insert(parts, "in " .. a.cwd)
     end
+  elseif a.kind == "permissions" then
+    local access = M.access(a.permissions)
+    table.insert(parts, "Hermes wants " .. (#access > 0 and table.concat(access, "; ") or tostring(a.summary or "?")))
+  elseif questions.asks(a) then
+    table.insert(parts, questions.headline(a))
   else
     table.insert(parts, "Hermes wants to apply a patch: " .. tostring(a.summary or "?"))
   end
@@ -180,8 +227,41 @@ function M.show_diff(a)
   return b
 end
 
+-- decide sends the decision on item's approval (with the answers to its questions), or, when the
+-- person dismissed the question (decision nil), says the approval still waits.
+local function decide(item, decision, answers)
+  local a = item.approval
+  local id = a.approvalId
+  if known[id] == "resolved" then
+    if decision then
+      M.notify("Hermes: approval " .. id .. " was already settled", vim.log.levels.INFO)
+    end
+    return done(item)
+  end
+  if not decision then
+    known[id] = "dismissed"
+    M.notify(
+      "Hermes: still waiting, answer with :Hermes approve (else declined at its timeout): " .. tostring(a.summary),
+      vim.log.levels.WARN
+    )
+    return done(item)
+  end
+  M.close_diff(id)
+  M.approve(item.client_id, id, decision, function(err)
+    if err then
+      M.notify("Hermes: approval " .. id .. ": " .. tostring(err.message or err), vim.log.levels.ERROR)
+    end
+  end, answers)
+  done(item)
+end
+
 present = function(item)
   local a = item.approval
+  if questions.asks(a) then
+    return questions.ask(a, function(decision, answers)
+      decide(item, decision, answers)
+    end)
+  end
   local titles = {}
   for _, c in ipairs(M.choices) do
     table.insert(titles, c.title)
@@ -197,31 +277,7 @@ present = function(item)
         present(item)
         return
       end
-      local id = a.approvalId
-      if known[id] == "resolved" then
-        if choice then
-          M.notify("Hermes: approval " .. id .. " was already settled", vim.log.levels.INFO)
-        end
-        done(item)
-        return
-      end
-      local decision = choice and M.decision_of(choice)
-      if not decision then
-        known[id] = "dismissed"
-        M.notify(
-          "Hermes: still waiting, answer with :Hermes approve (else declined at its timeout): " .. tostring(a.summary),
-          vim.log.levels.WARN
-        )
-        done(item)
-        return
-      end
-      M.close_diff(id)
-      M.approve(item.client_id, id, decision, function(err)
-        if err then
-          M.notify("Hermes: approval " .. id .. ": " .. tostring(err.message or err), vim.log.levels.ERROR)
-        end
-      end)
-      done(item)
+      decide(item, choice and M.decision_of(choice))
     end)
   end)
 end
@@ -233,7 +289,21 @@ function M.on_waiting(client_id, a)
     return
   end
   known[id] = "queued"
+  asked[id] = a
   table.insert(queue, { client_id = client_id, approval = a })
+  pump()
+end
+
+-- ask_again asks a waiting approval's questions again (:Hermes approve), as its turn event
+-- announced it when there was one (the MCP server and its message), else as a (hermes.status's
+-- summary).
+function M.ask_again(client_id, a)
+  local id = a and a.approvalId
+  if not id or known[id] == "resolved" or known[id] == "queued" or known[id] == "shown" then
+    return
+  end
+  known[id] = "queued"
+  table.insert(queue, { client_id = client_id, approval = asked[id] or a })
   pump()
 end
 
@@ -244,6 +314,7 @@ function M.on_resolved(a)
     return
   end
   known[id] = "resolved"
+  asked[id] = nil
   M.close_diff(id)
   for i = #queue, 1, -1 do
     if queue[i].approval.approvalId == id then
@@ -257,6 +328,7 @@ function M.forget_client(client_id)
   for i = #queue, 1, -1 do
     if queue[i].client_id == client_id then
       known[queue[i].approval.approvalId] = "resolved"
+      asked[queue[i].approval.approvalId] = nil
       table.remove(queue, i)
     end
   end

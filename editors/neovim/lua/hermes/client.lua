@@ -100,12 +100,17 @@ function M.base_config()
   caps.window.showDocument = { support = true }
   -- The plugin reloads buffers whose files the agent changed (:checktime): the server need not send
   -- their new text. It saves what :HermesUndo restores in clean buffers (actions.lua). It shows
-  -- what its commands answer, and their errors, itself.
-  caps.experimental = vim.tbl_deep_extend(
-    "force",
-    caps.experimental or {},
-    { hermes = { reloadsBuffers = true, savesUndoEdits = true, threadPicker = true, showsResults = true } }
-  )
+  -- what its commands answer, and their errors, itself. It asks codex's questions (an MCP server's
+  -- form, the agent's questions) itself, from the turn events (questions.lua).
+  caps.experimental = vim.tbl_deep_extend("force", caps.experimental or {}, {
+    hermes = {
+      reloadsBuffers = true,
+      savesUndoEdits = true,
+      threadPicker = true,
+      showsResults = true,
+      asksQuestions = true,
+    },
+  })
   if plugin().config.capabilities then
     caps = vim.tbl_deep_extend("force", caps, plugin().config.capabilities)
   end
@@ -356,12 +361,17 @@ function M.execute(client, name, arg, callback, bufnr)
   end)
 end
 
-approvals.approve = function(client_id, approval_id, decision, callback)
+approvals.approve = function(client_id, approval_id, decision, callback, answers)
   local c = M.live_client(client_id)
   if not c then
     return callback({ message = "the server is gone" })
   end
-  M.execute(c, "hermes.approve", { approvalId = approval_id, decision = decision }, function(err, result)
+  local args = { approvalId = approval_id, decision = decision }
+  -- An empty table would go as a JSON array: answers only when there are some.
+  if type(answers) == "table" and next(answers) ~= nil then
+    args.answers = answers
+  end
+  M.execute(c, "hermes.approve", args, function(err, result)
     callback(err, result)
   end)
 end

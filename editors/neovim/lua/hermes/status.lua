@@ -1,6 +1,7 @@
 -- What the servers report: hermes.status for :HermesStatus and :HermesApprove (which answers a
 -- waiting approval found there), and the statusline.
 local approvals = require("hermes.approvals")
+local questions = require("hermes.questions")
 local servers = require("hermes.client")
 local handlers = require("hermes.handlers")
 
@@ -127,6 +128,10 @@ function M.approve_command(decision)
       return
     end
     local function decide(p)
+      -- Questions are asked again, one by one, unless declined or stopped from the command line.
+      if questions.asks(p.approval) and decision ~= "deny" and decision ~= "stop" then
+        return approvals.ask_again(p.client.id, p.approval)
+      end
       local function send(d)
         servers.execute(p.client, "hermes.approve", { approvalId = p.approval.approvalId, decision = d }, function(err)
           if err then

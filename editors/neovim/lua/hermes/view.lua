@@ -310,11 +310,17 @@ function M.on_event(params)
   elseif kind == "approvalResolved" and ev.approval then
     st.mode = "approval"
     local a = ev.approval
+    -- A question's outcome in words; its answers are not shown (the transcript has those not secret).
+    local decision = a.decision or "?"
+    if a.kind == "elicitation" or a.kind == "userInput" then
+      decision = ({ once = "answered", session = "answered", deny = "declined", stop = "declined, turn stopped" })[decision]
+        or decision
+    end
     lines(b, {
       string.format(
         "- approval %s: %s%s",
         a.approvalId or "?",
-        a.decision or "?",
+        decision,
         a.decidedBy and (" (" .. a.decidedBy .. ")") or ""
       ),
     })
