@@ -180,7 +180,7 @@ func (c *Change) span() (start uint32, n int, ok bool) {
 		return s, c.Added, true
 	case eok:
 		s = e + 1 - min(e+1, uint32(c.Added))
-		return s, int(e+1-s), true
+		return s, int(e + 1 - s), true
 	}
 	return 0, 0, false
 }
