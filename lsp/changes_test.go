@@ -156,7 +156,8 @@ func TestChangesUnderReview(t *testing.T) {
 	}
 	list := changesOf(t, f, map[string]any{"uri": string(uri.File(calc))})
 	if len(list) != 2 || list[0].Range != diags[0].Range || list[1].Range != diags[1].Range || list[0].TurnID != asked.TurnID ||
-		list[0].Added != 1 || list[0].Removed != 1 || list[1].Added != 2 || list[1].Removed != 1 || list[0].URI != string(uri.File(calc)) {
+		list[0].Added != 1 || list[0].Removed != 1 || list[1].Added != 2 || list[1].Removed != 1 || list[0].URI != string(uri.File(calc)) ||
+		list[0].Old != "line 3\n" || list[1].Old != "line 15\n" {
 		t.Fatalf("hermes.changes: %+v", list)
 	}
 	if all := changesOf(t, f, nil); len(all) != 2 {

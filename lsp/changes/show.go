@@ -200,6 +200,18 @@ func (c *Change) hover(markdown bool) string {
 	return head + "\n\n" + fence + "diff\n" + diff.String() + fence
 }
 
+// maxOldShown bounds the old text hermes.changes gives an editor to show.
+const maxOldShown = 8 << 10
+
+// oldShown is the text the change replaced, for an editor to show: cleaned, bounded, "…" when cut
+// (or not kept).
+func (c *Change) oldShown() string {
+	if c.OldCut {
+		return safetext.Ellipsis
+	}
+	return safetext.CutBytes(safetext.Clean(c.Old), maxOldShown)
+}
+
 // Actions are the code actions of the changes in rng of the document at docURI: keep or revert
 // each change there, then, in a file with changes, keep all of the folder's and revert all of the
 // file's. command makes an action's command.
@@ -270,6 +282,7 @@ func (cs *Changes) List(ctx context.Context, within string) []hermesproto.Change
 			}
 			out = append(out, hermesproto.ChangeInfo{
 				ChangeID: c.ID, URI: c.uri(), Range: cs.rangeLocked(c, start, end), TurnID: c.TurnID, Added: c.Added, Removed: c.Removed,
+				Old: c.oldShown(),
 			})
 		}
 	}

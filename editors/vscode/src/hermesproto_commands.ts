@@ -25,7 +25,9 @@ export interface ChangesResult {
 /**
  * ChangeInfo is one change under review: a hunk of an agent's patch, where it is now (its lines
  * follow the user's edits; an empty range at a line's start for lines the patch deleted), the turn
- * that made it, and how many lines it added and removed.
+ * that made it, and how many lines it added and removed. Old is the text it replaced, for an
+ * editor to show (control characters removed; at most 8 KiB, a longer one cut and ending in "…";
+ * absent when the change only added lines).
  */
 export interface ChangeInfo {
 	changeId: string;
@@ -34,6 +36,7 @@ export interface ChangeInfo {
 	turnId: string;
 	added: number /* int */;
 	removed: number /* int */;
+	old?: string;
 }
 /**
  * ChangeRef names a change under review: its diagnostic's data.
