@@ -215,7 +215,7 @@ func (cs *Changes) revertFile(ctx context.Context, f file, claimed []*Change, fo
 	if clean {
 		was, now = string(disk), after
 	}
-	cs.reverted(f, todo, clean, was, now)
+	cs.reverted(context.WithoutCancel(ctx), f, todo, clean, was, now) // done: it is published whatever the request's fate
 	return todo, how, nil
 }
 
@@ -315,7 +315,7 @@ func (cs *Changes) applyEdit(ctx context.Context, f file, version int32, text st
 
 // reverted ends the reverts of todo in f: the changes go, the model is told of each, and, when the
 // disk held what the revert changed (clean), the newest checkpoint of the file records it.
-func (cs *Changes) reverted(f file, todo []reverting, clean bool, was, now string) {
+func (cs *Changes) reverted(ctx context.Context, f file, todo []reverting, clean bool, was, now string) {
 	cs.mu.Lock()
 	gone := map[*Change]bool{}
 	for _, r := range todo {
@@ -339,7 +339,7 @@ func (cs *Changes) reverted(f file, todo []reverting, clean bool, was, now strin
 	if err != nil {
 		cs.cfg.Log.Warn("a revert was not told to the model, or its turn's checkpoint not updated", "path", f.path, "err", err)
 	}
-	cs.after(context.Background(), files, folders)
+	cs.after(ctx, files, folders)
 }
 
 // revertMessage says what a revert did, for the user.
