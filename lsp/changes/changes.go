@@ -136,7 +136,7 @@ func newID() string {
 	return "c" + hex.EncodeToString(b)
 }
 
-// uriOf is the URI of a change's file.
+// uri is the URI of a change's file.
 func (c *Change) uri() string { return string(uri.File(c.Path)) }
 
 // linesNow returns the change's lines now, from its marks: its first and last (equal for a change
@@ -196,7 +196,7 @@ func (c *Change) drop() {
 	c.gone = true
 }
 
-// remove takes the changes gone says of folder out ("" every folder), and returns them with the
+// removeLocked takes the changes gone says of folder out ("" every folder), and returns them with the
 // files and folders they were on. Under cs.mu.
 func (cs *Changes) removeLocked(folder string, gone func(*Change) bool) (removed []*Change, files, folders map[string]bool) {
 	files, folders = map[string]bool{}, map[string]bool{}

@@ -274,6 +274,8 @@ func (cs *Changes) placePending(ctx context.Context, docURI string) {
 	}
 	folders := map[string]bool{}
 	cs.mu.Lock()
+	// Each pending change is placed if it can be; one that cannot, and whose text the file lacks
+	// too, goes.
 	_, _, gone := cs.removeLocked(pending[0].Folder, func(c *Change) bool {
 		switch {
 		case c.gone || c.placed || !slices.Contains(pending, c):
