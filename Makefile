@@ -285,8 +285,8 @@ bench: build $(CODEX_BIN)
 ## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), and
 ## codex/schema/<release>/ from that release's tools/codex-compat install (the oldest supported), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
-## editors/vscode/src/hermesproto_{commands,events,questions}.ts from the Go package hermesproto with tygo (configured by
-## hermesproto/tygo.yaml, tygo-events.yaml and tygo-questions.yaml). Both generators are pinned by tool directives in go.mod. Run it after
+## editors/vscode/src/hermesproto_{commands,events,questions,changes}.ts from the Go package hermesproto with tygo (configured by
+## hermesproto/tygo*.yaml). Both generators are pinned by tool directives in go.mod. Run it after
 ## moving codex's pin or its oldest supported release, or changing hermesproto: TestSchemaMatchesCodex,
 ## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
 .PHONY: generate
@@ -301,5 +301,6 @@ generate: $(CODEX_BIN) $(foreach v,$(SCHEMA_VERSIONS),$(call compat_bin,$(v)))
 	$(GO) tool tygo generate --config hermesproto/tygo.yaml
 	$(GO) tool tygo generate --config hermesproto/tygo-events.yaml
 	$(GO) tool tygo generate --config hermesproto/tygo-questions.yaml
+	$(GO) tool tygo generate --config hermesproto/tygo-changes.yaml
 	$(GO) run ./editors/helix/genlanguages
 # --- end of generate ---------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ type ChangesResult struct {
 
 // ChangeInfo is one change under review: a hunk of an agent's patch, where it is now (its lines
 // follow the user's edits; an empty range at a line's start for lines the patch deleted), the turn
-// that made it, and how many lines it added and removed.
+// that made it, and how many lines it added and removed. Old is the text it replaced, for an
+// editor to show (control characters removed; at most 8 KiB, a longer one cut and ending in "…";
+// absent when the change only added lines).
 type ChangeInfo struct {
 	ChangeID string         `json:"changeId"`
 	URI      string         `json:"uri"`
@@ -23,6 +25,7 @@ type ChangeInfo struct {
 	TurnID   string         `json:"turnId"`
 	Added    int            `json:"added"`
 	Removed  int            `json:"removed"`
+	Old      string         `json:"old,omitempty"`
 }
 
 // ChangeRef names a change under review: its diagnostic's data.

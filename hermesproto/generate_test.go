@@ -11,7 +11,7 @@ import (
 )
 
 // TestGeneratedTypeScript: the VS Code extension's protocol types are what tygo makes of this
-// package now. It runs the generator pinned in go.mod, with tygo.yaml, tygo-events.yaml and tygo-questions.yaml, into
+// package now. It runs the generator pinned in go.mod, with tygo.yaml, tygo-events.yaml, tygo-questions.yaml and tygo-changes.yaml, into
 // temporary files and compares them with the checked-in editors/vscode/src/hermesproto_*.ts, so the
 // two never drift: a change here needs `make generate` (and the extension then type-checks against
 // the new types).
@@ -19,7 +19,7 @@ import (
 // It is a test rather than `make generate && git diff --exit-code`, so that it runs wherever the Go
 // tests run (`go test ./...`, CI), needs neither git nor a clean work tree, and says what to do.
 func TestGeneratedTypeScript(t *testing.T) {
-	for _, file := range []string{"tygo.yaml", "tygo-events.yaml", "tygo-questions.yaml"} {
+	for _, file := range []string{"tygo.yaml", "tygo-events.yaml", "tygo-questions.yaml", "tygo-changes.yaml"} {
 		// tygo's own reader, so that the file means here what it means to `go tool tygo` (it exits
 		// the test binary with a message if the file cannot be read).
 		cfg := config.ReadFromFilepath(file)

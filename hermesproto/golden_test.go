@@ -211,7 +211,7 @@ var goldenCases = []struct {
 	}}},
 	{"changes_args", hermesproto.ChangesArgs{URI: "file:///home/u/work/calc.go"}},
 	{"changes_result", hermesproto.ChangesResult{Changes: []hermesproto.ChangeInfo{
-		{ChangeID: "c1a2b3", URI: "file:///home/u/work/calc.go", Range: protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 4, Character: 13}}, TurnID: "turn-1", Added: 3, Removed: 1},
+		{ChangeID: "c1a2b3", URI: "file:///home/u/work/calc.go", Range: protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 4, Character: 13}}, TurnID: "turn-1", Added: 3, Removed: 1, Old: "\treturn a - b\n"},
 		{ChangeID: "c4d5e6", URI: "file:///home/u/work/calc.go", Range: protocol.Range{Start: protocol.Position{Line: 14}, End: protocol.Position{Line: 14}}, TurnID: "turn-1", Removed: 2},
 	}}},
 	{"change_ref", hermesproto.ChangeRef{ChangeID: "c1a2b3"}},

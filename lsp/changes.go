@@ -41,7 +41,7 @@ func (s *Server) changeCommand(ctx context.Context, name string, p *commandParam
 			}
 			within = path
 		}
-		return hermesproto.ChangesResult{Changes: s.changes.List(within)}, nil
+		return hermesproto.ChangesResult{Changes: s.changes.List(ctx, within)}, nil
 	case hermesproto.CmdKeepChange:
 		var a hermesproto.KeepChangeArgs
 		if err := args(p, &a); err != nil {

@@ -156,7 +156,8 @@ func TestChangesUnderReview(t *testing.T) {
 	}
 	list := changesOf(t, f, map[string]any{"uri": string(uri.File(calc))})
 	if len(list) != 2 || list[0].Range != diags[0].Range || list[1].Range != diags[1].Range || list[0].TurnID != asked.TurnID ||
-		list[0].Added != 1 || list[0].Removed != 1 || list[1].Added != 2 || list[1].Removed != 1 || list[0].URI != string(uri.File(calc)) {
+		list[0].Added != 1 || list[0].Removed != 1 || list[1].Added != 2 || list[1].Removed != 1 || list[0].URI != string(uri.File(calc)) ||
+		list[0].Old != "line 3\n" || list[1].Old != "line 15\n" {
 		t.Fatalf("hermes.changes: %+v", list)
 	}
 	if all := changesOf(t, f, nil); len(all) != 2 {
@@ -258,7 +259,7 @@ func TestChangesUnderReview(t *testing.T) {
 
 // TestChangesSurviveRestart: the changes of a file the editor does not have open are published at
 // once, kept across a restart (published again, listed), reverted on disk (that hunk only, the
-// other's lines following), and kept with the keep action.
+// other's lines following), and kept with the keep action; the turn's checkpoint has the revert.
 func TestChangesSurviveRestart(t *testing.T) {
 	f := start(t, lsptest.Helix2501, map[string]any{"yolo": true})
 	ctx := testCtx(t)
@@ -295,6 +296,11 @@ func TestChangesSurviveRestart(t *testing.T) {
 	}
 	if err := g.ed.Await(ctx, diagnosticsFor(calc, 0)); err != nil {
 		t.Fatal(err)
+	}
+	// The revert is in the turn's checkpoint: undoing the turn needs no force (Helix takes the
+	// undo's edit; this fake editor only records it).
+	if res := undo(t, g, map[string]any{}); len(res.Restored) != 1 || len(res.Skipped) != 0 {
+		t.Errorf("undo after a revert: %+v", res)
 	}
 }
 
@@ -397,5 +403,53 @@ func TestChangesOfOneTurnComputedAgain(t *testing.T) {
 	now := changesOf(t, f, nil)
 	if len(now) != 2 || now[0].ChangeID != first[1].ChangeID || now[1].Range.Start.Line != 19 || now[1].ChangeID == first[0].ChangeID {
 		t.Errorf("the changes after the second patch: %+v (after the first: %+v)", now, first)
+	}
+}
+
+// TestChangesWaitForTheBuffer: in a buffer with unsaved edits (the server keeps them over the
+// agent's patch) the changes are listed but not shown nor reverted until the buffer shows the
+// patch (the user reloads it); saving one's own text over the patch ends them.
+func TestChangesWaitForTheBuffer(t *testing.T) {
+	f := start(t, lsptest.Neovim07, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	reloaded, saved := f.file("a.txt", twentyLines), f.file("b.txt", twentyLines)
+	mine := "mine\n" + twentyLines
+	for _, path := range []string{reloaded, saved} {
+		if err := f.ed.OpenFile(ctx, path, twentyLines); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.ed.ChangeFile(ctx, path, protocol.TextDocumentContentChangeEvent{Text: "mine\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.fake.OnTurn(patchTurn(t, map[string]string{reloaded: twoHunks, saved: twoHunks}))
+	f.ask(ctx, map[string]any{"prompt": "shout"})
+	f.awaitEnd(ctx)
+	if diags, _ := publishedFor(f.ed.State(), reloaded); len(diags) != 0 {
+		t.Errorf("changes shown in a buffer that does not show the patch: %+v", diags)
+	}
+	list := changesOf(t, f, map[string]any{"uri": string(uri.File(reloaded))})
+	if len(list) != 2 || list[0].Range.Start.Line != 2 {
+		t.Fatalf("hermes.changes: %+v", list)
+	}
+	res := revertChange(t, f, map[string]any{"changeId": list[0].ChangeID})
+	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "does not show") {
+		t.Errorf("a revert of a change the buffer does not show: %+v", res)
+	}
+
+	if err := f.ed.SetFileText(ctx, reloaded, twoHunks); err != nil { // the user takes the agent's text
+		t.Fatal(err)
+	}
+	if err := f.ed.Await(ctx, diagnosticsFor(reloaded, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(saved, []byte(mine), 0o644); err != nil { // the user saves their own text
+		t.Fatal(err)
+	}
+	if err := f.ed.SaveFile(ctx, saved); err != nil {
+		t.Fatal(err)
+	}
+	if left := changesOf(t, f, nil); len(left) != 2 || left[0].URI != string(uri.File(reloaded)) {
+		t.Errorf("the changes of a file saved over the patch are left: %+v", left)
 	}
 }

@@ -30,6 +30,7 @@ export default tseslint.config(
 			'src/hermesproto_commands.ts',
 			'src/hermesproto_events.ts',
 			'src/hermesproto_questions.ts',
+			'src/hermesproto_changes.ts',
 		],
 	},
 	{

@@ -58,9 +58,10 @@ type Change struct {
 	Added   int    `json:"added"`
 	Removed int    `json:"removed"`
 	// Old is the text the change replaced, whole lines with their line breaks; OldCut says it was
-	// over maxOldBytes and is not kept.
+	// over maxOldBytes and is not kept. OldSum is the SHA-256 of all of it.
 	Old    string `json:"old"`
 	OldCut bool   `json:"oldCut,omitempty"`
+	OldSum string `json:"oldSum"`
 	// New is the text the patch wrote, cut to maxNewBytes (for hover; NewCut says it was); NewSum is
 	// the SHA-256 of all of it, which tells whether the user edited it since; First is its first
 	// line (without its line break, cut), to find it again.
@@ -135,7 +136,7 @@ func newID() string {
 	return "c" + hex.EncodeToString(b)
 }
 
-// uriOf is the URI of a change's file.
+// uri is the URI of a change's file.
 func (c *Change) uri() string { return string(uri.File(c.Path)) }
 
 // linesNow returns the change's lines now, from its marks: its first and last (equal for a change
@@ -160,6 +161,30 @@ func (c *Change) linesNow() (start, end uint32, ok bool) {
 	return 0, 0, false
 }
 
+// span returns the change's lines now, for a revert: its first line and how many lines it has (its
+// marks' lines; when one of them died, as many lines as the patch wrote from the one alive), with
+// false once both died or it is not placed.
+func (c *Change) span() (start uint32, n int, ok bool) {
+	if !c.placed {
+		return 0, 0, false
+	}
+	s, sok := c.start.Line()
+	if c.end == nil {
+		return s, 0, sok
+	}
+	e, eok := c.end.Line()
+	switch {
+	case sok && eok:
+		return s, int(max(s, e)-s) + 1, true
+	case sok:
+		return s, c.Added, true
+	case eok:
+		s = e + 1 - min(e+1, uint32(c.Added))
+		return s, int(e + 1 - s), true
+	}
+	return 0, 0, false
+}
+
 // drop kills the change's marks and takes it out of the list's reach. Under cs.mu.
 func (c *Change) drop() {
 	if c.start != nil {
@@ -171,7 +196,7 @@ func (c *Change) drop() {
 	c.gone = true
 }
 
-// remove takes the changes gone says of folder out ("" every folder), and returns them with the
+// removeLocked takes the changes gone says of folder out ("" every folder), and returns them with the
 // files and folders they were on. Under cs.mu.
 func (cs *Changes) removeLocked(folder string, gone func(*Change) bool) (removed []*Change, files, folders map[string]bool) {
 	files, folders = map[string]bool{}, map[string]bool{}

@@ -91,3 +91,26 @@ func TestLinesAsTheEditorCounts(t *testing.T) {
 		t.Error("reviewable")
 	}
 }
+
+// BenchmarkDiffHunks: the hunks of a patch of two hunks in a file of 2,000 lines, and of the largest
+// file under review (MaxFileBytes) with a change every 1,000 lines.
+func BenchmarkDiffHunks(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		lines int
+		every int
+	}{{"2k-lines-2-hunks", 2000, 1000}, {"4MiB-every-1k-lines", MaxFileBytes / len("line 100000\n"), 1000}} {
+		base := numbered(c.lines)
+		before := strings.Join(base, "")
+		for i := 3; i < len(base); i += c.every {
+			base[i] = "CHANGED\n"
+		}
+		after := strings.Join(base, "")
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(after)))
+			for b.Loop() {
+				diffHunks(before, after)
+			}
+		})
+	}
+}

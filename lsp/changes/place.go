@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,8 +57,8 @@ func (o *Observer) End(context.Context, *hermesproto.Result) {
 
 // keyOf names a hunk within its run and file, so that the same hunk computed again (a later patch
 // of the file) keeps its id, or stays kept.
-func keyOf(path, old, newSum string) string {
-	return path + "\x00" + sum(old) + "\x00" + newSum
+func keyOf(path, oldSum, newSum string) string {
+	return path + "\x00" + oldSum + "\x00" + newSum
 }
 
 // patched makes the hunks of path, from before (the file before the run's first patch of it) to
@@ -97,14 +98,14 @@ func (cs *Changes) patched(ctx context.Context, folder, run, threadID, turnID, p
 			return false
 		}
 		c.drop()
-		prev[keyOf(c.Path, c.Old, c.NewSum)] = c
+		prev[keyOf(c.Path, c.OldSum, c.NewSum)] = c
 		return true
 	})
 	kept := cs.kept[run]
 	left := 0
 	for _, h := range hunks {
-		newSum := sum(h.new)
-		key := keyOf(path, h.old, newSum)
+		oldSum, newSum := sum(h.old), sum(h.new)
+		key := keyOf(path, oldSum, newSum)
 		if kept[key] {
 			continue
 		}
@@ -114,7 +115,7 @@ func (cs *Changes) patched(ctx context.Context, folder, run, threadID, turnID, p
 		}
 		c := &Change{
 			ID: newID(), Folder: folder, Path: path, ThreadID: threadID, TurnID: turnID,
-			Start: h.line, Added: h.added, Removed: h.removed, NewSum: newSum, Anchor: h.anchor,
+			Start: h.line, Added: h.added, Removed: h.removed, OldSum: oldSum, NewSum: newSum, Anchor: h.anchor,
 			New: cutText(h.new, maxNewBytes), NewCut: len(h.new) > maxNewBytes, First: cutText(lineAt(h.new, 0), maxFirstBytes),
 			run: run, afterSum: afterSum,
 		}
@@ -188,22 +189,34 @@ func (cs *Changes) at(c *Change, l lines, s uint32) bool {
 
 // findOnce finds the line where c's text is in l, when it is there once only.
 func (cs *Changes) findOnce(c *Change, l lines) (uint32, bool) {
-	var found []uint32
+	line, n := cs.find(c, l, 2)
+	return line, n == 1
+}
+
+// count is how many times c's text is in l.
+func (cs *Changes) count(c *Change, l lines) int {
+	_, n := cs.find(c, l, l.count())
+	return n
+}
+
+// find returns the first line where c's text is in l and how many times it is there, counting up
+// to most.
+func (cs *Changes) find(c *Change, l lines, most int) (first uint32, n int) {
 	for s := range l.count() {
 		line := l.line(uint32(s))
 		if c.Added == 0 && line != c.Anchor || c.Added > 0 && !strings.HasPrefix(line, c.First) {
 			continue
 		}
 		if cs.at(c, l, uint32(s)) {
-			if found = append(found, uint32(s)); len(found) > 1 {
-				return 0, false
+			if n == 0 {
+				first = uint32(s)
+			}
+			if n++; n >= most {
+				break
 			}
 		}
 	}
-	if len(found) == 1 {
-		return found[0], true
-	}
-	return 0, false
+	return first, n
 }
 
 // Refresh publishes the changes of the documents at uris again after the editor's edits (their
@@ -227,7 +240,8 @@ func (cs *Changes) Refresh(ctx context.Context, uris []string, all bool) {
 
 // placePending places the changes of the file at docURI that wait for its buffer to show their
 // patch: in the buffer when the editor has it open, else in the file on disk (the buffer was closed
-// unsaved). One placed is saved; one whose file is gone or unreadable waits on.
+// unsaved). One whose text is in neither the buffer nor the file (the user saved their own text
+// over the patch) is gone; one whose file is gone or unreadable waits on.
 func (cs *Changes) placePending(ctx context.Context, docURI string) {
 	key := textdoc.Key(docURI)
 	cs.mu.Lock()
@@ -244,23 +258,36 @@ func (cs *Changes) placePending(ctx context.Context, docURI string) {
 		return
 	}
 	text, open := cs.cfg.Docs.Text(docURI)
+	disk, err := workspace.ReadFile(ctx, pending[0].Folder, pending[0].Path, MaxFileBytes)
 	if !open {
-		b, err := workspace.ReadFile(ctx, pending[0].Folder, pending[0].Path, MaxFileBytes)
 		if err != nil {
 			return
 		}
-		text = string(b)
+		text = string(disk)
 	}
 	l := newLines(text)
 	textSum := sum(text)
+	var onDisk *lines // the file, when the buffer does not show a change
+	if open && err == nil {
+		d := newLines(string(disk))
+		onDisk = &d
+	}
 	folders := map[string]bool{}
 	cs.mu.Lock()
-	for _, c := range pending {
-		if !c.gone && !c.placed && cs.placeLocked(c, l, textSum == c.afterSum) {
+	// Each pending change is placed if it can be; one that cannot, and whose text the file lacks
+	// too, goes.
+	_, _, gone := cs.removeLocked(pending[0].Folder, func(c *Change) bool {
+		switch {
+		case c.gone || c.placed || !slices.Contains(pending, c):
+			return false
+		case cs.placeLocked(c, l, textSum == c.afterSum):
 			folders[c.Folder] = true
+			return false
 		}
-	}
+		return onDisk != nil && !cs.at(c, *onDisk, c.Start) && cs.count(c, *onDisk) == 0
+	})
 	cs.mu.Unlock()
+	maps.Copy(folders, gone)
 	for folder := range folders {
 		cs.save(folder)
 		cs.cfg.RefreshHints()

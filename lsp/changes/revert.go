@@ -40,7 +40,7 @@ func (cs *Changes) Keep(ctx context.Context, id, folder string) (int, error) {
 	})
 	for _, c := range removed {
 		if kept := cs.kept[c.run]; kept != nil { // its turn runs on
-			kept[keyOf(c.Path, c.Old, c.NewSum)] = true
+			kept[keyOf(c.Path, c.OldSum, c.NewSum)] = true
 		}
 	}
 	cs.mu.Unlock()
@@ -215,7 +215,7 @@ func (cs *Changes) revertFile(ctx context.Context, f file, claimed []*Change, fo
 	if clean {
 		was, now = string(disk), after
 	}
-	cs.reverted(f, todo, clean, was, now)
+	cs.reverted(context.WithoutCancel(ctx), f, todo, clean, was, now) // done: it is published whatever the request's fate
 	return todo, how, nil
 }
 
@@ -227,7 +227,7 @@ func (cs *Changes) regions(l lines, claimed []*Change, force bool, skip func(*Ch
 	defer cs.mu.Unlock()
 	var todo []reverting
 	for _, c := range claimed {
-		s, e, ok := c.linesNow()
+		s, n, ok := c.span()
 		switch {
 		case !ok:
 			skip(c, "the editor's buffer does not show Hermes's change yet (it has unsaved changes, or was not reloaded): reload the file, then revert")
@@ -236,18 +236,9 @@ func (cs *Changes) regions(l lines, claimed []*Change, force bool, skip func(*Ch
 			skip(c, fmt.Sprintf("the text it replaced is over %d KiB and was not kept: undo its turn with hermes.undoTurn", maxOldBytes>>10))
 			continue
 		}
-		n := 0
-		if c.Added > 0 {
-			n = int(e-s) + 1
-		}
-		if !cs.at(c, l, s) || n != c.Added {
-			if !force {
-				skip(c, "you edited these lines since Hermes changed them: revert with force to put back what was there anyway")
-				continue
-			}
-			if c.end != nil { // the edited lines, as its marks say
-				n = int(e-s) + 1
-			}
+		if (!cs.at(c, l, s) || n != c.Added) && !force {
+			skip(c, "you edited these lines since Hermes changed them: revert with force to put back what was there anyway")
+			continue
 		}
 		start, end, ok := l.region(s, n)
 		if !ok {
@@ -324,7 +315,7 @@ func (cs *Changes) applyEdit(ctx context.Context, f file, version int32, text st
 
 // reverted ends the reverts of todo in f: the changes go, the model is told of each, and, when the
 // disk held what the revert changed (clean), the newest checkpoint of the file records it.
-func (cs *Changes) reverted(f file, todo []reverting, clean bool, was, now string) {
+func (cs *Changes) reverted(ctx context.Context, f file, todo []reverting, clean bool, was, now string) {
 	cs.mu.Lock()
 	gone := map[*Change]bool{}
 	for _, r := range todo {
@@ -348,7 +339,7 @@ func (cs *Changes) reverted(f file, todo []reverting, clean bool, was, now strin
 	if err != nil {
 		cs.cfg.Log.Warn("a revert was not told to the model, or its turn's checkpoint not updated", "path", f.path, "err", err)
 	}
-	cs.after(context.Background(), files, folders)
+	cs.after(ctx, files, folders)
 }
 
 // revertMessage says what a revert did, for the user.

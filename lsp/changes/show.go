@@ -200,6 +200,18 @@ func (c *Change) hover(markdown bool) string {
 	return head + "\n\n" + fence + "diff\n" + diff.String() + fence
 }
 
+// maxOldShown bounds the old text hermes.changes gives an editor to show.
+const maxOldShown = 8 << 10
+
+// oldShown is the text the change replaced, for an editor to show: cleaned, bounded, "…" when cut
+// (or not kept).
+func (c *Change) oldShown() string {
+	if c.OldCut {
+		return safetext.Ellipsis
+	}
+	return safetext.CutBytes(safetext.Clean(c.Old), maxOldShown)
+}
+
 // Actions are the code actions of the changes in rng of the document at docURI: keep or revert
 // each change there, then, in a file with changes, keep all of the folder's and revert all of the
 // file's. command makes an action's command.
@@ -237,11 +249,25 @@ func (cs *Changes) Actions(docURI string, rng protocol.Range, command func(title
 }
 
 // List is hermes.changes: the changes of the file or folder at within ("": of every folder), by
-// file and line. A change its buffer does not show yet has the lines it has on disk.
-func (cs *Changes) List(within string) []hermesproto.ChangeInfo {
+// file and line. A change its buffer does not show yet is placed first if it can be (or dropped
+// when its text is gone), else it has the lines it has on disk.
+func (cs *Changes) List(ctx context.Context, within string) []hermesproto.ChangeInfo {
 	out := []hermesproto.ChangeInfo{}
 	if !cs.cfg.Enabled() {
 		return out
+	}
+	cs.mu.Lock()
+	pending := map[string]bool{}
+	for _, list := range cs.byFolder {
+		for _, c := range list {
+			if _, inside := workspace.Rel(within, c.Path); !c.placed && (within == "" || inside) {
+				pending[c.uri()] = true
+			}
+		}
+	}
+	cs.mu.Unlock()
+	for u := range pending {
+		cs.placePending(ctx, u)
 	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -256,6 +282,7 @@ func (cs *Changes) List(within string) []hermesproto.ChangeInfo {
 			}
 			out = append(out, hermesproto.ChangeInfo{
 				ChangeID: c.ID, URI: c.uri(), Range: cs.rangeLocked(c, start, end), TurnID: c.TurnID, Added: c.Added, Removed: c.Removed,
+				Old: c.oldShown(),
 			})
 		}
 	}
