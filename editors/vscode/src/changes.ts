@@ -1,6 +1,6 @@
 // The changes under review (docs/protocol.md, "Changes under review"): which change is where, the
-// text a change replaced as its hover shows it, the next and previous change, what the status bar
-// and the CodeLens say. No vscode import: unit-tested
+// text a change replaced, the next and previous change, what the status bar and the CodeLens say.
+// No vscode import: unit-tested
 // with node --test; changesView.ts shows them.
 
 import type { ChangeInfo } from './protocol';
@@ -17,51 +17,37 @@ export function isChangeDiagnostic(d: { source?: string; code?: unknown }): bool
 	return d.source === 'hermes' && code === ChangeDiagnosticCode;
 }
 
-/** The text a change replaced, as its hover shows it: its lines, and whether the hover cut it. */
+/** The text a change replaced: its lines, and whether the server cut it (too long to keep or show). */
 export interface OldText {
 	lines: string[];
 	cut: boolean;
 }
 
+/** Ellipsis ends a text the server cut (safetext.Ellipsis). */
+const ELLIPSIS = '…';
+
 /**
- * oldTextFromHover reads the lines a change removed from the server's hover on its first line: the
- * `-` lines of the diff block whose counts are the change's (+added −removed), else of the first
- * diff block. A hover cuts long hunks ("-… 3 more line(s)", "-… (cut)"): cut says so. Undefined when
- * the hover holds no diff.
+ * oldText is the text a change replaced, from hermes.changes' `old`: undefined when the change only
+ * added lines. A change's old text is whole lines, so it ends with a line break (but at a file's
+ * last line without one); the server cuts a long one to end in "…" instead.
  */
-export function oldTextFromHover(hover: string, added: number, removed: number): OldText | undefined {
-	const blocks: { head: string; body: string[] }[] = [];
-	const lines = hover.split('\n');
-	for (let i = 0; i < lines.length; i++) {
-		const m = /^(`{3,})diff\s*$/.exec(lines[i]);
-		if (!m) {
-			continue;
-		}
-		const body: string[] = [];
-		let j = i + 1;
-		for (; j < lines.length && lines[j] !== m[1]; j++) {
-			body.push(lines[j]);
-		}
-		blocks.push({ head: lines.slice(Math.max(0, i - 2), i).join('\n'), body });
-		i = j;
-	}
-	if (blocks.length === 0) {
+export function oldText(c: Pick<ChangeInfo, 'old'>): OldText | undefined {
+	const old = c.old;
+	if (old === undefined || old === '') {
 		return undefined;
 	}
-	const counts = `(+${added} −${removed})`;
-	const block = blocks.find((b) => b.head.includes(counts)) ?? blocks[0];
-	const out: OldText = { lines: [], cut: false };
-	for (const l of block.body) {
-		if (!l.startsWith('-')) {
-			continue;
-		}
-		if (/^-… (\d+ more line\(s\)|\(cut\))$/.test(l)) {
-			out.cut = true;
-		} else {
-			out.lines.push(l.slice(1));
+	const cut = !old.endsWith('\n') && old.endsWith(ELLIPSIS);
+	const lines = old.split('\n').map((l) => l.replace(/\r$/, ''));
+	if (lines[lines.length - 1] === '') {
+		lines.pop();
+	}
+	if (cut) {
+		lines[lines.length - 1] = lines[lines.length - 1].slice(0, -ELLIPSIS.length);
+		if (lines[lines.length - 1] === '') {
+			lines.pop();
 		}
 	}
-	return out;
+	return { lines, cut };
 }
 
 /** removedLens is what the CodeLens above a change says of the text it replaced, in one line. */

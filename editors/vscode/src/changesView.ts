@@ -3,23 +3,11 @@
 // the next or previous change and keep or revert the one at the cursor, and one multi-file diff of
 // every file's changes whose title bar keeps or reverts the file in view. It follows the server's
 // diagnostics of code `change` (no polling): each time they change, hermes.changes says where every
-// change is now.
+// change is now and what it replaced.
 
 import * as vscode from 'vscode';
 
-import {
-	changeAt,
-	changeLines,
-	countText,
-	isChangeDiagnostic,
-	nextChange,
-	oldTextFromHover,
-	removedLens,
-	removedTooltip,
-	sortChanges,
-	withOldTexts,
-	type OldText,
-} from './changes';
+import { changeAt, changeLines, countText, isChangeDiagnostic, nextChange, oldText, removedLens, removedTooltip, sortChanges, withOldTexts } from './changes';
 import { Command } from './commands';
 import type { Hermes } from './context';
 import { ServerCommand, type ChangeInfo, type ChangesResult, type KeepChangeResult, type RevertChangeResult } from './protocol';
@@ -36,8 +24,6 @@ export const ReviewTitle = 'Hermes: changes under review';
 export class Changes {
 	/** Every change under review, as hermes.changes last said (URIs as VS Code writes them). */
 	private list: ChangeInfo[] = [];
-	/** The text each change replaced, by change id, read from its hover once. */
-	private readonly old = new Map<string, OldText>();
 	/** The files that had change diagnostics at the last look. */
 	private readonly withDiagnostics = new Set<string>();
 	private readonly lensesChanged = new vscode.EventEmitter<void>();
@@ -134,26 +120,10 @@ export class Changes {
 			});
 	}
 
-	/** load reads the changes, and the old text of those it has not seen, then shows them. */
+	/** load reads the changes, with the text each replaced, then shows them. */
 	private async load(): Promise<void> {
 		const res = await this.h.client.request<ChangesResult>(ServerCommand.changes, {});
-		const list = (res?.changes ?? []).map((c) => ({ ...c, uri: vscode.Uri.parse(c.uri).toString() }));
-		await Promise.all(
-			list
-				.filter((c) => c.removed > 0 && !this.old.has(c.changeId))
-				.map(async (c) => {
-					const hover = await this.h.client.hoverText(c.uri, c.range.start.line);
-					const o = hover === undefined ? undefined : oldTextFromHover(hover, c.added, c.removed);
-					if (o) {
-						this.old.set(c.changeId, o);
-					}
-				}),
-		);
-		const ids = new Set(list.map((c) => c.changeId));
-		for (const id of [...this.old.keys()].filter((k) => !ids.has(k))) {
-			this.old.delete(id);
-		}
-		this.list = list;
+		this.list = (res?.changes ?? []).map((c) => ({ ...c, uri: vscode.Uri.parse(c.uri).toString() }));
 		this.show();
 	}
 
@@ -217,9 +187,10 @@ export class Changes {
 				new vscode.CodeLens(at, { title: 'Keep', command: Command.keepChange, arguments: [c.changeId], tooltip: 'Hermes: keep this change' }),
 				new vscode.CodeLens(at, { title: 'Revert', command: Command.revertChange, arguments: [c.changeId], tooltip: 'Hermes: revert this change' }),
 			);
-			const removed = removedLens(this.old.get(c.changeId), c.removed);
+			const old = oldText(c);
+			const removed = removedLens(old, c.removed);
 			if (removed) {
-				out.push(new vscode.CodeLens(at, { title: removed, command: '', tooltip: removedTooltip(this.old.get(c.changeId)) }));
+				out.push(new vscode.CodeLens(at, { title: removed, command: '', tooltip: removedTooltip(old) }));
 			}
 		}
 		return out;
@@ -344,7 +315,7 @@ export class Changes {
 			(d) => d,
 			() => undefined,
 		);
-		return doc ? withOldTexts(doc.getText(), this.of(file), (c) => this.old.get(c.changeId)) : '';
+		return doc ? withOldTexts(doc.getText(), this.of(file), oldText) : '';
 	}
 
 	/** reviewActive says whether the active tab is the review diff (VS Code adds "(N files)" to its label). */

@@ -9,7 +9,6 @@ import {
 	CancellationToken,
 	DidChangeConfigurationNotification,
 	ExecuteCommandRequest,
-	HoverRequest,
 	LanguageClient,
 	ResponseError,
 	ShowMessageRequest,
@@ -355,27 +354,6 @@ export class Client {
 		}
 		try {
 			return (await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args ? [args] : [] })) as T;
-		} catch {
-			return undefined;
-		}
-	}
-
-	/**
-	 * hoverText asks the server alone (not every extension's hover provider) for its hover at a line's
-	 * start, quietly like request: its text, or undefined when it has none or does not run.
-	 */
-	async hoverText(uri: string, line: number): Promise<string | undefined> {
-		const c = this.client;
-		if (!c || c.state !== State.Running) {
-			return undefined;
-		}
-		try {
-			const h = await c.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character: 0 } });
-			if (!h) {
-				return undefined;
-			}
-			const parts = Array.isArray(h.contents) ? h.contents : [h.contents];
-			return parts.map((p) => (typeof p === 'string' ? p : p.value)).join('\n');
 		} catch {
 			return undefined;
 		}

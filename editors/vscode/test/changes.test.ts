@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { changeAt, countText, isChangeDiagnostic, nextChange, oldTextFromHover, removedLens, removedTooltip, withOldTexts, type OldText } from '../src/changes';
+import { changeAt, countText, isChangeDiagnostic, nextChange, oldText, removedLens, removedTooltip, withOldTexts, type OldText } from '../src/changes';
 import type { ChangeInfo } from '../src/protocol';
 
 /** change is a change under review of uri over lines first to last. */
@@ -16,38 +16,18 @@ function change(id: string, uri: string, first: number, last: number, added = la
 	};
 }
 
-// The hover the server writes (lsp/changes/show.go), after a turn's own hover on the same line.
-const hover = [
-	'**Hermes** · done',
-	'\n---\n',
-	'**Hermes changed this** (+1 −2) · turn `t1` · keep or revert it from the code actions',
-	'',
-	'```diff',
-	'-This line is old.',
-	'-',
-	'+This line was patched.',
-	'```',
-	'',
-	'**Hermes changed this** (+2 −1) · turn `t1` · keep or revert it from the code actions',
-	'',
-	'````diff',
-	'-```go',
-	'+a',
-	'+b',
-	'````',
-].join('\n');
-
-test("oldTextFromHover reads the removed lines of the change's own diff block", () => {
-	assert.deepEqual(oldTextFromHover(hover, 1, 2), { lines: ['This line is old.', ''], cut: false });
-	// The longer fence of a hunk that holds ``` itself.
-	assert.deepEqual(oldTextFromHover(hover, 2, 1), { lines: ['```go'], cut: false });
-	// Counts no block has: the first block.
-	assert.deepEqual(oldTextFromHover(hover, 9, 9), { lines: ['This line is old.', ''], cut: false });
-	assert.equal(oldTextFromHover('**Hermes** · done', 1, 1), undefined);
-	// A hunk the hover cut.
-	const cut = '**Hermes changed this** (+1 −45)\n\n```diff\n-a\n-b\n-… 43 more line(s)\n+c\n```';
-	assert.deepEqual(oldTextFromHover(cut, 1, 45), { lines: ['a', 'b'], cut: true });
-	assert.deepEqual(oldTextFromHover('```diff\n-x\n-… (cut)\n```', 0, 1), { lines: ['x'], cut: true });
+test('oldText: the lines hermes.changes says a change replaced, and whether the server cut them', () => {
+	assert.deepEqual(oldText({ old: 'This line is old.\n\n' }), { lines: ['This line is old.', ''], cut: false });
+	assert.deepEqual(oldText({ old: 'a\r\nb\r\n' }), { lines: ['a', 'b'], cut: false });
+	// The file's last line, without a line break.
+	assert.deepEqual(oldText({ old: 'last' }), { lines: ['last'], cut: false });
+	// Cut: it ends in "…" instead of a line break; not kept at all: "…" alone.
+	assert.deepEqual(oldText({ old: 'a\nb and mo…' }), { lines: ['a', 'b and mo'], cut: true });
+	assert.deepEqual(oldText({ old: '…' }), { lines: [], cut: true });
+	// A line of the file that ends in "…" is no cut.
+	assert.deepEqual(oldText({ old: 'wait…\n' }), { lines: ['wait…'], cut: false });
+	assert.equal(oldText({}), undefined);
+	assert.equal(oldText({ old: '' }), undefined);
 });
 
 test('the CodeLens says what a change replaced in one line, and its tooltip all of it', () => {

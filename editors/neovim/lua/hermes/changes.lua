@@ -5,7 +5,6 @@
 -- :Hermes preview shows the text it replaced in a float. The server's revert edits are saved when
 -- their buffer had no unsaved edits (handlers.lua), as the server tells the user.
 local servers = require("hermes.client")
-local compat = require("hermes.compat")
 local handlers = require("hermes.handlers")
 
 local M = {}
@@ -122,48 +121,41 @@ function M.revert(force)
   end)
 end
 
--- hunk_lines are the lines of the diff a change's hover shows (markdown: its ```diff blocks; plain
--- text: its - and + lines): the text the change replaced ("-"), then what it wrote ("+").
-function M.hunk_lines(text)
-  local out, in_diff, fence = {}, false, nil
-  local markdown = text:find("```", 1, true) ~= nil
-  for _, l in ipairs(vim.split(text, "\n", { plain = true })) do
-    local f = l:match("^(```+)diff%s*$")
-    if not in_diff and f then
-      in_diff, fence = true, f
-    elseif in_diff and l == fence then
-      in_diff = false
-    elseif (in_diff or not markdown) and (l:sub(1, 1) == "-" or l:sub(1, 1) == "+") then
-      table.insert(out, l)
-    end
+-- old_lines are the lines of a change's old text (hermes.changes' `old`: whole lines, or cut by the
+-- server to end in "…").
+function M.old_lines(old)
+  if type(old) ~= "string" or old == "" then
+    return {}
   end
-  return out
+  local lines = vim.split(old, "\n", { plain = true })
+  if lines[#lines] == "" then
+    table.remove(lines)
+  end
+  for i, l in ipairs(lines) do
+    lines[i] = l:gsub("\r$", "")
+  end
+  return lines
 end
 
--- preview shows the hunk of the change under the cursor in a float, the text it replaced first,
--- from the server's hover (:Hermes preview).
+-- preview shows the change under the cursor in a float with diff highlighting: the text it replaced
+-- (hermes.changes' `old`, "-"), then its lines as the buffer has them now ("+") (:Hermes preview).
 function M.preview()
-  at_cursor(function(client, bufnr, c)
-    local params = {
-      textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-      position = { line = c.range.start.line, character = 0 },
+  at_cursor(function(_, bufnr, c)
+    local lines = {
+      string.format("Hermes changed this (+%d −%d): what it replaced (-), what is there now (+)", c.added, c.removed),
     }
-    compat.request(client, "textDocument/hover", params, function(err, result)
-      if err or type(result) ~= "table" or result.contents == nil then
-        return handlers.notify("Hermes: the server has no diff for this change", levels.WARN)
+    for _, l in ipairs(M.old_lines(c.old)) do
+      table.insert(lines, "-" .. l)
+    end
+    if (c.added or 0) > 0 then
+      local first, last = lines_of(c)
+      for _, l in ipairs(api.nvim_buf_get_lines(bufnr or 0, first, last + 1, false)) do
+        table.insert(lines, "+" .. l)
       end
-      local contents = result.contents
-      local text = type(contents) == "string" and contents or tostring(contents.value or "")
-      local lines = M.hunk_lines(text)
-      table.insert(
-        lines,
-        1,
-        string.format("Hermes changed this (+%d −%d): what it replaced (-), what it wrote (+)", c.added, c.removed)
-      )
-      local fb, win =
-        vim.lsp.util.open_floating_preview(lines, "diff", { border = "rounded", focus_id = "hermes-change" })
-      M.last_preview = { buf = fb, win = win }
-    end, bufnr)
+    end
+    local fb, win =
+      vim.lsp.util.open_floating_preview(lines, "diff", { border = "rounded", focus_id = "hermes-change" })
+    M.last_preview = { buf = fb, win = win }
   end)
 end
 
