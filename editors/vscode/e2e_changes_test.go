@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// changesSeen is what e2e/drive.mjs's changes() records of the patch's two changes under review:
+// changesSeen is what e2e/changes.mjs's changes() records of the patch's two changes under review:
 // each CodeLens row (top to bottom) and the status bar's count before, the multi-file diff its click
 // opens (its text, tab and title bar's file actions), after Keep on the first and
 // after Revert on the second; the editor's text and whether it is dirty after the revert, and the

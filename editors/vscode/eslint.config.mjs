@@ -39,7 +39,7 @@ export default tseslint.config(
 		languageOptions: { globals: globals.node },
 	},
 	{
-		files: ['e2e/drive.mjs'],
+		files: ['e2e/drive.mjs', 'e2e/changes.mjs'],
 		// page.evaluate's functions run in the page.
 		languageOptions: { globals: { ...globals.node, ...globals.browser } },
 	},
