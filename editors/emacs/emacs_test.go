@@ -97,7 +97,8 @@ func TestByteCompile(t *testing.T) {
 // is asked in the minibuffer (the diff in a diff-mode buffer), dismissed with C-g and still pending,
 // then answered with hermes-lsp-approve; the buffer reloaded from disk by auto-revert, unmodified;
 // progress in the mode line (eglot); hermes-lsp-undo, saved on disk; a reply in the transcript that
-// runs on its thread, in the project folder.
+// runs on its thread, in the project folder; then a patch of two hunks, the second reverted through
+// the code action "Hermes: revert this change" (in the buffer, which waits to be saved).
 func TestClients(t *testing.T) {
 	emacs := needEmacs(t)
 	env := codextest.NewReal(t)
@@ -110,7 +111,8 @@ func TestClients(t *testing.T) {
 		t.Fatalf("git init: %v %s", err, out)
 	}
 	file := filepath.Join(env.Work, "notes.txt")
-	if err := os.WriteFile(file, []byte("hermes: say hello\n"), 0o644); err != nil {
+	const original = "hermes: say hello\nSecond.\nThird.\nFourth.\n"
+	if err := os.WriteFile(file, []byte(original), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	settings, err := json.Marshal(env.HermesSettings(filepath.Join(t.TempDir(), "state")))
@@ -119,13 +121,15 @@ func TestClients(t *testing.T) {
 	}
 	for _, client := range []string{"lsp-mode", "eglot"} {
 		t.Run(client, func(t *testing.T) {
-			if err := os.WriteFile(file, []byte("hermes: say hello\n"), 0o644); err != nil {
+			if err := os.WriteFile(file, []byte(original), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			env.Model.Enqueue(
 				fakemodel.Patch(fakemodel.UpdateFilePatch("notes.txt", "hermes: say hello", "hello from the agent")),
 				fakemodel.Message("Patched."),
 				fakemodel.Message("Replied from the transcript."),
+				fakemodel.Patch("*** Begin Patch\n*** Update File: notes.txt\n@@\n-Second.\n+Second, patched.\n@@\n-Fourth.\n+Fourth, patched.\n*** End Patch\n"),
+				fakemodel.Message("Patched two lines."),
 			)
 			tmp := t.TempDir()
 			summaryPath := filepath.Join(tmp, "summary.json")
@@ -155,6 +159,10 @@ func TestClients(t *testing.T) {
 				ReplyFolder    string     `json:"replyFolder"`
 				ReplyThread    string     `json:"replyThread"`
 				TranscriptMode bool       `json:"transcriptMode"`
+				// The two-hunk patch, its second hunk reverted through the code action.
+				ChangesAfterRevert int    `json:"changesAfterRevert"`
+				RevertedText       string `json:"revertedText"`
+				RevertedModified   bool   `json:"revertedModified"`
 			}
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatalf("summary %s: %v", raw, err)
@@ -183,6 +191,12 @@ func TestClients(t *testing.T) {
 			}
 			if s.ReplyFolder != env.Work || s.ReplyThread == "" || s.ReplyThread != s.ThreadID || !s.TranscriptMode {
 				t.Errorf("the reply in the transcript ran in %q on %q, want %q on %q (transcript mode %v)", s.ReplyFolder, s.ReplyThread, env.Work, s.ThreadID, s.TranscriptMode)
+			}
+			// The code action put the fourth line back in the buffer (an edit: the buffer waits to be
+			// saved), the second stays changed and under review.
+			if want := strings.Replace(original, "Second.", "Second, patched.", 1); s.RevertedText != want || !s.RevertedModified || s.ChangesAfterRevert != 1 {
+				t.Errorf("after \"Hermes: revert this change\": %q (modified %v), %d change(s) left; want %q, modified, 1 left",
+					s.RevertedText, s.RevertedModified, s.ChangesAfterRevert, want)
 			}
 			if client == "lsp-mode" {
 				joined := strings.Join(s.Servers, ",")

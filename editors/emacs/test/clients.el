@@ -5,7 +5,8 @@
 ;; server for text-mode.  Either way, through it: `hermes-lsp-status'; a turn whose patch approval
 ;; is asked in the minibuffer and dismissed (C-g), then answered with `hermes-lsp-approve' (the
 ;; diff in a diff-mode buffer); the buffer reloaded from disk; `hermes-lsp-undo'; and a reply in the
-;; transcript (`hermes-lsp-transcript', `hermes-lsp-reply').  The person's answers come from
+;; transcript (`hermes-lsp-transcript', `hermes-lsp-reply'); then a patch of two hunks, the second
+;; reverted through its code action.  The person's answers come from
 ;; `answers' (completing-read is replaced).  The outcome is a JSON summary in
 ;; $HERMES_EMACS_SUMMARY.
 
@@ -106,6 +107,40 @@
                              (string-match-p "Replied from the transcript" (buffer-string)))))
       (note 'transcriptMode (with-current-buffer tbuf (and hermes-lsp-transcript-mode t))))))
 
+(defun code-action (title)
+  "Run the code action TITLE at point, through the buffer's client, as a person picks it."
+  (if (bound-and-true-p eglot--managed-mode)
+      ;; Not a mouse event: eglot asks with completing-read, not a popup menu.
+      (let ((last-nonmenu-event ?a))
+        (setq answers (list title))
+        (eglot-code-actions (point) (point) nil t))
+    (let ((action (seq-find (lambda (a) (equal (lsp:code-action-title a) title))
+                            (lsp-code-actions-at-point))))
+      (unless action (error "No code action %S" title))
+      (lsp-execute-code-action action))))
+
+(defun run-changes ()
+  "A patch of two hunks: both changes under review; the second reverted through its code action."
+  (let* ((file (getenv "HERMES_EMACS_FILE"))
+         (notes (find-buffer-visiting file)))
+    (with-current-buffer notes
+      (setq answers (list "Allow once"))
+      (hermes-lsp-ask "patch the second and fourth lines")
+      (wait-for "the two-hunk patch in the buffer" 30
+                (lambda () (string-match-p "Fourth, patched\\." (buffer-string))))
+      (wait-for "the turn's end" 30 #'turn-ended-p)
+      (let ((uri (hermes-lsp--uri)))
+        (wait-for "the two changes" 10
+                  (lambda () (= (length (hermes-lsp-get (hermes-lsp-execute "hermes.changes" (list :uri uri)) :changes)) 2)))
+        (goto-char (point-min))
+        (forward-line 3)
+        (code-action "Hermes: revert this change")
+        (wait-for "the reverted line" 15
+                  (lambda () (not (string-match-p "Fourth, patched" (buffer-string)))))
+        (note 'changesAfterRevert (length (hermes-lsp-get (hermes-lsp-execute "hermes.changes" (list :uri uri)) :changes))))
+      (note 'revertedText (buffer-string))
+      (note 'revertedModified (and (buffer-modified-p) t)))))
+
 (defun finish (code)
   (with-temp-file (getenv "HERMES_EMACS_SUMMARY")
     (insert (json-encode summary)))
@@ -157,6 +192,7 @@
         (note 'statusFolders (length (hermes-lsp-get status :folders)))
         (note 'statusFolder (hermes-lsp-get (aref (hermes-lsp-get status :folders) 0) :folder)))
       (run-flow)
+      (run-changes)
       (finish 0))
   (error (note 'error (format "%S" err)) (finish 1)))
 
