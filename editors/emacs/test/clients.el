@@ -124,6 +124,8 @@
   (let* ((file (getenv "HERMES_EMACS_FILE"))
          (notes (find-buffer-visiting file)))
     (with-current-buffer notes
+      ;; The transcript's reply is written before its turn has ended: a prompt now would steer it.
+      (wait-for "the reply's turn to end" 30 #'turn-ended-p)
       (setq answers (list "Allow once"))
       (hermes-lsp-ask "patch the second and fourth lines")
       (wait-for "the two-hunk patch in the buffer" 30
