@@ -115,7 +115,8 @@ func declineFor(method string) any {
 
 // stopIf stops the thread's running turn when the person chose Stop turn on a request whose answer
 // cannot say so itself (permissions and questions: only commands and patches have "cancel"). The
-// interrupt runs beside the answer, owned by the host.
+// interrupt runs beside the answer, owned by the host: it may reach codex first, which then
+// withdraws the request; either way nothing is granted and the turn stops.
 func (h *Host) stopIf(r Reply, threadID string) {
 	if r.Decision != hermesproto.DecisionStop {
 		return

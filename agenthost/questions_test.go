@@ -93,7 +93,7 @@ func TestPermissionsRequestAsked(t *testing.T) {
 			if asked.Reason != "fetch the schema" || !strings.Contains(asked.Summary, "network access") {
 				t.Errorf("reason %q (escape removed?), summary %q", asked.Reason, asked.Summary)
 			}
-			if !strings.Contains(answer, tc.want) {
+			if !strings.Contains(answer, tc.want) && !stoppedFirst(tc.decision, answer) {
 				t.Errorf("codex got %s, want it to contain %s", answer, tc.want)
 			}
 			if granted := strings.Contains(answer, `"enabled":true`) && strings.Contains(answer, "/srv/data"); granted != (tc.decision == hermesproto.DecisionOnce || tc.decision == hermesproto.DecisionSession) {
@@ -170,7 +170,7 @@ func TestElicitationAsked(t *testing.T) {
 		t.Run(string(tc.d), func(t *testing.T) {
 			t.Parallel()
 			_, answer, res, _, _ := askedOnce(t, agenthost.Reply{Decision: tc.d}, nil, ask)
-			if answer != tc.want {
+			if answer != tc.want && !stoppedFirst(tc.d, answer) {
 				t.Errorf("codex got %s, want %s", answer, tc.want)
 			}
 			if (res.Status == codex.TurnInterrupted) != (tc.d == hermesproto.DecisionStop) {
@@ -293,6 +293,13 @@ func TestUserInputAsked(t *testing.T) {
 			t.Errorf("approvalResolved: %+v", r)
 		}
 	})
+}
+
+// stoppedFirst reports whether a Stop turn's interrupt reached codex before the answer did: the
+// host sends both at once, so codex may withdraw the request first. Either way nothing is granted
+// and the turn stops (the tests check that the turn ended interrupted).
+func stoppedFirst(d hermesproto.Decision, answer string) bool {
+	return d == hermesproto.DecisionStop && answer == "error: "+codextest.ErrInterrupted.Error()
 }
 
 func errString(err error) string {

@@ -7,6 +7,7 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -97,10 +98,15 @@ func TestQuestionPromptDeclineAndStop(t *testing.T) {
 			f := start(t, lsptest.Eglot19, nil, lsptest.WithShowMessageRequestHook(lsptest.ChooseAction(tc.title)))
 			got := make(chan string, 1)
 			f.fake.OnTurn(func(ft *codextest.FakeTurn) {
-				res, _ := ft.Elicit("docs", "Pick a color", json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["r","g"],"enumNames":["Red","Green"]}}}`), "")
+				res, err := ft.Elicit("docs", "Pick a color", json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["r","g"],"enumNames":["Red","Green"]}}}`), "")
 				b, _ := json.Marshal(res)
+				if errors.Is(err, codextest.ErrInterrupted) {
+					// Stop turn's interrupt reached codex before the answer: the request is
+					// withdrawn, nothing granted, the turn stops all the same.
+					b = []byte(`{"action":"cancel"}`)
+				}
 				got <- string(b)
-				if res.Action == codex.ElicitationCancel {
+				if res.Action == codex.ElicitationCancel || err != nil {
 					<-ft.Interrupted()
 					ft.Complete(codex.TurnInterrupted, nil)
 					return
