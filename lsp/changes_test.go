@@ -453,3 +453,98 @@ func TestChangesWaitForTheBuffer(t *testing.T) {
 		t.Errorf("the changes of a file saved over the patch are left: %+v", left)
 	}
 }
+
+// TestBlankLineChangeOfAClosedFile: a patch that only adds blank lines to a file the editor does not
+// have open is a change under review that is still there, and shown, once the file is opened.
+func TestBlankLineChangeOfAClosedFile(t *testing.T) {
+	f := start(t, lsptest.Neovim07, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	spaced := strings.Replace(twentyLines, "line 10\n", "line 10\n\n\n", 1)
+	path := f.file("a.txt", twentyLines)
+	f.fake.OnTurn(patchTurn(t, map[string]string{path: spaced}))
+	f.ask(ctx, map[string]any{"prompt": "space it"})
+	f.awaitEnd(ctx)
+	if list := changesOf(t, f, nil); len(list) != 1 || list[0].Added != 2 || list[0].Range.Start.Line != 10 {
+		t.Fatalf("hermes.changes before the file is opened: %+v", list)
+	}
+	if err := f.ed.OpenFile(ctx, path, spaced); err != nil {
+		t.Fatal(err)
+	}
+	// A line typed at the top moves the change down; a change whose marks died would be gone.
+	if err := f.ed.ChangeFile(ctx, path, protocol.TextDocumentContentChangeEvent{Text: "top\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.Await(ctx, changeDiagnosticAt(path, 11)); err != nil {
+		t.Fatal(err)
+	}
+	if list := changesOf(t, f, nil); len(list) != 1 || list[0].Range.Start.Line != 11 {
+		t.Errorf("hermes.changes once the file is opened and edited: %+v", list)
+	}
+}
+
+// changeDiagnosticAt holds once path's diagnostics are one change starting at line.
+func changeDiagnosticAt(path string, line uint32) lsptest.Condition {
+	return func(s *lsptest.State) bool {
+		diags, _ := publishedFor(s, path)
+		return len(diags) == 1 && diags[0].Range.Start.Line == line
+	}
+}
+
+// TestChangeDiagnosticsFollowTheChange: a second turn's patch of the line a first turn patched is a
+// new change on the same range with the same message: its diagnostic still goes out (its data names
+// the new change, which its code actions act on); and a document the editor closes and opens again
+// (Neovim 0.7 reloads a buffer so, and drops its diagnostics) gets its diagnostics again.
+func TestChangeDiagnosticsFollowTheChange(t *testing.T) {
+	f := start(t, lsptest.Neovim07, map[string]any{"yolo": true})
+	ctx := testCtx(t)
+	path := f.file("a.txt", twentyLines)
+	if err := f.ed.OpenFile(ctx, path, twentyLines); err != nil {
+		t.Fatal(err)
+	}
+	text, id := twentyLines, ""
+	for _, next := range []string{"run 1\n", "run 2\n"} {
+		prev := text
+		text = strings.Replace(twentyLines, "line 1\n", next, 1)
+		f.fake.OnTurn(patchTurn(t, map[string]string{path: text}))
+		f.ask(ctx, map[string]any{"prompt": "go"})
+		f.awaitEnd(ctx)
+		if err := f.ed.SetFileText(ctx, path, text); err != nil { // the editor reloads the file
+			t.Fatal(err)
+		}
+		last := id
+		if err := f.ed.Await(ctx, func(s *lsptest.State) bool {
+			id = changeDiagnosticID(s, path)
+			return id != "" && id != last
+		}); err != nil {
+			t.Fatalf("the diagnostic of the change after %q: %v", next, err)
+		}
+		if list := changesOf(t, f, nil); len(list) != 1 || list[0].ChangeID != id || list[0].Old != strings.SplitAfter(prev, "\n")[0] {
+			t.Fatalf("hermes.changes after %q: %+v, the diagnostic's change %s", next, list, id)
+		}
+	}
+	_, before := publishedFor(f.ed.State(), path)
+	if err := f.ed.CloseFile(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.OpenFile(ctx, path, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ed.Await(ctx, func(s *lsptest.State) bool {
+		diags, n := publishedFor(s, path)
+		return n > before && len(diags) == 1
+	}); err != nil {
+		t.Fatalf("the diagnostics of a reopened document: %v", err)
+	}
+}
+
+// changeDiagnosticID is the change of path's one diagnostic, "" unless it has one.
+func changeDiagnosticID(s *lsptest.State, path string) string {
+	diags, _ := publishedFor(s, path)
+	if len(diags) != 1 {
+		return ""
+	}
+	b, _ := json.Marshal(diags[0].Data)
+	var ref hermesproto.ChangeRef
+	_ = json.Unmarshal(b, &ref)
+	return ref.ChangeID
+}

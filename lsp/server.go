@@ -303,6 +303,7 @@ func (s *Server) notification(ctx context.Context, req jsonrpc2.Request) {
 		if decode(s.log, req, &p) {
 			s.docs.Open(string(p.TextDocument.URI), p.TextDocument.Version, p.TextDocument.Text)
 			s.edits.Add(string(p.TextDocument.URI))
+			s.editor.Diagnostics().Resend(ctx, string(p.TextDocument.URI))
 			// What is on disk now is the buffer's saved state: a buffer opened with unsaved edits
 			// must count as dirty, so that nothing the agent did replaces them. The editor opened
 			// this document, so it may lie outside every folder: it is read wherever it is, but

@@ -42,6 +42,7 @@ type changesSummary struct {
 	CodeActions     []string `json:"codeActions"`
 	AfterRevert     string   `json:"afterRevert"`
 	AfterKeep       string   `json:"afterKeep"`
+	CommandRevert   string   `json:"commandRevertLine"`
 	DiskToBufferMs  []int    `json:"diskToBufferMs"`
 	ServerStopped   bool     `json:"serverStopped"`
 	Notifications   []struct {
@@ -167,6 +168,14 @@ func testChanges(t *testing.T, nvim string) {
 		sum.NvimVersion, sum.PatchDiskToBufferMs, len(ms), median, ms[0], ms[len(ms)-1])
 	if median > 100 {
 		t.Errorf("patch on disk → buffer: median %d ms over %v, want at most 100", median, sum.DiskToBufferMs)
+	}
+	// :Hermes revert put back the line the last timed patch replaced, in the buffer and on disk.
+	beforeLast := fmt.Sprintf("Latency run %d.", changesRuns-1)
+	if sum.CommandRevert != beforeLast {
+		t.Errorf(":Hermes revert left line 1 %q, want %q", sum.CommandRevert, beforeLast)
+	}
+	if b, err := os.ReadFile(file); err != nil || !strings.HasPrefix(string(b), beforeLast+"\n") {
+		t.Errorf("notes.txt after :Hermes revert: %q (%v), want it to start with %q", b, err, beforeLast)
 	}
 	if !sum.ServerStopped {
 		t.Error("the server did not stop")

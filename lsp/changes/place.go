@@ -80,10 +80,12 @@ func (cs *Changes) patched(ctx context.Context, folder, run, threadID, turnID, p
 	afterSum := sum(after)
 	afterLines := newLines(after)
 	docURI := (&Change{Path: path}).uri()
-	text, open := cs.cfg.Docs.Text(docURI)
-	shows := open && sum(text) == afterSum // the buffer shows the patch already
 
 	cs.mu.Lock()
+	// The buffer is read under cs.mu: an editor's reload (didChange) that comes after it finds
+	// these changes pending in Refresh, which waits for cs.mu.
+	text, open := cs.cfg.Docs.Text(docURI)
+	shows := open && sum(text) == afterSum // the buffer shows the patch already
 	list := cs.byFolder[folder]
 	prev := map[string]*Change{}
 	var others []*Change // other runs' changes of the file

@@ -8,6 +8,7 @@ package editor
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -34,6 +35,19 @@ func newDiagnostics(ed *Client) *Diagnostics {
 func (d *Diagnostics) Publish(ctx context.Context, docURI, feature string, diags []protocol.Diagnostic) {
 	merged, changed := d.sets.set(docURI, feature, diags)
 	if !changed {
+		return
+	}
+	d.ed.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{
+		URI: uri.URI(docURI), Diagnostics: merged,
+	})
+}
+
+// Resend sends the document's merged list again as it is, when it has one: an editor may drop a
+// document's diagnostics when it closes it (Neovim 0.7 reloads a buffer as didClose and didOpen,
+// and clears them), while the features publish only what changed.
+func (d *Diagnostics) Resend(ctx context.Context, docURI string) {
+	merged := d.sets.merged(docURI)
+	if len(merged) == 0 {
 		return
 	}
 	d.ed.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{
@@ -96,14 +110,27 @@ func (d *diagnosticSets) set(docURI, feature string, diags []protocol.Diagnostic
 	} else {
 		byFeature[feature] = slices.Clone(diags)
 	}
-	merged := []protocol.Diagnostic{}
-	for _, f := range slices.Sorted(maps.Keys(byFeature)) {
-		merged = append(merged, byFeature[f]...)
-	}
+	merged := mergedLocked(byFeature)
 	if len(byFeature) == 0 {
 		delete(d.sets, docURI)
 	}
 	return merged, true
+}
+
+// merged returns the document's diagnostics of every feature.
+func (d *diagnosticSets) merged(docURI string) []protocol.Diagnostic {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return mergedLocked(d.sets[docURI])
+}
+
+// mergedLocked is the diagnostics of every feature, in the features' order. Under d.mu.
+func mergedLocked(byFeature map[string][]protocol.Diagnostic) []protocol.Diagnostic {
+	merged := []protocol.Diagnostic{}
+	for _, f := range slices.Sorted(maps.Keys(byFeature)) {
+		merged = append(merged, byFeature[f]...)
+	}
+	return merged
 }
 
 // uris returns the documents that have diagnostics of feature.
@@ -119,6 +146,9 @@ func (d *diagnosticSets) uris(feature string) []string {
 	return out
 }
 
+// sameDiagnostic reports whether a and b show and do the same: their data too (a change under
+// review's id, which its code actions name).
 func sameDiagnostic(a, b protocol.Diagnostic) bool {
-	return a.Range == b.Range && a.Message == b.Message && a.Severity == b.Severity && a.Code == b.Code
+	return a.Range == b.Range && a.Message == b.Message && a.Severity == b.Severity && a.Code == b.Code &&
+		a.Source == b.Source && reflect.DeepEqual(a.Data, b.Data)
 }

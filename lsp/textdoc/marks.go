@@ -19,9 +19,10 @@ const maxMarksPerDocument = 400
 // stay where they were put.
 type Mark struct {
 	d    *Documents
-	line uint32
-	text string // the line's text, to find it again after a whole-document change
-	dead bool
+	line  uint32
+	text  string // the line's text, to find it again after a whole-document change
+	known bool   // text is the line's text ("" is a blank line); false once an edit changed it
+	dead  bool
 }
 
 // Line returns the mark's line now, with false once it died.
@@ -35,6 +36,9 @@ func (m *Mark) Line() (uint32, bool) {
 func (m *Mark) Text() string {
 	m.d.mu.Lock()
 	defer m.d.mu.Unlock()
+	if !m.known {
+		return ""
+	}
 	return m.text
 }
 
@@ -56,7 +60,7 @@ func (d *Documents) Mark(uri string, line uint32, text string) *Mark {
 			text = t
 		}
 	}
-	m := &Mark{d: d, line: line, text: text}
+	m := &Mark{d: d, line: line, text: text, known: true}
 	if d.marks == nil {
 		d.marks = make(map[string][]*Mark)
 	}
@@ -101,7 +105,7 @@ func (d *Documents) RelocateMarks(text string, marks ...*Mark) {
 		if m == nil || m.dead {
 			continue
 		}
-		if m.text == "" {
+		if !m.known {
 			m.dead = true
 			continue
 		}
@@ -132,17 +136,17 @@ func (d *Documents) moveMarksLocked(key string, text *rope, start, end int, newT
 			// Before the line's text (an insertion at the line's start pushes it down).
 			m.line = m.line + added - removed
 			if end == ls {
-				m.text = "" // what was inserted without a line break joined its head
+				m.forget() // what was inserted without a line break joined its head
 			}
 		case start >= le:
 			// After the line's text (its end, or a later line): it stays.
 			if start == le {
-				m.text = "" // text appended to it
+				m.forget() // text appended to it
 			}
 		case start <= ls && end >= le:
 			// The line's text is replaced: it lives on if the new text has it (an edit that
 			// replaces the whole document, as undo and editors without reload send it).
-			if i, ok := nearestLine(newText, m.text, int(m.line-startLine)); ok {
+			if i, ok := nearestLine(newText, m.text, int(m.line-startLine)); ok && m.known {
 				m.line = startLine + uint32(i)
 			} else {
 				m.dead = true
@@ -150,9 +154,9 @@ func (d *Documents) moveMarksLocked(key string, text *rope, start, end int, newT
 		case start <= ls:
 			// Its head is replaced: what is left of it follows the new text.
 			m.line = startLine + added
-			m.text = ""
+			m.forget()
 		default:
-			m.text = "" // edited inside: the line stays, its text is refreshed after the change
+			m.forget() // edited inside: the line stays, its text is refreshed after the change
 		}
 	}
 }
@@ -164,7 +168,7 @@ func (d *Documents) relocateMarksLocked(key, text string) {
 		if m.dead {
 			continue
 		}
-		if m.text == "" {
+		if !m.known {
 			m.dead = true
 			continue
 		}
@@ -175,9 +179,6 @@ func (d *Documents) relocateMarksLocked(key, text string) {
 
 // nearestLine finds the line of text equal to want nearest to line near (zero-based, within text).
 func nearestLine(text, want string, near int) (int, bool) {
-	if want == "" {
-		return 0, false
-	}
 	best, found := 0, false
 	line := 0
 	for rest := text; ; line++ {
@@ -210,13 +211,18 @@ func abs(n int) int {
 // refreshMarkTextsLocked records the current text of key's marks whose text an edit changed.
 func (d *Documents) refreshMarkTextsLocked(key string, text *rope) {
 	for _, m := range d.marks[key] {
-		if m.dead || m.text != "" {
+		if m.dead || m.known {
 			continue
 		}
 		if t, ok := text.line(m.line); ok {
-			m.text = t
+			m.text, m.known = t, true
 		}
 	}
+}
+
+// forget says the mark's line was edited: its text is read again after the change.
+func (m *Mark) forget() {
+	m.text, m.known = "", false
 }
 
 // lineBreaks counts the line breaks in s: "\n", "\r\n" and a lone "\r" each count once.

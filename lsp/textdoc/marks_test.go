@@ -70,3 +70,33 @@ func TestMarksSurviveReopen(t *testing.T) {
 		t.Errorf("mark of a closed file at %d (live %v), want 0", line, live)
 	}
 }
+
+// TestBlankLineMarks: a mark on a blank line is found again like any other (the nearest blank
+// line), when its file is opened or changed on disk while closed; one whose line was edited, and
+// whose text is so unknown, still dies.
+func TestBlankLineMarks(t *testing.T) {
+	d := NewDocuments()
+	blank := d.Mark("file:///w/a.go", 2, "")
+	d.Open("file:///w/a.go", 1, "a\nb\n\nc\n")
+	if line, live := blank.Line(); !live || line != 2 {
+		t.Errorf("blank-line mark of a closed file at %d (live %v) once opened, want 2", line, live)
+	}
+	d.Close("file:///w/a.go")
+	d.RelocateMarks("x\na\nb\n\nc\n", blank)
+	if line, live := blank.Line(); !live || line != 3 {
+		t.Errorf("blank-line mark at %d (live %v) after the file changed on disk, want 3", line, live)
+	}
+	d.Open("file:///w/b.go", 1, "a\n\nb\n")
+	edited := d.Mark("file:///w/b.go", 1, "")
+	if err := d.Change("file:///w/b.go", 2, []ContentChange{rng(1, 0, 1, 0, "x")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := edited.Text(); got != "x" {
+		t.Errorf("edited mark's text %q, want %q", got, "x")
+	}
+	d.Close("file:///w/b.go")
+	d.Open("file:///w/b.go", 1, "a\n\nb\n")
+	if _, live := edited.Line(); live {
+		t.Errorf("the mark of a line edited away is live")
+	}
+}

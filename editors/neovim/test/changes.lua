@@ -6,7 +6,8 @@
 -- through the code action "Hermes: revert this change" (picked in vim.ui.select), saved; the first
 -- is kept with :Hermes keep. A second turn then runs (the model hears of the revert), and
 -- $HERMES_NVIM_RUNS more turns each patch the open file once, each timed from its modification
--- on disk to the buffer showing it. The outcome is a JSON summary written to $HERMES_NVIM_SUMMARY.
+-- on disk to the buffer showing it; :Hermes revert then puts back the line the last of them
+-- replaced. The outcome is a JSON summary written to $HERMES_NVIM_SUMMARY.
 local started = vim.loop.hrtime()
 local function elapsed_ms()
   return math.floor((vim.loop.hrtime() - started) / 1e6)
@@ -217,6 +218,21 @@ local function run()
       return summary.turns >= 2 + i
     end)
   end
+
+  -- :Hermes revert on the last timed patch (line 1): the line before it comes back, saved.
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local before_last = runs > 1 and ("Latency run " .. (runs - 1) .. ".") or "First line."
+  wait_for("the last timed patch's change (its diagnostic)", 10000, function()
+    return #change_diagnostics(bufnr) == 1
+  end)
+  vim.cmd("Hermes revert")
+  wait_for("the :Hermes revert in the buffer, saved", 15000, function()
+    return line(1) == before_last and not vim.bo[bufnr].modified
+  end)
+  wait_for("the :Hermes revert's diagnostic to go", 10000, function()
+    return #change_diagnostics(bufnr) == 0
+  end)
+  summary.commandRevertLine = line(1)
 
   harness.stop_server(hermes, client)
   summary.serverStopped = true
