@@ -17,6 +17,22 @@ export function isChangeDiagnostic(d: { source?: string; code?: unknown }): bool
 	return d.source === 'hermes' && code === ChangeDiagnosticCode;
 }
 
+/** VS Code's DiagnosticSeverity values for Information and Hint. */
+const SEVERITY_INFORMATION = 2;
+const SEVERITY_HINT = 3;
+
+/**
+ * listedInProblems raises a change's diagnostic from Hint to Information: VS Code's Problems panel
+ * leaves hints out, and the changes under review belong there (listed, and F8 goes from one to the
+ * next). Other diagnostics pass as they are.
+ */
+export function listedInProblems<D extends { source?: string; code?: unknown; severity: number }>(d: D): D {
+	if (isChangeDiagnostic(d) && d.severity === SEVERITY_HINT) {
+		d.severity = SEVERITY_INFORMATION;
+	}
+	return d;
+}
+
 /** The text a change replaced: its lines, and whether the server cut it (too long to keep or show). */
 export interface OldText {
 	lines: string[];

@@ -20,6 +20,7 @@ import {
 	type StreamInfo,
 } from 'vscode-languageclient/node';
 
+import { listedInProblems } from './changes';
 import { connectSocket, readToken } from './connect';
 import type { Hermes } from './context';
 import { editedDocuments } from './edits';
@@ -168,6 +169,8 @@ export class Client {
 			initializationOptions: initializationOptions(config(), trusted(), this.pathContext(), token),
 			outputChannelName: 'Hermes Language Server',
 			middleware: {
+				// The changes under review in the Problems panel, which leaves Hint diagnostics out.
+				handleDiagnostics: (uri, diagnostics, next) => next(uri, diagnostics.map(listedInProblems)),
 				workspace: {
 					handleApplyEdit: (params, next) => applyEdit(ui.view, params, next),
 					// The server asks for section `hermes`: answer with the untrusted settings only (turnEvents on,

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { changeAt, countText, isChangeDiagnostic, nextChange, oldText, removedLens, removedTooltip, withOldTexts, type OldText } from '../src/changes';
+import {
+	changeAt,
+	countText,
+	isChangeDiagnostic,
+	listedInProblems,
+	nextChange,
+	oldText,
+	removedLens,
+	removedTooltip,
+	withOldTexts,
+	type OldText,
+} from '../src/changes';
 import type { ChangeInfo } from '../src/protocol';
 
 /** change is a change under review of uri over lines first to last. */
@@ -62,6 +73,14 @@ test('isChangeDiagnostic: source hermes and code change, as VS Code gives a code
 const a = 'file:///w/a.txt';
 const b = 'file:///w/b.txt';
 const changes = [change('b1', b, 3, 3), change('a2', a, 10, 12), change('a1', a, 2, 2), change('d', a, 20, 20, 0)];
+
+test("listedInProblems: a change's Hint becomes Information (the Problems panel lists it); others stay", () => {
+	assert.equal(listedInProblems({ source: 'hermes', code: 'change', severity: 3 }).severity, 2);
+	assert.equal(listedInProblems({ source: 'hermes', code: { value: 'change' }, severity: 3 }).severity, 2);
+	assert.equal(listedInProblems({ source: 'hermes', code: 'instruction', severity: 3 }).severity, 3);
+	assert.equal(listedInProblems({ source: 'gopls', code: 'change', severity: 3 }).severity, 3);
+	assert.equal(listedInProblems({ source: 'hermes', code: 'change', severity: 0 }).severity, 0);
+});
 
 test('changeAt finds the change whose lines hold the line, one without lines at the line after what it deleted', () => {
 	assert.equal(changeAt(changes, a, 11)?.changeId, 'a2');
