@@ -15,7 +15,7 @@ import (
 // when codex is not running).
 func (h *Host) Account(ctx context.Context) (*codex.AccountState, error) {
 	h.codexMu.Lock()
-	client := h.client
+	client := h.agent
 	h.codexMu.Unlock()
 	if client == nil {
 		return nil, nil

@@ -68,10 +68,9 @@ func (s *Session) ThreadHistory(ctx context.Context, threadID string) (hermespro
 			return h, fmt.Errorf("thread %s is not one of %s's threads", threadID, s.folder)
 		}
 	}
-	var res codex.ThreadTurnsListResponse
-	err = client.Call(ctx, "thread/turns/list", codex.ThreadTurnsListParams{
+	res, err := client.ListTurns(ctx, codex.ThreadTurnsListParams{
 		ThreadID: threadID, Limit: HistoryMaxTurns, SortDirection: "desc", ItemsView: json.RawMessage(`"full"`),
-	}, &res)
+	})
 	if err != nil {
 		return h, fmt.Errorf("thread/turns/list: %w", err)
 	}

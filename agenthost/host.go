@@ -40,7 +40,7 @@ type Host struct {
 	threads  map[string]*Session // by codex thread id
 
 	codexMu sync.Mutex                   // held while starting or retiring codex
-	client  *codex.Client                // nil until started, and after retirement
+	agent   Agent                        // nil until started, and after retirement
 	compat  atomic.Pointer[codex.Compat] // the release of the codex last started (or refused); nil before
 	gen     int                          // counts codex starts: a thread is loaded in one generation
 	stale   bool                         // the configuration changed: restart codex when it is next idle
@@ -224,22 +224,22 @@ func (h *Host) Prewarm(ctx context.Context) error {
 func (h *Host) Running() bool {
 	h.codexMu.Lock()
 	defer h.codexMu.Unlock()
-	return h.client != nil
+	return h.agent != nil
 }
 
 // CodexPid is the process id of the running codex, or 0.
 func (h *Host) CodexPid() int {
 	h.codexMu.Lock()
 	defer h.codexMu.Unlock()
-	if h.client == nil {
+	if h.agent == nil {
 		return 0
 	}
-	return h.client.Pid()
+	return h.agent.Pid()
 }
 
 // codexClient returns the running codex, starting it when there is none (or when a configuration
 // change is waiting for codex to be idle), and its generation.
-func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
+func (h *Host) codexClient(ctx context.Context) (Agent, int, error) {
 	h.codexMu.Lock()
 	defer h.codexMu.Unlock()
 	select {
@@ -247,19 +247,19 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 		return nil, 0, errors.New("the agent host is shut down")
 	default:
 	}
-	if h.client != nil && h.stale && !h.anyRunning() {
-		old := h.client
-		h.client, h.stale = nil, false
+	if h.agent != nil && h.stale && !h.anyRunning() {
+		old := h.agent
+		h.agent, h.stale = nil, false
 		h.log.Info("restarting codex for the new configuration")
 		h.wg.Go(func() { _ = old.Close() })
 	}
-	if h.client != nil {
+	if h.agent != nil {
 		select {
-		case <-h.client.Done():
+		case <-h.agent.Done():
 			// Died while idle, and the watcher has not retired it yet: start a new one now.
-			h.client = nil
+			h.agent = nil
 		default:
-			return h.client, h.gen, nil
+			return h.agent, h.gen, nil
 		}
 	}
 	cfg := h.config()
@@ -267,7 +267,7 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	h.client = client
+	h.agent = client
 	h.gen++
 	h.stale = false
 	h.log.Info("codex started", "pid", client.Pid(), "generation", h.gen, "userAgent", client.Info().UserAgent)
@@ -276,7 +276,7 @@ func (h *Host) codexClient(ctx context.Context) (*codex.Client, int, error) {
 }
 
 // watch retires codex when it exits on its own.
-func (h *Host) watch(client *codex.Client) {
+func (h *Host) watch(client Agent) {
 	select {
 	case <-client.Done():
 		if err := client.Err(); err != nil && !errors.Is(err, codex.ErrClosed) {
@@ -289,11 +289,11 @@ func (h *Host) watch(client *codex.Client) {
 
 // retire stops client if it is still the running codex; the next turn starts a new one and resumes
 // each session's thread.
-func (h *Host) retire(client *codex.Client, reason string) bool {
+func (h *Host) retire(client Agent, reason string) bool {
 	h.codexMu.Lock()
-	current := h.client == client
+	current := h.agent == client
 	if current {
-		h.client = nil
+		h.agent = nil
 	}
 	h.codexMu.Unlock()
 	if current {
@@ -385,8 +385,8 @@ func (h *Host) Close() error {
 			<-s.exited
 		}
 		h.codexMu.Lock()
-		client := h.client
-		h.client = nil
+		client := h.agent
+		h.agent = nil
 		h.codexMu.Unlock()
 		if client != nil {
 			err = client.Close()

@@ -46,8 +46,8 @@ func (h *Host) Models(ctx context.Context) ([]ModelInfo, error) {
 	var out []ModelInfo
 	cursor := ""
 	for page := 0; page < 5; page++ {
-		var res codex.ModelListResponse
-		if err := client.Call(ctx, "model/list", codex.ModelListParams{Cursor: cursor}, &res); err != nil {
+		res, err := client.ListModels(ctx, codex.ModelListParams{Cursor: cursor})
+		if err != nil {
 			return nil, fmt.Errorf("model/list: %w", err)
 		}
 		for _, m := range res.Data {
@@ -68,18 +68,6 @@ func (h *Host) Models(ctx context.Context) ([]ModelInfo, error) {
 	return out, nil
 }
 
-// configReadParams and configRead are codex's config/read (its effective configuration as seen
-// from a folder: config.toml, the project's layers, -c overrides), of which only the model is read.
-type configReadParams struct {
-	Cwd string `json:"cwd"`
-}
-
-type configRead struct {
-	Config struct {
-		Model string `json:"model"`
-	} `json:"config"`
-}
-
 // ConfiguredModel is the model codex's configuration names for the folder's turns (config.toml's
 // model, or a -c model=... of the settings), "" when it names none (codex then uses its built-in
 // default) or codex cannot say.
@@ -90,12 +78,12 @@ func (s *Session) ConfiguredModel(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	var res configRead
-	if err := client.Call(ctx, "config/read", configReadParams{Cwd: s.folder}, &res); err != nil {
+	model, err := client.ConfiguredModel(ctx, s.folder)
+	if err != nil {
 		s.h.log.Debug("config/read", "err", err)
 		return ""
 	}
-	return res.Config.Model
+	return model
 }
 
 // SetModel sets the model and reasoning effort of the folder's next turns (persisted); empty
@@ -147,20 +135,18 @@ func (h *Host) RateLimits(ctx context.Context) *hermesproto.RateLimits {
 		return rl
 	}
 	h.codexMu.Lock()
-	client, gen := h.client, h.gen
+	client, gen := h.agent, h.gen
 	h.codexMu.Unlock()
 	if client == nil || h.rateLimitsRead.Load() == int64(gen) {
 		return nil
 	}
 	h.rateLimitsRead.Store(int64(gen))
-	var res struct {
-		RateLimits codex.RateLimitSnapshot `json:"rateLimits"`
-	}
-	if err := client.Call(ctx, "account/rateLimits/read", nil, &res); err != nil {
+	snapshot, err := client.ReadRateLimits(ctx)
+	if err != nil {
 		h.log.Debug("account/rateLimits/read", "err", err)
 		return nil
 	}
-	rl := rateLimitsOf(res.RateLimits)
+	rl := rateLimitsOf(*snapshot)
 	h.rateLimits.Store(&rl)
 	return &rl
 }

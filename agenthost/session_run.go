@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // ErrNoTurn is returned when an operation needs a running turn and there is none.
@@ -159,7 +157,7 @@ func (s *Session) bounded(ctx context.Context) (context.Context, context.CancelF
 
 // retireIfSilent retires client when ctx (from bounded) ended because codex did not answer in time:
 // the next turn then starts a new codex instead of waiting on this one again.
-func (s *Session) retireIfSilent(ctx context.Context, client *codex.Client) {
+func (s *Session) retireIfSilent(ctx context.Context, client Agent) {
 	if client != nil && errors.Is(context.Cause(ctx), errSilent) {
 		s.h.retire(client, "codex did not answer within the turn timeout")
 	}

@@ -12,7 +12,7 @@ import (
 
 // prepare makes sure codex runs and the session's thread is loaded in it; fresh says codex started
 // a new thread for it (see ensureThread).
-func (s *Session) prepare(ctx context.Context, view *threadView) (client *codex.Client, threadID string, fresh bool, err error) {
+func (s *Session) prepare(ctx context.Context, view *threadView) (client Agent, threadID string, fresh bool, err error) {
 	client, gen, err := s.h.codexClient(ctx)
 	if err != nil {
 		return nil, "", false, err
@@ -72,7 +72,7 @@ func (st *sessionState) threadView() threadView {
 // ensureThread returns the session's thread loaded in this codex generation: resumed when the
 // session had one (fresh false), else started (fresh true, also when resuming failed). view is the
 // session as the caller read it, or nil to read it now.
-func (s *Session) ensureThread(ctx context.Context, client *codex.Client, gen int, view *threadView) (threadID string, fresh bool, err error) {
+func (s *Session) ensureThread(ctx context.Context, client Agent, gen int, view *threadView) (threadID string, fresh bool, err error) {
 	if view == nil {
 		v, err := s.threadView()
 		if err != nil {

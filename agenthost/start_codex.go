@@ -13,7 +13,7 @@ import (
 // startCodex starts codex as cfg says, its start (spawn and initialize) bounded by cfg.StartTimeout:
 // a codex that never answers initialize must fail the first turn within that bound, not hold it
 // until the turn timeout. The error says what to do next.
-func (h *Host) startCodex(ctx context.Context, cfg Config) (*codex.Client, error) {
+func (h *Host) startCodex(ctx context.Context, cfg Config) (Agent, error) {
 	opts := h.codexOptions(cfg)
 	opts.StartTimeout = cfg.StartTimeout
 	client, err := cfg.StartCodex(ctx, opts)
@@ -26,7 +26,7 @@ func (h *Host) startCodex(ctx context.Context, cfg Config) (*codex.Client, error
 		if cfg.OnCodexStarted != nil {
 			cfg.OnCodexStarted(compat)
 		}
-		return client, nil
+		return newCodexAgent(client), nil
 	}
 	var tooOld *codex.TooOldError
 	if errors.As(err, &tooOld) {

@@ -74,14 +74,13 @@ func (s *Session) Threads(ctx context.Context) ([]ThreadInfo, error) {
 
 // listThreads hands yield the threads whose cwd is folder, newest first, until it returns false:
 // page by page (thread/list, following nextCursor), at most pages pages.
-func listThreads(ctx context.Context, client *codex.Client, folder string, pages int, yield func(codex.Thread) bool) error {
+func listThreads(ctx context.Context, client Agent, folder string, pages int, yield func(codex.Thread) bool) error {
 	cwd, _ := json.Marshal(folder)
 	cursor := ""
 	for range pages {
-		var res codex.ThreadListResponse
-		err := client.Call(ctx, "thread/list", codex.ThreadListParams{
+		res, err := client.ListThreads(ctx, codex.ThreadListParams{
 			Cwd: cwd, SortKey: "updated_at", SortDirection: "desc", Limit: maxThreads, Cursor: cursor,
-		}, &res)
+		})
 		if err != nil {
 			return fmt.Errorf("thread/list: %w", err)
 		}
@@ -101,7 +100,7 @@ func listThreads(ctx context.Context, client *codex.Client, folder string, pages
 // folderHasThread reports whether threadID is one of the folder's threads in codex. It looks for it
 // itself rather than ask thread/list for it by id: codex before 0.171.0 ignores includedThreadIds
 // (codex.ProblemThreadFilter) and would answer with any thread of the folder.
-func folderHasThread(ctx context.Context, client *codex.Client, folder, threadID string) (bool, error) {
+func folderHasThread(ctx context.Context, client Agent, folder, threadID string) (bool, error) {
 	found := false
 	err := listThreads(ctx, client, folder, maxThreadPages, func(t codex.Thread) bool {
 		found = t.ID == threadID
@@ -168,12 +167,12 @@ func (st *sessionState) claimName(t *turn, threadID string) string {
 
 // nameThread gives a thread codex started for this session a title from the prompt of its first
 // turn (thread/name/set); failing is only logged.
-func (s *Session) nameThread(ctx context.Context, client *codex.Client, threadID, prompt string) {
+func (s *Session) nameThread(ctx context.Context, client Agent, threadID, prompt string) {
 	name := Truncate(oneLine(firstLine(prompt)), 60)
 	if name == "" {
 		return
 	}
-	if err := client.Call(ctx, "thread/name/set", codex.ThreadSetNameParams{ThreadID: threadID, Name: name}, nil); err != nil {
+	if err := client.NameThread(ctx, threadID, name); err != nil {
 		s.h.log.Info("could not name the thread", "thread", threadID, "err", err)
 	}
 }

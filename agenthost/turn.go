@@ -193,10 +193,10 @@ type openItem struct {
 // attempt is where a turn runs in codex: the client, thread, turn and the turn's subscription. A
 // fallback retries the turn as a new attempt.
 type attempt struct {
-	client   *codex.Client
+	client   Agent
 	threadID string
 	turnID   string
-	sub      *codex.Subscription
+	sub      Stream
 }
 
 // stamp sets ev's thread and turn ids and time.
@@ -259,7 +259,7 @@ func (t *turn) steerOnce(ctx context.Context, a attempt, in Input) error {
 }
 
 // over reports whether the turn has ended, or codex has announced its end on sub.
-func (t *turn) over(sub *codex.Subscription) bool {
+func (t *turn) over(sub Stream) bool {
 	return closed(t.done) || (sub != nil && sub.TurnCompleted())
 }
 

@@ -192,7 +192,7 @@ func (ts *turnRunner) resendInterrupt() (unanswered bool) {
 
 // endUnanswered ends a turn whose interrupt codex left unanswered: what codex sent meanwhile is
 // applied, and unless that ended the turn it ends as interrupted.
-func (ts *turnRunner) endUnanswered(sub *codex.Subscription) {
+func (ts *turnRunner) endUnanswered(sub Stream) {
 	for len(sub.Events()) > 0 {
 		ev, ok := <-sub.Events()
 		if !ok || ts.apply(ev) {
@@ -222,7 +222,7 @@ func (ts *turnRunner) withStderr(err error) error {
 
 // stopAndWait interrupts the turn and gives codex a moment to confirm, keeping what arrives; an
 // interrupt codex leaves unanswered ends the turn at once (see turn.stop).
-func (ts *turnRunner) stopAndWait(sub *codex.Subscription, reason string) {
+func (ts *turnRunner) stopAndWait(sub Stream, reason string) {
 	unanswered, _ := ts.stop(context.Background(), reason) // bounded by the interrupt's own timeout
 	ts.stopReason = reason                                 // the deadline or shutdown is the reason, even after a user's stop
 	if unanswered {
