@@ -86,7 +86,7 @@ type AgentInfo struct {
 	// UserAgent is codex's initialize answer (empty for another agent).
 	UserAgent string
 	// Compat is what hermes-lsp makes of codex's release (nil for another agent).
-	Compat *codex.Compat
+	Compat   *codex.Compat
 	Supports Capabilities
 }
 
