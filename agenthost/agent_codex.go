@@ -100,3 +100,7 @@ func (a *codexAgent) ReadRateLimits(ctx context.Context) (*codex.RateLimitSnapsh
 	}
 	return &res.RateLimits, nil
 }
+
+// CodexAgent is client as an Agent: for a StartAgent that runs codex's protocol itself (tests, and
+// adapters that wrap it).
+func CodexAgent(client *codex.Client) Agent { return newCodexAgent(client) }

@@ -78,6 +78,12 @@ type Config struct {
 
 	// StartCodex starts a codex client; nil means codex.Start. Tests put a fake here.
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
+	// Agent says which agent runs the turns: codex (the default) or another agent.
+	Agent AgentConfig
+	// StartAgent starts an agent of a kind other than codex (AgentConfig.Kind), with opts as codex
+	// would be started (its requests go to opts.OnRequest, its events to opts.OnNotification too);
+	// nil refuses such a kind.
+	StartAgent func(ctx context.Context, agent AgentConfig, opts codex.Options) (Agent, error)
 	// OnCodexStarted, when set, is told what hermes-lsp makes of the release of each codex the host
 	// starts (CodexWarning words it when it is outside the supported range). It runs while the host
 	// starts codex: it must return at once and not call the host.
@@ -147,6 +153,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StartCodex == nil {
 		c.StartCodex = codex.Start
+	}
+	if err := c.Agent.check(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

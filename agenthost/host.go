@@ -42,6 +42,7 @@ type Host struct {
 	codexMu sync.Mutex                   // held while starting or retiring codex
 	agent   Agent                        // nil until started, and after retirement
 	compat  atomic.Pointer[codex.Compat] // the release of the codex last started (or refused); nil before
+	other   atomic.Pointer[AgentInfo]    // the agent other than codex last started; nil before
 	gen     int                          // counts codex starts: a thread is loaded in one generation
 	stale   bool                         // the configuration changed: restart codex when it is next idle
 
@@ -113,6 +114,9 @@ func (h *Host) Reconfigure(cfg Config) error {
 	if cfg.StartCodex == nil {
 		cfg.StartCodex = old.StartCodex
 	}
+	if cfg.StartAgent == nil {
+		cfg.StartAgent = old.StartAgent
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = old.Logger
 	}
@@ -143,7 +147,8 @@ func (h *Host) Reconfigure(cfg Config) error {
 func processChanged(a, b Config) bool {
 	return a.CodexPath != b.CodexPath || !slices.Equal(a.CodexArgs, b.CodexArgs) || a.CodexHome != b.CodexHome ||
 		!maps.Equal(a.CodexEnv, b.CodexEnv) || a.Model != b.Model || a.ApprovalPolicy != b.ApprovalPolicy ||
-		a.Sandbox != b.Sandbox || !slices.Equal(a.Fallbacks, b.Fallbacks)
+		a.Sandbox != b.Sandbox || !slices.Equal(a.Fallbacks, b.Fallbacks) || a.Agent.Kind != b.Agent.Kind ||
+		a.Agent.Command != b.Agent.Command || !slices.Equal(a.Agent.Args, b.Agent.Args) || !maps.Equal(a.Agent.Env, b.Agent.Env)
 }
 
 // Session returns the session of folder, an absolute path, creating it on first use. A folder's

@@ -16,6 +16,9 @@ import (
 func (h *Host) startCodex(ctx context.Context, cfg Config) (Agent, error) {
 	opts := h.codexOptions(cfg)
 	opts.StartTimeout = cfg.StartTimeout
+	if !cfg.Agent.IsCodex() {
+		return h.startOther(ctx, cfg, opts)
+	}
 	client, err := cfg.StartCodex(ctx, opts)
 	if err == nil {
 		compat := client.Compat()
@@ -38,6 +41,37 @@ func (h *Host) startCodex(ctx context.Context, cfg Config) (Agent, error) {
 		return nil, fmt.Errorf("%w: check hermes.codex.path or raise hermes.codex.startTimeoutSeconds", err)
 	}
 	return nil, fmt.Errorf("%w. Check that codex is installed (npm install -g @openai/codex) or set its path (hermes codex.path)", err)
+}
+
+// startOther starts an agent other than codex, as cfg.Agent says.
+func (h *Host) startOther(ctx context.Context, cfg Config, opts codex.Options) (Agent, error) {
+	if cfg.StartAgent == nil {
+		return nil, fmt.Errorf("agent.kind %q: this hermes-lsp cannot run such an agent", cfg.Agent.Kind)
+	}
+	agent, err := cfg.StartAgent(ctx, cfg.Agent.clone(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("starting the agent %q: %w. Check agent.command and agent.args (hermes-lsp doctor shows them)", cfg.Agent.Command, err)
+	}
+	info := agent.Info()
+	h.other.Store(&info)
+	return agent, nil
+}
+
+// AgentInfo says what the agent the host runs is and supports: the one last started, or, before
+// any, what the configuration names (codex with everything it supports).
+func (h *Host) AgentInfo() AgentInfo {
+	cfg := h.config()
+	if cfg.Agent.IsCodex() {
+		info := AgentInfo{Kind: AgentCodex, Name: "codex", Supports: codexCapabilities}
+		if c, ok := h.CodexCompat(); ok {
+			info.Version, info.Compat = c.Version, &c
+		}
+		return info
+	}
+	if info := h.other.Load(); info != nil && info.Kind == cfg.Agent.Kind {
+		return *info
+	}
+	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command}
 }
 
 // CodexCompat is what hermes-lsp makes of the release of the codex it last started (or refused to
