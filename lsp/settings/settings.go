@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -19,7 +20,9 @@ import (
 
 // Settings are the server's `hermes` settings, as docs/protocol.md documents them.
 type Settings struct {
-	Codex              CodexSettings                `json:"codex"`
+	Codex CodexSettings `json:"codex"`
+	// Agent says which agent runs the turns: codex (the default) or an ACP agent.
+	Agent              AgentSettings                `json:"agent"`
 	Approvals          ApprovalSettings             `json:"approvals"`
 	Yolo               bool                         `json:"yolo"`
 	TurnTimeoutSeconds float64                      `json:"turnTimeoutSeconds"`
@@ -52,6 +55,15 @@ type CodexSettings struct {
 	Sandbox        string            `json:"sandbox"`
 	// StartTimeoutSeconds bounds starting codex, up to its answer to initialize (default 30).
 	StartTimeoutSeconds float64 `json:"startTimeoutSeconds"`
+}
+
+// AgentSettings say which agent runs the turns (trusted: they can run a program).
+type AgentSettings struct {
+	// Kind is "codex" (the default) or "acp".
+	Kind    string            `json:"kind"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
 }
 
 // ApprovalSettings say how approvals are answered.
@@ -94,16 +106,21 @@ func (st Settings) HostConfig() agenthost.Config {
 		Fallbacks:       slices.Clone(st.FallbackProviders),
 		StateDir:        st.StateDir,
 		StartTimeout:    time.Duration(st.Codex.StartTimeoutSeconds * float64(time.Second)),
+		Agent: agenthost.AgentConfig{
+			Kind: agenthost.AgentKind(st.Agent.Kind), Command: st.Agent.Command,
+			Args: slices.Clone(st.Agent.Args), Env: maps.Clone(st.Agent.Env),
+		},
 	}
 }
 
 // known lists every settings key, nested keys with a dot.
 var known = map[string][]string{
 	// token is the socket token (handshake.go), read before settings are parsed; it is no setting.
-	"":          {"codex", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "review", "edits", "token"},
+	"":          {"codex", "agent", "approvals", "yolo", "turnTimeoutSeconds", "fallbackProviders", "prewarm", "openTranscript", "turnEvents", "commandPrefix", "stateDir", "inlineStatus", "instructionHints", "review", "edits", "token"},
 	"review":    {"enabled", "afterTurn"},
 	"edits":     {"review"},
 	"codex":     {"path", "args", "home", "env", "model", "approvalPolicy", "sandbox", "startTimeoutSeconds"},
+	"agent":     {"kind", "command", "args", "env"},
 	"approvals": {"mode", "timeoutSeconds"},
 }
 
@@ -174,6 +191,18 @@ func ParseWithMinTurn(raw json.RawMessage, base Settings, minTurnSeconds float64
 			return base, nil, fmt.Errorf("hermes.codex: %s", TypeError(err))
 		}
 		st.Codex = sub.Codex
+	}
+	if v, ok := top["agent"]; ok && string(v) != "null" {
+		var agent map[string]json.RawMessage
+		if err := json.Unmarshal(v, &agent); err != nil {
+			return base, nil, fmt.Errorf("hermes.agent: must be an object")
+		}
+		warnings = append(warnings, unknownKeys("agent", agent)...)
+		sub := AgentSettings{}
+		if err := json.Unmarshal(v, &sub); err != nil {
+			return base, nil, fmt.Errorf("hermes.agent: %s", TypeError(err))
+		}
+		st.Agent = sub
 	}
 	if v, ok := top["approvals"]; ok && string(v) != "null" {
 		var ap map[string]json.RawMessage

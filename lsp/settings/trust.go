@@ -101,6 +101,38 @@ var trustedFields = []trustedField{
 		},
 	},
 	{
+		key:   "agent.kind",
+		value: func(s Settings) any { return s.Agent.Kind },
+		copy:  func(d *Settings, s Settings) { d.Agent.Kind = s.Agent.Kind },
+		what: func(s Settings) string {
+			return fmt.Sprintf("run the turns on another agent (hermes.agent.kind = %q)", s.Agent.Kind)
+		},
+	},
+	{
+		key:   "agent.command",
+		value: func(s Settings) any { return s.Agent.Command },
+		copy:  func(d *Settings, s Settings) { d.Agent.Command = s.Agent.Command },
+		what: func(s Settings) string {
+			return fmt.Sprintf("run the agent %q (hermes.agent.command)", s.Agent.Command)
+		},
+	},
+	{
+		key:   "agent.args",
+		value: func(s Settings) any { return nonEmpty(s.Agent.Args) },
+		copy:  func(d *Settings, s Settings) { d.Agent.Args = slices.Clone(s.Agent.Args) },
+		what: func(s Settings) string {
+			return fmt.Sprintf("start the agent with the arguments %q (hermes.agent.args)", s.Agent.Args)
+		},
+	},
+	{
+		key:   "agent.env",
+		value: func(s Settings) any { return nonEmptyMap(s.Agent.Env) },
+		copy:  func(d *Settings, s Settings) { d.Agent.Env = maps.Clone(s.Agent.Env) },
+		what: func(s Settings) string {
+			return fmt.Sprintf("set the agent's environment variables %s (hermes.agent.env)", strings.Join(slices.Sorted(maps.Keys(s.Agent.Env)), ", "))
+		},
+	},
+	{
 		key:   "stateDir",
 		value: func(s Settings) any { return s.StateDir },
 		copy:  func(d *Settings, s Settings) { d.StateDir = s.StateDir },
