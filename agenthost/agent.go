@@ -11,6 +11,7 @@ import (
 	"errors"
 
 	"github.com/hermes-lsp/hermes-lsp/codex"
+	"github.com/hermes-lsp/hermes-lsp/hermesproto"
 )
 
 // ErrUnsupported is wrapped by the error of an operation the agent cannot do (ACP has no compaction,
@@ -113,4 +114,27 @@ var codexCapabilities = Capabilities{
 	ListThreads: true, ResumeThread: true, History: true, NameThread: true, Steer: true, Compact: true,
 	RevertThread: true, Review: true, Models: true, Login: true, RateLimits: true, ConfigRead: true,
 	ProviderTurns: true,
+}
+
+// Features names what c supports and what it lacks, as hermes.status lists them.
+func (c Capabilities) Features() (supports, lacks []string) {
+	supports, lacks = []string{}, []string{}
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{
+		{hermesproto.AgentFeatureThreads, c.ListThreads}, {hermesproto.AgentFeatureResume, c.ResumeThread},
+		{hermesproto.AgentFeatureHistory, c.History}, {hermesproto.AgentFeatureSteer, c.Steer},
+		{hermesproto.AgentFeatureCompact, c.Compact}, {hermesproto.AgentFeatureForgetTurn, c.RevertThread},
+		{hermesproto.AgentFeatureReview, c.Review}, {hermesproto.AgentFeatureModels, c.Models},
+		{hermesproto.AgentFeatureLogin, c.Login}, {hermesproto.AgentFeatureRateLimits, c.RateLimits},
+		{hermesproto.AgentFeatureFallback, c.ProviderTurns},
+	} {
+		if f.has {
+			supports = append(supports, f.name)
+		} else {
+			lacks = append(lacks, f.name)
+		}
+	}
+	return supports, lacks
 }

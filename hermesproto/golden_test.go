@@ -93,6 +93,14 @@ var goldenCases = []struct {
 			Warning: "codex 0.172.0 is newer than 0.171.0, the newest release hermes-lsp is tested with (it supports 0.159.3 to 0.171.0): it may work. If something fails, install @openai/codex@0.171.0 (npm install -g @openai/codex@0.171.0) or set hermes.codex.path to a codex from 0.159.3 to 0.171.0.",
 		},
 	}},
+	{"status_agent", hermesproto.Status{
+		Folders: []hermesproto.FolderStatus{},
+		Agent: &hermesproto.AgentStatus{
+			Kind: "acp", Name: "gemini-cli", Version: "0.20.0",
+			Supports: []string{hermesproto.AgentFeatureThreads, hermesproto.AgentFeatureResume},
+			Lacks:    []string{hermesproto.AgentFeatureSteer, hermesproto.AgentFeatureCompact},
+		},
+	}},
 	{"status_codex_problems", hermesproto.Status{
 		Folders: []hermesproto.FolderStatus{},
 		Codex: &hermesproto.CodexStatus{

@@ -14,7 +14,36 @@ type Status struct {
 	SignedIn *bool    `json:"signedIn,omitempty"`
 	// Codex is the codex the server runs, as it last started it; absent before it has.
 	Codex *CodexStatus `json:"codex,omitempty"`
+	// Agent is the agent that runs the turns; absent before a host exists.
+	Agent *AgentStatus `json:"agent,omitempty"`
 }
+
+// AgentStatus is hermes.status's agent: its kind ("codex", or "acp" for an agent of the Agent Client
+// Protocol), its name and version as it says them (before it has started: the program the settings
+// name, and no version), and which of Hermes's features it supports and lacks (Agent* names); a
+// command of a feature it lacks is refused with a message saying so.
+type AgentStatus struct {
+	Kind     string   `json:"kind"`
+	Name     string   `json:"name"`
+	Version  string   `json:"version,omitempty"`
+	Supports []string `json:"supports"`
+	Lacks    []string `json:"lacks"`
+}
+
+// The features an agent may lack, as AgentStatus names them.
+const (
+	AgentFeatureThreads    = "threads"    // its threads listed (hermes.threads) and found again after a restart
+	AgentFeatureResume     = "resume"     // a thread resumed in a new agent process
+	AgentFeatureHistory    = "history"    // a thread's past turns (hermes.threadHistory)
+	AgentFeatureSteer      = "steer"      // input added to a running turn
+	AgentFeatureCompact    = "compact"    // hermes.compact
+	AgentFeatureForgetTurn = "forgetTurn" // an undone turn dropped from what the agent remembers
+	AgentFeatureReview     = "review"     // a review by the agent itself (else by a prompt)
+	AgentFeatureModels     = "models"     // its models listed (hermes.models)
+	AgentFeatureLogin      = "login"      // sign-in through Hermes (hermes.login)
+	AgentFeatureRateLimits = "rateLimits"
+	AgentFeatureFallback   = "fallback" // fallbackProviders
+)
 
 // CodexStatus is hermes.status's codex: the release codex named when it started ("" when it named
 // none), the releases hermes-lsp supports (MinVersion to TestedVersion, the one it is tested with),

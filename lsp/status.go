@@ -56,7 +56,7 @@ func (s *Server) status(ctx context.Context) hermesproto.Status {
 		}
 		folders = append(folders, fs)
 	}
-	st := hermesproto.Status{Folders: folders, RateLimits: rl, Codex: codexStatus(h)}
+	st := hermesproto.Status{Folders: folders, RateLimits: rl, Codex: codexStatus(h), Agent: agentStatus(h)}
 	st.Account, st.SignedIn = login.Account(ctx, s.log, h)
 	return st
 }
@@ -73,6 +73,14 @@ func codexStatus(h *agenthost.Host) *hermesproto.CodexStatus {
 		cs.KnownProblems = append(cs.KnownProblems, p.What)
 	}
 	return cs
+}
+
+// agentStatus is hermes.status's agent: what runs the turns and what it supports.
+func agentStatus(h *agenthost.Host) *hermesproto.AgentStatus {
+	info := h.AgentInfo()
+	as := &hermesproto.AgentStatus{Kind: string(info.Kind), Name: info.Name, Version: info.Version}
+	as.Supports, as.Lacks = info.Supports.Features()
+	return as
 }
 
 // codexStarted hears of each codex the host starts (agenthost.Config.OnCodexStarted): the first

@@ -28,7 +28,39 @@ export interface Status {
 	 * Codex is the codex the server runs, as it last started it; absent before it has.
 	 */
 	codex?: CodexStatus;
+	/**
+	 * Agent is the agent that runs the turns; absent before a host exists.
+	 */
+	agent?: AgentStatus;
 }
+/**
+ * AgentStatus is hermes.status's agent: its kind ("codex", or "acp" for an agent of the Agent Client
+ * Protocol), its name and version as it says them (before it has started: the program the settings
+ * name, and no version), and which of Hermes's features it supports and lacks (Agent* names); a
+ * command of a feature it lacks is refused with a message saying so.
+ */
+export interface AgentStatus {
+	kind: string;
+	name: string;
+	version?: string;
+	supports: string[];
+	lacks: string[];
+}
+export const AgentFeatureThreads = "threads"; // its threads listed (hermes.threads) and found again after a restart
+export const AgentFeatureResume = "resume"; // a thread resumed in a new agent process
+export const AgentFeatureHistory = "history"; // a thread's past turns (hermes.threadHistory)
+export const AgentFeatureSteer = "steer"; // input added to a running turn
+export const AgentFeatureCompact = "compact"; // hermes.compact
+export const AgentFeatureForgetTurn = "forgetTurn"; // an undone turn dropped from what the agent remembers
+export const AgentFeatureReview = "review"; // a review by the agent itself (else by a prompt)
+export const AgentFeatureModels = "models"; // its models listed (hermes.models)
+export const AgentFeatureLogin = "login"; // sign-in through Hermes (hermes.login)
+export const AgentFeatureRateLimits = "rateLimits";
+export const AgentFeatureFallback = "fallback"; // fallbackProviders
+/**
+ * The features an agent may lack, as AgentStatus names them.
+ */
+export type AgentFeature = typeof AgentFeatureThreads | typeof AgentFeatureResume | typeof AgentFeatureHistory | typeof AgentFeatureSteer | typeof AgentFeatureCompact | typeof AgentFeatureForgetTurn | typeof AgentFeatureReview | typeof AgentFeatureModels | typeof AgentFeatureLogin | typeof AgentFeatureRateLimits | typeof AgentFeatureFallback;
 /**
  * CodexStatus is hermes.status's codex: the release codex named when it started ("" when it named
  * none), the releases hermes-lsp supports (MinVersion to TestedVersion, the one it is tested with),
