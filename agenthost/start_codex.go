@@ -102,3 +102,15 @@ func codexRemedy(mayWork bool) string {
 	}
 	return "To use hermes-lsp, " + install + "."
 }
+
+// Capabilities says what the agent supports: codex's are known without starting it; another agent
+// is started (if it is not running) to learn its own.
+func (h *Host) Capabilities(ctx context.Context) (AgentInfo, error) {
+	if h.config().Agent.IsCodex() {
+		return h.AgentInfo(), nil
+	}
+	if _, _, err := h.codexClient(ctx); err != nil {
+		return AgentInfo{}, err
+	}
+	return h.AgentInfo(), nil
+}

@@ -77,6 +77,9 @@ func (s *Server) runCommand(ctx context.Context, p *commandParams) (any, error) 
 		return nil, errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
 	invalid := func(err error) error { return errorf(jsonrpc2.InvalidParams, "%v", err) }
+	if err := s.agentLacks(ctx, name); err != nil {
+		return nil, err
+	}
 	switch name {
 	case hermesproto.CmdAsk:
 		var a hermesproto.AskArgs

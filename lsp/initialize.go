@@ -254,6 +254,7 @@ func (s *Server) hostConfig(st settings.Settings) agenthost.Config {
 	cfg.Logger = s.log
 	cfg.ClientVersion = s.opts.Version
 	cfg.StartCodex = s.opts.StartCodex
+	cfg.StartAgent = s.opts.StartAgent
 	cfg.OnCodexStarted = s.codexStarted
 	return cfg
 }
