@@ -226,6 +226,10 @@ type turnSession struct {
 	steeredIn       []string               // input codex took into the turn, not yet in the runner's messages
 	steering        map[chan struct{}]bool // steers codex has not answered yet; closed when answered
 	checkpoint      Checkpoint             // what the turn's patches changed, for undoing it
+	// patched are, by completed patch item, its files before the turn's first patch of them and as
+	// this patch left them (the checkpoint's After moves on with the next patch), until the runner
+	// takes them for the patch's event.
+	patched map[string][]FileCheckpoint
 }
 
 // setAttempt records where the turn runs now, for everyone (turn.at).

@@ -43,32 +43,51 @@ type RevertNote struct {
 	Undone   string `json:"undone"`
 }
 
-// patchImages fills in each file of changes, a completed patch of t, with its content before t
-// first changed it and now, from t's checkpoint: only for files updated in place that existed
+// patchImages fills in each file of changes, the completed patch itemID of t, with its content before
+// t first changed it and as this patch left it (kept when the patch completed: t's checkpoint may
+// have moved on to a later patch by the time the runner gets here): only for files updated in place that existed
 // before and after, inside the folder and within MaxCheckpointFile. The images' contents are never
 // written after they are read, so the event may share them.
-func (s *Session) patchImages(t *turn, changes []hermesproto.FileChange) {
+func (s *Session) patchImages(t *turn, itemID string, changes []hermesproto.FileChange) {
 	_ = s.call(func(st *sessionState) {
 		ts := st.turnOf(t)
 		if ts == nil {
 			return
 		}
+		files := ts.patched[itemID]
+		delete(ts.patched, itemID)
 		for i := range changes {
 			c := &changes[i]
 			if c.Kind.Type != "update" || c.Kind.MovePath != "" {
 				continue
 			}
-			j := slices.IndexFunc(ts.checkpoint.Files, func(f FileCheckpoint) bool { return f.Path == c.Path })
+			j := slices.IndexFunc(files, func(f FileCheckpoint) bool { return f.Path == c.Path })
 			if j < 0 {
 				continue
 			}
-			f := ts.checkpoint.Files[j]
+			f := files[j]
 			if !whole(f.Before) || !whole(f.After) {
 				continue
 			}
 			c.Before, c.After = nonNil(f.Before.Content), nonNil(f.After.Content)
 		}
 	})
+}
+
+// keepPatched keeps, for the completed patch itemID, its files before the turn's first patch of them
+// (the checkpoint's Before) and as it left them (images), for patchImages. On the session's
+// goroutine.
+func (ts *turnSession) keepPatched(itemID string, images map[string]FileImage) {
+	if ts.patched == nil || len(ts.patched) > 256 {
+		ts.patched = make(map[string][]FileCheckpoint) // the runner takes each at once: old ones are dead
+	}
+	var files []FileCheckpoint
+	for _, f := range ts.checkpoint.Files {
+		if img, ok := images[f.Path]; ok {
+			files = append(files, FileCheckpoint{Path: f.Path, Before: f.Before, After: img})
+		}
+	}
+	ts.patched[itemID] = files
 }
 
 // whole reports whether img holds a file's content.

@@ -360,6 +360,7 @@ func (s *Session) noteFileChange(turnID, itemID string, completed bool, changes 
 		if ts := st.turnFor(turnID); ts != nil && images != nil {
 			if completed {
 				ts.after(images)
+				ts.keepPatched(itemID, images)
 			} else {
 				ts.before(images)
 			}

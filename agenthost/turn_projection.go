@@ -146,7 +146,7 @@ func (ts *turnRunner) toolDone(item *codex.Item, took time.Duration, note string
 	ts.live.tool(item, took, ts.settledApprovals(), note)
 	changes := toolChanges(item)
 	if note == "" && item.Type == codex.ItemFileChange && item.Status == codex.ItemCompleted {
-		ts.s.patchImages(ts.turn, changes) // what the patch did, for the changes under review
+		ts.s.patchImages(ts.turn, item.ID, changes) // what the patch did, for the changes under review
 	}
 	// The event goes out once the row is on disk: a reader of the transcript told of it finds it.
 	ts.live.hold(ts.cur.stamp(hermesproto.Event{Kind: hermesproto.EventKindToolCompleted, Tool: &hermesproto.ToolEvent{
