@@ -238,6 +238,9 @@ func (s *Server) didChangeFolders(p protocol.DidChangeWorkspaceFoldersParams) {
 // hostConfig turns settings into the agent host's configuration.
 func (s *Server) hostConfig(st settings.Settings) agenthost.Config {
 	cfg := st.HostConfig()
+	if s.opts.Agent.Kind != "" {
+		cfg.Agent = s.opts.Agent
+	}
 	if s.opts.CodexPath != "" {
 		cfg.CodexPath = s.opts.CodexPath
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	Logger *slog.Logger
 	// CodexPath overrides the configured codex binary (the --codex flag).
 	CodexPath string
+	// Agent, when its Kind is set, overrides the agent settings (the --agent flags and
+	// HERMES_AGENT_KIND / HERMES_AGENT_COMMAND).
+	Agent agenthost.AgentConfig
 	// Yolo accepts every approval (the --yolo flag or HERMES_YOLO_MODE).
 	Yolo bool
 	// YoloSource says where Yolo came from, as hermes.status reports it: "flag" or "env" (default

@@ -77,6 +77,8 @@ type doctorOptions struct {
 	// CodexFlag and YoloFlag are the server's --codex and --yolo.
 	CodexFlag string
 	YoloFlag  bool
+	// Agent is the agent of the server's --agent flags and HERMES_AGENT_* (no Kind: none).
+	Agent agenthost.AgentConfig
 	// SettingsFile holds the editor's hermes settings as JSON (what it sends in
 	// initializationOptions.hermes); empty: none.
 	SettingsFile string
@@ -99,6 +101,11 @@ func runDoctor(ctx context.Context, o doctorOptions) *doctorReport {
 	folderOK := r.checkFolder(o.Folder)
 	st, ok := r.settings(ctx, o)
 	if !ok {
+		return r
+	}
+	if st.Agent.Kind == string(agenthost.AgentACP) {
+		r.checkAgent(ctx, st)
+		r.checkStateDir(st.StateDir)
 		return r
 	}
 	bin, found := r.checkCodexBinary(ctx, o, st)
@@ -155,6 +162,7 @@ func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (settings.
 	if o.CodexFlag != "" {
 		st.Codex.Path, from["codex.path"] = o.CodexFlag, "command line (--codex)"
 	}
+	applyAgentFlags(&st, o, from)
 	if st.StateDir == "" {
 		st.StateDir = agenthost.DefaultStateDir()
 		if o.Getenv("XDG_STATE_HOME") != "" {
@@ -181,62 +189,6 @@ func (r *doctorReport) settings(ctx context.Context, o doctorOptions) (settings.
 	}
 	r.Settings = settingRows(st, from)
 	return st, true
-}
-
-func settingRows(st settings.Settings, from map[string]string) []doctorSetting {
-	source := func(key string) string {
-		if s, ok := from[key]; ok {
-			return s
-		}
-		return "default"
-	}
-	str := func(v any) string {
-		b, _ := json.Marshal(v)
-		return string(b)
-	}
-	rows := []doctorSetting{
-		{"codex.path", str(orDefault(st.Codex.Path, "codex")), source("codex.path")},
-		{"codex.args", str(st.Codex.Args), source("codex.args")},
-		{"codex.home", str(orDefault(st.Codex.Home, "~/.codex")), source("codex.home")},
-		{"codex.model", str(orDefault(st.Codex.Model, "codex's default")), source("codex.model")},
-		{"codex.approvalPolicy", str(st.Codex.ApprovalPolicy), source("codex.approvalPolicy")},
-		{"codex.sandbox", str(st.Codex.Sandbox), source("codex.sandbox")},
-		{"approvals.mode", str(st.Approvals.Mode), source("approvals.mode")},
-		{"approvals.timeoutSeconds", str(st.Approvals.TimeoutSeconds), source("approvals.timeoutSeconds")},
-		{"yolo", str(st.Yolo), source("yolo")},
-		{"turnTimeoutSeconds", str(st.TurnTimeoutSeconds), source("turnTimeoutSeconds")},
-		{"stateDir", str(st.StateDir), source("stateDir")},
-		{"prewarm", str(st.Prewarm), source("prewarm")},
-	}
-	if len(st.Codex.Env) > 0 {
-		keys := make([]string, 0, len(st.Codex.Env))
-		for k := range st.Codex.Env {
-			keys = append(keys, k) // the names only: values may be secrets
-		}
-		rows = append(rows, doctorSetting{"codex.env", str(keys), source("codex.env")})
-	}
-	return rows
-}
-
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
-}
-
-// flatKeys lists the keys of m and its nested objects, joined with dots.
-func flatKeys(prefix string, m map[string]any) []string {
-	var keys []string
-	for k, v := range m {
-		key := prefix + k
-		if sub, ok := v.(map[string]any); ok && key != "codex.env" {
-			keys = append(keys, flatKeys(key+".", sub)...)
-			continue
-		}
-		keys = append(keys, key)
-	}
-	return keys
 }
 
 var versionRE = regexp.MustCompile(`\b(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\b`)
@@ -447,11 +399,15 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		codexBin = fs.String("codex", "", "the codex binary, as the server's --codex")
+		agentKnd = fs.String("agent", "", "as the server's --agent")
+		agentCmd = fs.String("agent-command", "", "as the server's --agent-command")
+		agentArg stringList
 		yolo     = fs.Bool("yolo", false, "as the server's --yolo")
 		settings = fs.String("settings", "", "a JSON `FILE` with the editor's hermes settings (what it sends as initializationOptions.hermes)")
 		asJSON   = fs.Bool("json", false, "print the report as JSON")
 		timeout  = fs.Duration("timeout", 30*time.Second, "how long codex may take to start and answer")
 	)
+	fs.Var(&agentArg, "agent-arg", "as the server's --agent-arg")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hermes-lsp doctor [flags] [FOLDER]\n\nChecks what a turn in FOLDER (default: the current folder) needs: the codex binary and its\nversion, codex's sign-in, the state folder; and prints the settings in force with their sources.\nExit status 1 when something blocks a turn.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -470,10 +426,14 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	if abs, err := filepath.Abs(folder); err == nil {
 		folder = abs
 	}
+	agent, err := agentFromFlags(*agentKnd, *agentCmd, agentArg, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-lsp doctor:", err)
+		return exitUsage
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	r := runDoctor(ctx, doctorOptions{Version: version, Folder: folder, CodexFlag: *codexBin, YoloFlag: *yolo, SettingsFile: *settings, Timeout: *timeout})
-	var err error
+	r := runDoctor(ctx, doctorOptions{Version: version, Folder: folder, CodexFlag: *codexBin, YoloFlag: *yolo, Agent: agent, SettingsFile: *settings, Timeout: *timeout})
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
 )
@@ -193,4 +194,47 @@ func TestDoctorCodexRelease(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDoctorACPAgent: with --agent acp the doctor checks the agent's program instead of codex: a
+// program that is not there fails with how to mend it; one that is passes; the settings show the
+// agent.
+func TestDoctorACPAgent(t *testing.T) {
+	folder := t.TempDir()
+	env := func(string) string { return "" }
+	r := runDoctor(t.Context(), doctorOptions{Version: "test", Folder: folder, Getenv: env,
+		Agent: agenthost.AgentConfig{Kind: agenthost.AgentACP, Command: filepath.Join(folder, "no-such-agent")}})
+	if r.OK() || !hasCheck(r, "agent", checkFail) || hasCheck(r, "codex", checkOK) {
+		t.Errorf("a missing agent: %+v", r.Checks)
+	}
+	bin := filepath.Join(folder, "agent")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = runDoctor(t.Context(), doctorOptions{Version: "test", Folder: folder, Getenv: env,
+		Agent: agenthost.AgentConfig{Kind: agenthost.AgentACP, Command: bin, Args: []string{"--acp"}}})
+	if !hasCheck(r, "agent", checkOK) {
+		t.Errorf("an agent that is there: %+v", r.Checks)
+	}
+	var kind, args string
+	for _, s := range r.Settings {
+		switch s.Key {
+		case "agent.kind":
+			kind = s.Value
+		case "agent.args":
+			args = s.Value
+		}
+	}
+	if kind != `"acp"` || args != `["--acp"]` {
+		t.Errorf("the agent's settings: %+v", r.Settings)
+	}
+}
+
+func hasCheck(r *doctorReport, name, status string) bool {
+	for _, c := range r.Checks {
+		if c.Name == name && c.Status == status {
+			return true
+		}
+	}
+	return false
 }

@@ -47,10 +47,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		logFile   = fs.String("log-file", "", "write logs to this file instead of stderr")
 		logLevel  = fs.String("log-level", "info", "log level: debug, info, warn or error")
 		codexBin  = fs.String("codex", "", "the codex binary (default: the hermes.codex.path setting, else codex on PATH)")
+		agentKind = fs.String("agent", "", "the agent that runs the turns: codex (the default) or acp (also HERMES_AGENT_KIND;\noverrides hermes.agent.kind)")
+		agentCmd  = fs.String("agent-command", "", "the ACP agent's `PROGRAM` (also HERMES_AGENT_COMMAND; overrides hermes.agent.command)")
+		agentArgs stringList
 		yolo      = fs.Bool("yolo", false, "accept every command and patch without asking (also HERMES_YOLO_MODE=1)")
 		showVer   = fs.Bool("version", false, "print the version and exit")
 		cpuProf   = fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to `FILE` (for go tool pprof)")
 	)
+	fs.Var(&agentArgs, "agent-arg", "an argument of the ACP agent, once per argument (overrides hermes.agent.args)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: hermes-lsp [flags]\n       hermes-lsp doctor [flags] [FOLDER]   (checks codex, its sign-in and the state folder)\n\nA language server that runs OpenAI Codex agent turns in your editor.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -102,11 +106,18 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		defer stopProfile()
 	}
 
+	agent, err := agentFromFlags(*agentKind, *agentCmd, agentArgs, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "hermes-lsp:", err)
+		return exitUsage
+	}
 	opts := lsp.Options{
-		Logger:    logger,
-		CodexPath: *codexBin,
-		Yolo:      *yolo,
-		Version:   version,
+		Logger:     logger,
+		CodexPath:  *codexBin,
+		Agent:      agent,
+		StartAgent: startAgent,
+		Yolo:       *yolo,
+		Version:    version,
 	}
 	// HERMES_YOLO_MODE is on only for 1/true/yes/on; anything else stays off, with a warning.
 	if !opts.Yolo {
