@@ -18,7 +18,7 @@ const maxMarksPerDocument = 400
 // else the mark dies. Marks outlive a document's close; a file that is not open has marks that
 // stay where they were put.
 type Mark struct {
-	d    *Documents
+	d     *Documents
 	line  uint32
 	text  string // the line's text, to find it again after a whole-document change
 	known bool   // text is the line's text ("" is a blank line); false once an edit changed it
