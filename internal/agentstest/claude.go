@@ -37,8 +37,9 @@ func prepareClaude(t testing.TB, a *Agent, turns []Turn) error {
 
 // claudeReply answers the Messages API requests from turns: a request that offers no tools (the
 // session's title) or belongs to no turn gets [fakemodel.DefaultAnthropicReply]; a turn with an
-// Edit answers with a Read of the file (Claude Code edits only files it has read), then an Edit,
-// then its Answer. The answer depends only on the request, as with codex.
+// Edit answers with a Read of the file (as a model reads before it edits; Claude Code does not
+// require it, but a client then sees a tool call of each kind, read and edit), then an Edit, then
+// its Answer. The answer depends only on the request, as with codex.
 func claudeReply(turns []Turn, work string) func(fakemodel.AnthropicRequest) fakemodel.Reply {
 	return func(r fakemodel.AnthropicRequest) fakemodel.Reply {
 		if len(r.Tools) == 0 {

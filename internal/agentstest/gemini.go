@@ -11,9 +11,9 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/internal/fakemodel"
 )
 
-// GeminiModel is the model Gemini CLI is set to. A fixed model matters: with "auto" (its default)
-// Gemini CLI first asks a routing classifier (a generateContent call), which would take a canned
-// response meant for the turn.
+// GeminiModel is the model Gemini CLI is set to. With "auto" (its default) Gemini CLI first asks a
+// routing classifier, a generateContent call that the canned responses do not hold: it fails, is
+// logged, and the turn goes on (with --fake-responses, strict, it would take the turn's response).
 const GeminiModel = "gemini-2.5-flash"
 
 // geminiSettings is the user settings.json of the throwaway home: no update check, no telemetry or
