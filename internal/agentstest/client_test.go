@@ -19,6 +19,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/agentstest"
 	"github.com/hermes-lsp/hermes-lsp/internal/proctest"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // client is the editor side of one ACP agent's stdio, as raw as the smoke tests want it: JSON-RPC
@@ -37,6 +38,9 @@ type client struct {
 	writes      []string          // the paths of each fs/write_text_file
 	reads       []string          // the paths of each fs/read_text_file
 }
+
+// codeResourceNotFound is ACP's error code for a file that does not exist.
+const codeResourceNotFound = -32002
 
 // update is one session/update: its kind and, for a message chunk, its text.
 type update struct {
@@ -144,8 +148,9 @@ func (c *client) notified(n codex.Notification) {
 }
 
 // answer answers the agent's requests: a permission with the option of kind allow_once (cancelled
-// when there is none), a file read or write inside the workspace folder.
-func (c *client) answer(_ context.Context, req *codex.Request) (any, error) {
+// when there is none), a file read or write inside the workspace folder (a missing file is ACP's
+// "resource not found").
+func (c *client) answer(ctx context.Context, req *codex.Request) (any, error) {
 	switch req.Method {
 	case "session/request_permission":
 		var p struct {
@@ -166,54 +171,36 @@ func (c *client) answer(_ context.Context, req *codex.Request) (any, error) {
 			}
 		}
 		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
-	case "fs/read_text_file":
-		path, err := c.inWorkspace(req.Params)
-		if err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		c.reads = append(c.reads, path)
-		c.mu.Unlock()
-		b, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, codex.Errorf(-32002, "Resource not found: %s", path)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"content": string(b)}, nil
-	case "fs/write_text_file":
-		path, err := c.inWorkspace(req.Params)
-		if err != nil {
-			return nil, err
-		}
+	case "fs/read_text_file", "fs/write_text_file":
 		var p struct {
+			Path    string `json:"path"`
 			Content string `json:"content"`
 		}
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			return nil, codex.Errorf(codex.CodeInvalidParams, "%v", err)
 		}
 		c.mu.Lock()
-		c.writes = append(c.writes, path)
+		if req.Method == "fs/read_text_file" {
+			c.reads = append(c.reads, p.Path)
+		} else {
+			c.writes = append(c.writes, p.Path)
+		}
 		c.mu.Unlock()
-		return nil, os.WriteFile(path, []byte(p.Content), 0o600)
+		// The agent's paths go through the workspace package, as the host's do: inside the
+		// folder only, never through a link.
+		if req.Method == "fs/write_text_file" {
+			return struct{}{}, workspace.WriteFile(c.agent.Work, p.Path, []byte(p.Content), 0o600)
+		}
+		b, err := workspace.ReadFile(ctx, c.agent.Work, p.Path, 1<<20)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, codex.Errorf(codeResourceNotFound, "Resource not found: %s", p.Path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"content": string(b)}, nil
 	}
 	return nil, codex.Errorf(codex.CodeMethodNotFound, "%s: not supported by the smoke test's client", req.Method)
-}
-
-// inWorkspace returns the "path" of a file request, refused unless it lies in the workspace folder.
-func (c *client) inWorkspace(params json.RawMessage) (string, error) {
-	var p struct {
-		Path string `json:"path"`
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return "", codex.Errorf(codex.CodeInvalidParams, "%v", err)
-	}
-	rel, err := filepath.Rel(c.agent.Work, filepath.Clean(p.Path))
-	if err != nil || !filepath.IsAbs(p.Path) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", codex.Errorf(codex.CodeInvalidParams, "%q is not in the workspace folder", p.Path)
-	}
-	return p.Path, nil
 }
 
 // call sends a request and decodes its answer.
