@@ -97,7 +97,7 @@ test-short:
 ## extension, luacheck and stylua for the Neovim plugin, byte-compile and checkdoc for the Emacs client).
 lint: lint-go lint-editors
 
-## lint-go: gofmt, go vet, the file boundary (internal/cmd/lintfiles: the server's code outside
+## lint-go: gofmt, go vet (and of internal/agentstest's agents-tagged tests), the file boundary (internal/cmd/lintfiles: the server's code outside
 ## package workspace touches no file by name unless it is marked //hermes:ownfile <why>), and the
 ## jsonrpc2 pin.
 .PHONY: lint-go lint-editors
@@ -105,10 +105,11 @@ lint-go:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags agents ./internal/agentstest/
 	$(GO) run ./internal/cmd/lintfiles ./cmd/hermes-lsp
 	@! grep -q 'go.lsp.dev/jsonrpc2 v1' go.mod || { echo "go.lsp.dev/jsonrpc2 must stay at v0.10.0 (protocol v0.12.0 does not build against v1)"; exit 1; }
 
-## cross: build and vet everything (vet compiles the tests too, and the Helix test's build tag) for
+## cross: build and vet everything (vet compiles the tests too, with the Helix, screenshot and agents tags) for
 ## the systems this machine does not run: macOS and Windows on amd64 and arm64, Linux on arm64. Only
 ## Linux/amd64 runs the tests; the others are checked to build. The builds share the build cache.
 CROSS_TARGETS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 linux/arm64
@@ -117,11 +118,11 @@ cross:
 	@for t in $(CROSS_TARGETS); do \
 	  echo "cross: $$t"; \
 	  export GOOS=$${t%/*} GOARCH=$${t#*/}; \
-	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ && $(GO) vet -tags screenshot ./editors/neovim/ || exit 1; \
+	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ && $(GO) vet -tags screenshot ./editors/neovim/ && $(GO) vet -tags agents ./internal/agentstest/ || exit 1; \
 	done
 
 clean:
-	rm -rf bin $(CODEX_DIR)/node_modules $(COMPAT_DIR)/*/node_modules
+	rm -rf bin $(CODEX_DIR)/node_modules $(COMPAT_DIR)/*/node_modules tools/agents/node_modules tools/agents-claude/node_modules
 
 ## demo: one agent turn in the terminal (`bin/hermes-demo`): a real hermes-lsp server, driven over LSP by
 ## the binary's own terminal client, on the pinned codex, in a temporary copy of examples/calc. It uses an
@@ -280,6 +281,41 @@ bench: build $(CODEX_BIN)
 	$(GO) run ./bench/cmd/hermes-bench -hermes bin/hermes-lsp -codex $(CODEX_BIN) -acp $(ACP_BIN) $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem $(GOBENCH_FLAGS) $(GOBENCH_PKGS)
 # --- end of bench ------------------------------------------------------------------------------------
+
+# --- test-agents: real ACP agents, offline (internal/agentstest) ------------------------------------
+## test-agents: real Agent Client Protocol agents, each run end to end over raw ACP against its fake
+## model, offline (internal/agentstest's TestAgents, build tag agents: initialize, session/new, a
+## plain answer, an edit of a file asking permission, stopReason end_turn): codex-acp
+## (@agentclientprotocol/codex-acp, which runs its own codex app-server, with CODEX_HOME pointing it at
+## internal/fakemodel) and Gemini CLI (`gemini --acp` reading canned responses: --fake-responses-non-strict).
+## They are pinned in tools/agents/package.json (and its lock file) and installed from npm into the
+## git-ignored tools/agents/node_modules (about 560 MB, 15 s), so they are not part of make test.
+## test-agents-claude: the same for Claude's adapter (@agentclientprotocol/claude-agent-acp, which
+## brings Claude Code's own binary) against internal/fakemodel's Messages API (ANTHROPIC_BASE_URL):
+## pinned in tools/agents-claude (about 400 MB more, under Claude Code's own license), opt-in.
+AGENTS_DIR          := tools/agents
+AGENTS_STAMP        := $(AGENTS_DIR)/node_modules/.package-lock.json
+AGENTS_CLAUDE_DIR   := tools/agents-claude
+AGENTS_CLAUDE_STAMP := $(AGENTS_CLAUDE_DIR)/node_modules/.package-lock.json
+AGENTS_TEST         := $(GO) test -tags agents $(TEST_FLAGS) -v ./internal/agentstest/
+.PHONY: test-agents test-agents-claude
+
+$(AGENTS_STAMP): $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
+	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@for b in codex-acp gemini; do test -x $(AGENTS_DIR)/node_modules/.bin/$$b || { echo "$$b missing after npm ci in $(AGENTS_DIR)"; exit 1; }; done
+	@touch $(AGENTS_STAMP)
+
+$(AGENTS_CLAUDE_STAMP): $(AGENTS_CLAUDE_DIR)/package.json $(AGENTS_CLAUDE_DIR)/package-lock.json
+	cd $(AGENTS_CLAUDE_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@test -x $(AGENTS_CLAUDE_DIR)/node_modules/.bin/claude-agent-acp || { echo "claude-agent-acp missing after npm ci in $(AGENTS_CLAUDE_DIR)"; exit 1; }
+	@touch $(AGENTS_CLAUDE_STAMP)
+
+test-agents: $(AGENTS_STAMP)
+	HERMES_AGENTS_REQUIRE=codex-acp,gemini $(AGENTS_TEST) -run 'TestAgents/(codex-acp|gemini)$$'
+
+test-agents-claude: $(AGENTS_CLAUDE_STAMP)
+	HERMES_AGENTS_REQUIRE=claude $(AGENTS_TEST) -run 'TestAgents/claude$$'
+# --- end of test-agents ------------------------------------------------------------------------------
 
 # --- generate: the protocols' types -------------------------------------------------------------------
 ## generate: (1) codex/schema from the pinned codex (`codex app-server generate-json-schema`), and

@@ -1,5 +1,6 @@
-// Package fakemodel is a scripted fake of the OpenAI Responses API (and of chat completions) on
-// loopback, good enough to run the real codex binary offline against it.
+// Package fakemodel is a scripted fake of the OpenAI Responses API (and of chat completions, and of
+// Anthropic's Messages API) on loopback, good enough to run the real codex binary (and Claude
+// Code, through ANTHROPIC_BASE_URL: see [Server.EnqueueAnthropic]) offline against it.
 //
 // A [Server] answers each POST /v1/responses with the next queued [Reply] (an assistant message, a
 // tool call (exec_command, apply_patch or any other function), a failure, an HTTP error, a usage

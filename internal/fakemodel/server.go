@@ -47,6 +47,11 @@ type Server struct {
 	serveDone   chan struct{}
 	closeOnce   sync.Once
 	closeResult error
+
+	// The Messages API's queue, default and requests (anthropic.go), guarded by mu.
+	anthropicQueue []Reply
+	anthropicDef   func(AnthropicRequest) Reply
+	anthropic      []AnthropicRequest
 }
 
 // Start starts a server on a free port of 127.0.0.1.
@@ -64,10 +69,13 @@ func Start() (*Server, error) {
 		def:       DefaultReply,
 		chatDef:   defaultChatReply,
 	}
+	s.anthropicDef = DefaultAnthropicReply
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/responses", s.serveResponses)
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("POST /v1/messages", s.serveAnthropic)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.serveAnthropicCountTokens)
 	mux.HandleFunc("/", http.NotFound)
 	s.srv = &http.Server{Handler: s.track(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

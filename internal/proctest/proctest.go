@@ -71,15 +71,33 @@ func Stop(pid int, grace time.Duration) {
 // checks nothing (codex still dies with its server: see codex/process_*.go).
 func EndCodex(t testing.TB, codexHome string) {
 	t.Helper()
-	var left []int
-	poll(5*time.Second, func() bool {
-		left = slices.DeleteFunc(withEnv("CODEX_HOME="+codexHome), Gone)
-		return len(left) == 0
-	})
-	for _, pid := range left {
+	for _, pid := range leftWithEnv("CODEX_HOME=" + codexHome) {
 		t.Errorf("codex process %d (CODEX_HOME %s) outlived its server; killing it", pid, codexHome)
 		_ = Kill(pid)
 	}
+}
+
+// EndEnv is [EndCodex] for any process whose environment holds entry ("KEY=value", such as the
+// throwaway HOME a test gave a program): one that still runs 5 s on is reported and killed. It
+// finds the processes that left the group of the program they came from, which [KillGroup] misses.
+// Only Linux shows another process's environment; elsewhere EndEnv checks nothing.
+func EndEnv(t testing.TB, entry string) {
+	t.Helper()
+	for _, pid := range leftWithEnv(entry) {
+		t.Errorf("process %d (%s) outlived the test; killing it", pid, entry)
+		_ = Kill(pid)
+	}
+}
+
+// leftWithEnv waits up to 5 s for the processes whose environment holds entry to end, and returns
+// those still running.
+func leftWithEnv(entry string) []int {
+	var left []int
+	poll(5*time.Second, func() bool {
+		left = slices.DeleteFunc(withEnv(entry), Gone)
+		return len(left) == 0
+	})
+	return left
 }
 
 // GroupCommand is exec.CommandContext for a command that leads a process group of its own (see
