@@ -82,14 +82,14 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		var tooOld *TooOldError
 		if errors.As(err, &tooOld) {
 			_ = c.Close()
-			return nil, fmt.Errorf("start codex (%s): %w", proc.cmd.Path, err)
+			return nil, fmt.Errorf("start codex (%s): %w", proc.Path(), err)
 		}
 		if startTimedOut(ctx, initCtx) {
 			// A codex that never answered initialize has nothing to lose: kill it now rather than
 			// after Close's grace periods, which a hung process would wait out in full.
-			proc.tree.kill()
+			proc.Kill()
 			_ = c.Close()
-			return nil, fmt.Errorf("start codex: %w", &StartTimeoutError{Binary: proc.cmd.Path, Timeout: opts.StartTimeout})
+			return nil, fmt.Errorf("start codex: %w", &StartTimeoutError{Binary: proc.Path(), Timeout: opts.StartTimeout})
 		}
 		_ = c.Close()
 		// Close has reaped codex either way; its exit explains the failure only when it was not the
@@ -256,7 +256,7 @@ func (c *Client) watch() {
 	err := c.conn.Err()
 	select {
 	case <-c.closed:
-		err = ErrClosed
+		err = fmt.Errorf("codex %w", ErrClosed)
 	default:
 		if c.proc != nil {
 			select {

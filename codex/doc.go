@@ -9,6 +9,9 @@
 //   - [Process] owns the child: spawn, a bounded tail of stderr, and a close that always reaps it.
 //   - [Conn] is JSON-RPC over JSON lines on any reader and writer: requests with a context,
 //     notifications in order, and server-to-client requests that are always answered.
+//
+// Both are internal/agentproc's and internal/jsonrpc's, which package acp shares; this package
+// names them for codex.
 //   - [Client] is the protocol: the initialize handshake (which reads codex's release and refuses
 //     one older than MinVersion), threads, turns, interrupt (each bounded by its own timeout),
 //     steer, compaction, and a [Subscription] per thread so a consumer sees only its own

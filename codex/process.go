@@ -2,12 +2,10 @@ package codex
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/agentproc"
 )
 
 // ProcessOptions say how to start `codex app-server`. Every field may be left zero.
@@ -31,24 +29,19 @@ type ProcessOptions struct {
 	Grace time.Duration
 }
 
-// Process is a running `codex app-server`. Its stdout and stdin are for a Conn; its stderr, and
-// anything else it prints, is kept in a bounded Tail. The child is always reaped: Close ends it, and
-// an unexpected exit is seen at once on Done.
-type Process struct {
-	cmd    *exec.Cmd
-	stdin  *os.File
-	stdout *os.File
-	stderr *Tail
-	grace  time.Duration
+type (
+	// Process is a running `codex app-server`, started by internal/agentproc (which package acp
+	// shares): its stdout and stdin are for a Conn, its stderr is kept in a bounded Tail, and it is
+	// always reaped.
+	Process = agentproc.Process
+	// ExitError is the error a dead codex leaves behind: its exit status and its last words.
+	ExitError = agentproc.ExitError
+	// Tail keeps the last lines of codex's stderr, for error messages.
+	Tail = agentproc.Tail
+)
 
-	drained chan struct{} // closed when stderr has been read to its end
-	errR    *os.File      // read end of stderr, closed to stop a drain that never sees EOF
-	done    chan struct{} // closed when the child has been reaped
-	exitErr error
-	tree    processTree // how this OS ends codex with what it started (process_unix.go, process_windows.go)
-
-	closeOnce sync.Once
-}
+// NewTail returns a Tail that keeps at most max lines (at least one).
+func NewTail(max int) *Tail { return agentproc.NewTail(max) }
 
 // StartProcess spawns `<binary> app-server -c ... [args...]`.
 func StartProcess(opts ProcessOptions) (*Process, error) {
@@ -65,182 +58,17 @@ func StartProcess(opts ProcessOptions) (*Process, error) {
 		args = append(args, "-c", kv)
 	}
 	args = append(args, opts.Args...)
-
-	cmd := exec.Command(path, args...)
-	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), opts.Env...)
+	env := opts.Env
 	if opts.Home != "" {
-		cmd.Env = append(cmd.Env, "CODEX_HOME="+opts.Home)
+		env = append(env[:len(env):len(env)], "CODEX_HOME="+opts.Home)
 	}
-	// Started so that Close can end the commands codex runs along with codex, and so that it dies
-	// with us if we die without closing it: a process group (and on Linux a parent-death signal), or
-	// a job object on Windows.
-	cmd.SysProcAttr = treeProcAttr()
-
-	// Pipes of our own rather than cmd.StdoutPipe: Wait must not close the read ends while the Conn is
-	// still reading what codex wrote last.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("start codex: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, fmt.Errorf("start codex: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("start codex: %w", err)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, fmt.Errorf("start codex %s: %w", path, err)
-	}
-	closeAll(inR, outW, errW) // the child has its copies
-	tree, err := startTree(cmd)
-	if err != nil {
-		// Not yet reaped: kill and reap it, so that a failed start leaves nothing behind.
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		closeAll(inW, outR, errR)
-		return nil, fmt.Errorf("start codex %s: %w", path, err)
-	}
-
-	lines := opts.StderrLines
-	if lines <= 0 {
-		lines = 300
-	}
-	grace := opts.Grace
-	if grace <= 0 {
-		grace = 2 * time.Second
-	}
-	p := &Process{
-		cmd: cmd, stdin: inW, stdout: outR, stderr: NewTail(lines), grace: grace,
-		drained: make(chan struct{}), errR: errR, done: make(chan struct{}), tree: tree,
-	}
-	go func() {
-		defer close(p.drained)
-		_, _ = p.stderr.ReadFrom(errR)
-	}()
-	go func() {
-		defer close(p.done)
-		p.exitErr = cmd.Wait()
-	}()
-	return p, nil
-}
-
-func closeAll(files ...*os.File) {
-	for _, f := range files {
-		_ = f.Close()
-	}
-}
-
-// Pid is the process id of the child.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
-
-// Stdin is the writer to codex's standard input.
-func (p *Process) Stdin() io.WriteCloser { return p.stdin }
-
-// Stdout is the reader of codex's standard output.
-func (p *Process) Stdout() io.ReadCloser { return p.stdout }
-
-// Stderr is the tail of what codex wrote on stderr (and, through the Conn, non-JSON stdout lines).
-func (p *Process) Stderr() *Tail { return p.stderr }
-
-// Done is closed once the child has exited and been reaped.
-func (p *Process) Done() <-chan struct{} { return p.done }
-
-// ExitErr is the child's exit status once Done is closed (nil for a clean exit), else nil.
-func (p *Process) ExitErr() error {
-	select {
-	case <-p.done:
-		return p.exitErr
-	default:
-		return nil
-	}
-}
-
-// ExitError describes how the process ended, with the last lines of its stderr, for messages that
-// reach a person. It returns nil while the process runs.
-func (p *Process) ExitError() error {
-	select {
-	case <-p.done:
-	default:
-		return nil
-	}
-	p.waitDrained()
-	status := "exited"
-	if p.exitErr != nil {
-		status = p.exitErr.Error()
-	}
-	return &ExitError{Status: status, Stderr: p.stderr.Last(20), Err: p.exitErr}
-}
-
-// ExitError is the error a dead codex leaves behind: its exit status and its last words.
-type ExitError struct {
-	Status string // e.g. "exit status 1", "signal: killed"
-	Stderr string // the last lines of stderr, possibly empty
-	Err    error  // the underlying *exec.ExitError, if any
-}
-
-func (e *ExitError) Error() string {
-	msg := "codex app-server stopped (" + e.Status + ")"
-	if s := strings.TrimSpace(e.Stderr); s != "" {
-		msg += "; its last output:\n" + s
-	}
-	return msg
-}
-
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// waitDrained waits, briefly, for stderr to be read to its end once the child is gone: a grandchild
-// holding the pipe open must not hang us.
-func (p *Process) waitDrained() {
-	select {
-	case <-p.drained:
-	case <-time.After(200 * time.Millisecond):
-		_ = p.errR.Close()
-		<-p.drained
-	}
-}
-
-// Close ends codex: it closes stdin (codex exits at the end of its input), waits up to the grace
-// period, then asks it to stop (SIGTERM to its process group; on Windows the job object is ended at
-// once, as Windows has no such request), waits again, then kills it (SIGKILL). Whatever codex
-// started and left running is killed too. The child is reaped before Close returns. It returns nil
-// when codex exited of its own accord or by the stop Close sent.
-func (p *Process) Close() error {
-	p.closeOnce.Do(func() {
-		_ = p.stdin.Close()
-		if !p.waitFor(p.grace) {
-			p.tree.stop()
-			if !p.waitFor(p.grace) {
-				p.tree.kill()
-				<-p.done
-			}
-		}
-		// Commands codex started may outlive it in its group or job; they belong to this process too.
-		p.tree.kill()
-		p.tree.release()
-		p.waitDrained()
-		_ = p.stdout.Close()
+	return agentproc.Start(agentproc.Options{
+		Name:        "codex app-server",
+		Command:     path,
+		Args:        args,
+		Env:         env,
+		Dir:         opts.Dir,
+		StderrLines: opts.StderrLines,
+		Grace:       opts.Grace,
 	})
-	<-p.done
-	if p.tree.endedByClose(p.exitErr) {
-		return nil
-	}
-	return p.exitErr
-}
-
-func (p *Process) waitFor(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-p.done:
-		return true
-	case <-t.C:
-		return false
-	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package codex
+package agentproc
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// processTree ends codex with the commands it runs: codex leads a process group of its own, and
-// every signal goes to the whole group.
+// processTree ends the agent with the commands it runs: the agent leads a process group of its own,
+// and every signal goes to the whole group.
 type processTree struct {
 	pgid int
 }
 
-// treeProcAttr starts codex as the leader of a new process group (so that a signal to the group
-// reaches the commands it runs, and a Ctrl-C in a terminal reaches only us, who stop codex in
+// treeProcAttr starts the agent as the leader of a new process group (so that a signal to the group
+// reaches the commands it runs, and a Ctrl-C in a terminal reaches only us, who stop the agent in
 // order); on Linux it is also killed if we die without closing it (process_linux.go).
 func treeProcAttr() *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true}
@@ -25,7 +25,7 @@ func treeProcAttr() *syscall.SysProcAttr {
 	return attr
 }
 
-// startTree records the group of the started codex: its pid, since it leads the group.
+// startTree records the group of the started agent: its pid, since it leads the group.
 func startTree(cmd *exec.Cmd) (processTree, error) {
 	return processTree{pgid: cmd.Process.Pid}, nil
 }
@@ -39,8 +39,8 @@ func (t processTree) kill() { t.signal(unix.SIGKILL) }
 // release has nothing to free: a process group needs no handle.
 func (t processTree) release() {}
 
-// endedByClose reports whether exitErr says codex died of a signal: one Close sent, since Close is
-// what ends it (a codex that exits with a status, even after SIGTERM, reports that status).
+// endedByClose reports whether exitErr says the agent died of a signal: one Close sent, since Close
+// is what ends it (an agent that exits with a status, even after SIGTERM, reports that status).
 func (t processTree) endedByClose(exitErr error) bool {
 	var ee *exec.ExitError
 	return errors.As(exitErr, &ee) && !ee.Exited()

@@ -1,4 +1,4 @@
-package codex
+package agentproc
 
 import (
 	"errors"
@@ -10,23 +10,23 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// processTree ends codex with the commands it runs: codex and everything it starts belong to a job
-// object that kills its members when its last handle closes. That handle is ours alone, so codex
-// dies with us even when we are killed (Windows closes our handles), and TerminateJobObject ends the
+// processTree ends the agent with the commands it runs: the agent and everything it starts belong
+// to a job object that kills its members when its last handle closes. That handle is ours alone, so
+// the agent dies with us even when we are killed (Windows closes our handles), and TerminateJobObject ends the
 // whole tree at once; Windows has no process groups to signal.
 type processTree struct {
 	job    windows.Handle
-	forced bool // stop or kill ended the job while codex ran: its exit status is ours
+	forced bool // stop or kill ended the job while the agent ran: its exit status is ours
 }
 
-// treeProcAttr starts codex suspended, so that it joins the job before it can start anything that
+// treeProcAttr starts the agent suspended, so that it joins the job before it can start anything that
 // would be left outside it, and in a process group of its own, so that a Ctrl-C in our console
-// reaches only us, who stop codex in order.
+// reaches only us, who stop the agent in order.
 func treeProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP}
 }
 
-// startTree puts the started, still suspended codex in a new job object that kills its members
+// startTree puts the started, still suspended agent in a new job object that kills its members
 // when closed, then lets it run. On an error the caller kills and reaps the process.
 func startTree(cmd *exec.Cmd) (processTree, error) {
 	job, err := windows.CreateJobObject(nil, nil)
@@ -47,7 +47,7 @@ func startTree(cmd *exec.Cmd) (processTree, error) {
 		return processTree{}, err
 	}
 	if err := resumeThreads(pid); err != nil {
-		_ = windows.CloseHandle(job) // kills codex, now a member
+		_ = windows.CloseHandle(job) // kills the agent, now a member
 		return processTree{}, err
 	}
 	return processTree{job: job}, nil
@@ -100,7 +100,7 @@ func resumeThreads(pid uint32) error {
 	return nil
 }
 
-// stop ends the job: Windows has no request to stop that a console program like codex could
+// stop ends the job: Windows has no request to stop that a console program like the agent could
 // handle without sharing our console, so after the end of its stdin (Close's first step) the only
 // step left is to terminate it with what it started.
 func (t *processTree) stop() {
@@ -123,7 +123,7 @@ func (t *processTree) release() {
 	}
 }
 
-// endedByClose reports whether Close terminated codex: Windows exit statuses cannot tell a
+// endedByClose reports whether Close terminated the agent: Windows exit statuses cannot tell a
 // termination from an exit, so Close's own record says it.
 func (t *processTree) endedByClose(exitErr error) bool {
 	var ee *exec.ExitError
