@@ -322,9 +322,12 @@ test-agents-claude: $(AGENTS_CLAUDE_STAMP)
 ## codex/schema/<release>/ from that release's tools/codex-compat install (the oldest supported), (2)
 ## codex/protocol_gen.go from it with go-jsonschema (codex/internal/protogen), (3)
 ## editors/vscode/src/hermesproto_{commands,events,questions,changes}.ts from the Go package hermesproto with tygo (configured by
-## hermesproto/tygo*.yaml). Both generators are pinned by tool directives in go.mod. Run it after
-## moving codex's pin or its oldest supported release, or changing hermesproto: TestSchemaMatchesCodex,
-## TestGeneratedGoIsCurrent and TestGeneratedTypeScript (all in `make test`) fail until you do.
+## hermesproto/tygo*.yaml), (4) acp/schema/schema.json from the npm package acp/schema/VERSION names
+## (`npm pack`: ACP's stable v1 schema) and acp/protocol_gen.go from it (acp/internal/protogen). Both
+## generators are pinned by tool directives in go.mod. Run it after moving codex's pin or its oldest
+## supported release, changing hermesproto, or moving ACP's schema: TestSchemaMatchesCodex,
+## TestGeneratedGoIsCurrent (codex's and acp's) and TestGeneratedTypeScript (all in `make test`) fail
+## until you do.
 .PHONY: generate
 generate: $(CODEX_BIN) $(foreach v,$(SCHEMA_VERSIONS),$(call compat_bin,$(v)))
 	@tmp=$$(mktemp -d) && $(CODEX_BIN) app-server generate-json-schema --out $$tmp >/dev/null && \
@@ -339,4 +342,8 @@ generate: $(CODEX_BIN) $(foreach v,$(SCHEMA_VERSIONS),$(call compat_bin,$(v)))
 	$(GO) tool tygo generate --config hermesproto/tygo-questions.yaml
 	$(GO) tool tygo generate --config hermesproto/tygo-changes.yaml
 	$(GO) run ./editors/helix/genlanguages
+	@tmp=$$(mktemp -d) && read pkg version file < acp/schema/VERSION && \
+	  (cd $$tmp && npm pack --silent "$$pkg@$$version" >/dev/null && tar xzf ./*.tgz) && \
+	  cp "$$tmp/package/$$file" acp/schema/schema.json && rm -rf $$tmp
+	$(GO) run ./acp/internal/protogen
 # --- end of generate ---------------------------------------------------------------------------------

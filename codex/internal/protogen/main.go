@@ -12,7 +12,7 @@
 //   - the unions package codex types by hand (Handwritten) are left to it, and any other union is
 //     kept as raw JSON.
 //
-// It writes protocol_gen.go and, past maxLines lines, protocol_gen_2.go and on.
+// It writes protocol_gen.go and, past gensplit.MaxLines lines, protocol_gen_2.go and on.
 //
 // Usage: go run ./codex/internal/protogen [-schema FILE] [-out FILE]
 package main
@@ -28,6 +28,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/gensplit"
 )
 
 // Roots are the schema's types that package codex uses: the requests it sends and their answers,
@@ -148,7 +150,7 @@ func run(in, out string) error {
 	})
 	// A union kept as raw JSON must decode as raw JSON does: an alias, not a new type.
 	code = rawDefined.ReplaceAll(code, []byte("type $1 = json.RawMessage"))
-	_, err = writeSplit(out, header, code)
+	_, err = gensplit.Write(out, "codex", header, []string{"encoding/json"}, code)
 	return err
 }
 

@@ -1,4 +1,6 @@
-package main
+// Package gensplit writes generated Go code (the protocol types go-jsonschema generates for packages
+// codex and acp) as files of a bounded length, split between top-level declarations.
+package gensplit
 
 import (
 	"bytes"
@@ -8,24 +10,26 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// maxLines bounds each file written: generated code is read too, when a type is looked up.
-const maxLines = 450
+// MaxLines bounds each file written: generated code is read too, when a type is looked up.
+const MaxLines = 450
 
 // boilerplate is the comment go-jsonschema gives a field the schema does not describe: it says
 // nothing the field's tag does not.
 var boilerplate = regexp.MustCompile(`(?m)^\s*// \w+ corresponds to the JSON schema field(?: "[^"]*"\.)?\n(?:\s*// "[^"]*"\.\n)?`)
 
-// writeSplit writes code, one Go file of package codex, as out and, when it is long, out's name
-// with _2, _3, ... (files of at most maxLines lines, split between top-level declarations, each
-// with the imports it uses); numbered files left from an earlier run are removed. It returns the
-// files written.
-func writeSplit(out, header string, code []byte) ([]string, error) {
+// Write writes code, one Go file of package pkg, as out and, when it is long, out's name with _2,
+// _3, ... (files of at most MaxLines lines, split between top-level declarations, each starting
+// with header and importing what it uses of imports); numbered files left from an earlier run are
+// removed. It returns the files written.
+func Write(out, pkg, header string, imports []string, code []byte) ([]string, error) {
 	code = boilerplate.ReplaceAll(code, nil)
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", code, parser.ParseComments)
@@ -52,7 +56,7 @@ func writeSplit(out, header string, code []byte) ([]string, error) {
 		}
 		text := string(code[fset.Position(start).Offset:fset.Position(d.End()).Offset]) + "\n\n"
 		n := strings.Count(text, "\n")
-		if lines > 0 && lines+n > maxLines {
+		if lines > 0 && lines+n > MaxLines {
 			chunks = append(chunks, cur.String())
 			cur.Reset()
 			lines = 0
@@ -73,9 +77,11 @@ func writeSplit(out, header string, code []byte) ([]string, error) {
 			name = fmt.Sprintf("%s_%d.go", base, i+1)
 		}
 		var src bytes.Buffer
-		src.WriteString(header + "package codex\n\n")
-		if strings.Contains(chunk, "json.") {
-			src.WriteString("import \"encoding/json\"\n\n")
+		src.WriteString(header + "package " + pkg + "\n\n")
+		for _, imp := range imports {
+			if strings.Contains(chunk, path.Base(imp)+".") {
+				src.WriteString("import " + strconv.Quote(imp) + "\n\n")
+			}
 		}
 		src.WriteString(chunk)
 		formatted, err := format.Source(src.Bytes())
