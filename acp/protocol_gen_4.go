@@ -323,9 +323,18 @@ type AuthMethod struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *AuthMethod) UnmarshalJSON(data []byte) error {
-	*u = AuthMethod{Kind: unionKind(data, "type")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = AuthMethod{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch u.Kind {
 	case "terminal":
 		u.AuthMethodTerminal = new(AuthMethodTerminal)
@@ -350,6 +359,11 @@ func (u AuthMethod) MarshalJSON() ([]byte, error) {
 	}
 	return marshalRaw("AuthMethod", u.Raw)
 }
+
+// The kinds of AuthMethod.
+const (
+	AuthMethodKindTerminal = "terminal"
+)
 
 // The input specification for a command.
 type AvailableCommandInput = UnstructuredCommandInput
@@ -390,9 +404,18 @@ type ContentBlock struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *ContentBlock) UnmarshalJSON(data []byte) error {
-	*u = ContentBlock{Kind: unionKind(data, "type")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = ContentBlock{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch u.Kind {
 	case "text":
 		u.TextContent = new(TextContent)
@@ -413,22 +436,4 @@ func (u *ContentBlock) UnmarshalJSON(data []byte) error {
 		u.Raw = append(json.RawMessage(nil), data...)
 	}
 	return nil
-}
-
-// MarshalJSON encodes the variant that is set, with Kind (or, when Kind is empty, the variant's one
-// kind); with no variant set, it encodes Raw.
-func (u ContentBlock) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.TextContent != nil:
-		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "text"), u.TextContent)
-	case u.ImageContent != nil:
-		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "image"), u.ImageContent)
-	case u.AudioContent != nil:
-		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "audio"), u.AudioContent)
-	case u.ResourceLink != nil:
-		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "resource_link"), u.ResourceLink)
-	case u.EmbeddedResource != nil:
-		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "resource"), u.EmbeddedResource)
-	}
-	return marshalRaw("ContentBlock", u.Raw)
 }

@@ -4,6 +4,33 @@ package acp
 
 import "encoding/json"
 
+// MarshalJSON encodes the variant that is set, with Kind (or, when Kind is empty, the variant's one
+// kind); with no variant set, it encodes Raw.
+func (u ContentBlock) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.TextContent != nil:
+		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "text"), u.TextContent)
+	case u.ImageContent != nil:
+		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "image"), u.ImageContent)
+	case u.AudioContent != nil:
+		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "audio"), u.AudioContent)
+	case u.ResourceLink != nil:
+		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "resource_link"), u.ResourceLink)
+	case u.EmbeddedResource != nil:
+		return marshalUnion("ContentBlock", "type", kindOr(u.Kind, "resource"), u.EmbeddedResource)
+	}
+	return marshalRaw("ContentBlock", u.Raw)
+}
+
+// The kinds of ContentBlock.
+const (
+	ContentBlockKindText         = "text"
+	ContentBlockKindImage        = "image"
+	ContentBlockKindAudio        = "audio"
+	ContentBlockKindResourceLink = "resource_link"
+	ContentBlockKindResource     = "resource"
+)
+
 // Configuration for connecting to an MCP (Model Context Protocol) server.
 //
 // MCP servers provide tools and context that the agent can use when processing prompts.
@@ -30,9 +57,18 @@ type MCPServer struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *MCPServer) UnmarshalJSON(data []byte) error {
-	*u = MCPServer{Kind: unionKind(data, "type")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = MCPServer{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch u.Kind {
 	case "http":
 		u.MCPServerHTTP = new(MCPServerHTTP)
@@ -63,6 +99,12 @@ func (u MCPServer) MarshalJSON() ([]byte, error) {
 	return marshalRaw("MCPServer", u.Raw)
 }
 
+// The kinds of MCPServer.
+const (
+	MCPServerKindHTTP = "http"
+	MCPServerKindSSE  = "sse"
+)
+
 // The outcome of a permission request.
 //
 // RequestPermissionOutcome is a union told apart by its member "outcome": "cancelled", "selected".
@@ -81,9 +123,18 @@ type RequestPermissionOutcome struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
-	*u = RequestPermissionOutcome{Kind: unionKind(data, "outcome")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "outcome")
+	*u = RequestPermissionOutcome{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch u.Kind {
 	case "selected":
 		u.SelectedPermissionOutcome = new(SelectedPermissionOutcome)
@@ -107,6 +158,12 @@ func (u RequestPermissionOutcome) MarshalJSON() ([]byte, error) {
 	return marshalRaw("RequestPermissionOutcome", u.Raw)
 }
 
+// The kinds of RequestPermissionOutcome.
+const (
+	RequestPermissionOutcomeKindCancelled = "cancelled"
+	RequestPermissionOutcomeKindSelected  = "selected"
+)
+
 // A session configuration option selector and its current state.
 //
 // SessionConfigOption is a union told apart by its member "type": "select", "boolean". Kind says
@@ -129,9 +186,18 @@ type SessionConfigOption struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	*u = SessionConfigOption{Kind: unionKind(data, "type")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = SessionConfigOption{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	decodeLenient(data, &u.SessionConfigOptionCommon)
 	switch u.Kind {
 	case "select":
@@ -157,6 +223,12 @@ func (u SessionConfigOption) MarshalJSON() ([]byte, error) {
 	}
 	return marshalRaw("SessionConfigOption", u.Raw)
 }
+
+// The kinds of SessionConfigOption.
+const (
+	SessionConfigOptionKindSelect  = "select"
+	SessionConfigOptionKindBoolean = "boolean"
+)
 
 // Different types of updates that can be sent during session processing.
 //
@@ -206,9 +278,18 @@ type SessionUpdate struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
-	*u = SessionUpdate{Kind: unionKind(data, "sessionUpdate")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "sessionUpdate")
+	*u = SessionUpdate{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	switch u.Kind {
 	case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk":
 		u.ContentChunk = new(ContentChunk)
@@ -284,6 +365,24 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 	return marshalRaw("SessionUpdate", u.Raw)
 }
 
+// The kinds of SessionUpdate.
+const (
+	SessionUpdateKindUserMessageChunk        = "user_message_chunk"
+	SessionUpdateKindAgentMessageChunk       = "agent_message_chunk"
+	SessionUpdateKindAgentThoughtChunk       = "agent_thought_chunk"
+	SessionUpdateKindToolCall                = "tool_call"
+	SessionUpdateKindToolCallUpdate          = "tool_call_update"
+	SessionUpdateKindPlan                    = "plan"
+	SessionUpdateKindAvailableCommandsUpdate = "available_commands_update"
+	SessionUpdateKindCurrentModeUpdate       = "current_mode_update"
+	SessionUpdateKindConfigOptionUpdate      = "config_option_update"
+	SessionUpdateKindSessionInfoUpdate       = "session_info_update"
+	SessionUpdateKindUsageUpdate             = "usage_update"
+	SessionUpdateKindNotice                  = "notice"
+	SessionUpdateKindCompactionUpdate        = "compaction_update"
+	SessionUpdateKindCompactionSummaryChunk  = "compaction_summary_chunk"
+)
+
 // Request parameters for setting a session configuration option.
 //
 // SetSessionConfigOptionRequest is a union told apart by its member "type": "boolean". Kind says
@@ -306,9 +405,18 @@ type SetSessionConfigOptionRequest struct {
 }
 
 // UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
 func (u *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
-	*u = SetSessionConfigOptionRequest{Kind: unionKind(data, "type")}
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = SetSessionConfigOptionRequest{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
 	decodeLenient(data, &u.SetSessionConfigOptionRequestCommon)
 	switch u.Kind {
 	case "boolean":
@@ -335,111 +443,7 @@ func (u SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	return marshalRaw("SetSessionConfigOptionRequest", u.Raw)
 }
 
-// Content produced by a tool call.
-//
-// Tool calls can produce different types of content including standard content blocks (text,
-// images) or file diffs.
-//
-// See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
-//
-// ToolCallContent is a union told apart by its member "type": "content", "diff", "terminal". Kind
-// says which variant it is, and the field of that variant is set (a variant with no members but
-// "type" has none). A kind this package does not know leaves every variant nil and keeps the value
-// in Raw.
-type ToolCallContent struct {
-	// Kind is the member "type".
-	Kind string
-
-	// Content is the variant of kind "content".
-	Content *Content
-	// Diff is the variant of kind "diff".
-	Diff *Diff
-	// Terminal is the variant of kind "terminal".
-	Terminal *Terminal
-
-	// Raw is the value as received, when its kind is not one this package knows.
-	Raw json.RawMessage
-}
-
-// UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
-// left zero, and a kind this package does not know is kept in Raw.
-func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
-	*u = ToolCallContent{Kind: unionKind(data, "type")}
-	switch u.Kind {
-	case "content":
-		u.Content = new(Content)
-		decodeLenient(data, u.Content)
-	case "diff":
-		u.Diff = new(Diff)
-		decodeLenient(data, u.Diff)
-	case "terminal":
-		u.Terminal = new(Terminal)
-		decodeLenient(data, u.Terminal)
-	default:
-		u.Raw = append(json.RawMessage(nil), data...)
-	}
-	return nil
-}
-
-// MarshalJSON encodes the variant that is set, with Kind (or, when Kind is empty, the variant's one
-// kind); with no variant set, it encodes Raw.
-func (u ToolCallContent) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.Content != nil:
-		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "content"), u.Content)
-	case u.Diff != nil:
-		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "diff"), u.Diff)
-	case u.Terminal != nil:
-		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "terminal"), u.Terminal)
-	}
-	return marshalRaw("ToolCallContent", u.Raw)
-}
-
-// Lifecycle state of a context compaction.
-//
-// The values of CompactionStatus, a plain string in the types above.
+// The kinds of SetSessionConfigOptionRequest.
 const (
-	CompactionStatusInProgress = "in_progress"
-	CompactionStatusCompleted  = "completed"
-	CompactionStatusFailed     = "failed"
-	CompactionStatusCancelled  = "cancelled"
-)
-
-// Predefined error codes for common JSON-RPC and ACP-specific errors.
-//
-// Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC server-error
-// range (-32000 to -32099), and request cancellation uses -32800 from the range LSP reserves
-// (-32899 to -32800).
-//
-// The values of ErrorCode, a plain int64 in the types above.
-const (
-	ErrorCodeParseError             = -32700
-	ErrorCodeInvalidRequest         = -32600
-	ErrorCodeMethodNotFound         = -32601
-	ErrorCodeInvalidParams          = -32602
-	ErrorCodeInternalError          = -32603
-	ErrorCodeRequestCancelled       = -32800
-	ErrorCodeAuthenticationRequired = -32000
-	ErrorCodeResourceNotFound       = -32002
-)
-
-// Severity hint for a session notice.
-//
-// The values of NoticeSeverity, a plain string in the types above.
-const (
-	NoticeSeverityInfo    = "info"
-	NoticeSeverityWarning = "warning"
-	NoticeSeverityError   = "error"
-)
-
-// The type of permission option being presented to the user.
-//
-// Helps clients choose appropriate icons and UI treatment.
-//
-// The values of PermissionOptionKind, a plain string in the types above.
-const (
-	PermissionOptionKindAllowOnce    = "allow_once"
-	PermissionOptionKindAllowAlways  = "allow_always"
-	PermissionOptionKindRejectOnce   = "reject_once"
-	PermissionOptionKindRejectAlways = "reject_always"
+	SetSessionConfigOptionRequestKindBoolean = "boolean"
 )

@@ -2,6 +2,133 @@
 
 package acp
 
+import "encoding/json"
+
+// Content produced by a tool call.
+//
+// Tool calls can produce different types of content including standard content blocks (text,
+// images) or file diffs.
+//
+// See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
+//
+// ToolCallContent is a union told apart by its member "type": "content", "diff", "terminal". Kind
+// says which variant it is, and the field of that variant is set (a variant with no members but
+// "type" has none). A kind this package does not know leaves every variant nil and keeps the value
+// in Raw.
+type ToolCallContent struct {
+	// Kind is the member "type".
+	Kind string
+
+	// Content is the variant of kind "content".
+	Content *Content
+	// Diff is the variant of kind "diff".
+	Diff *Diff
+	// Terminal is the variant of kind "terminal".
+	Terminal *Terminal
+
+	// Raw is the value as received, when its kind is not one this package knows.
+	Raw json.RawMessage
+}
+
+// UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is
+// left zero, and a kind this package does not know (or a value that is not an object) is kept in
+// Raw; null leaves u as it was.
+func (u *ToolCallContent) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	kind, object := unionKind(data, "type")
+	*u = ToolCallContent{Kind: kind}
+	if !object {
+		u.Raw = append(json.RawMessage(nil), data...)
+		return nil
+	}
+	switch u.Kind {
+	case "content":
+		u.Content = new(Content)
+		decodeLenient(data, u.Content)
+	case "diff":
+		u.Diff = new(Diff)
+		decodeLenient(data, u.Diff)
+	case "terminal":
+		u.Terminal = new(Terminal)
+		decodeLenient(data, u.Terminal)
+	default:
+		u.Raw = append(json.RawMessage(nil), data...)
+	}
+	return nil
+}
+
+// MarshalJSON encodes the variant that is set, with Kind (or, when Kind is empty, the variant's one
+// kind); with no variant set, it encodes Raw.
+func (u ToolCallContent) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.Content != nil:
+		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "content"), u.Content)
+	case u.Diff != nil:
+		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "diff"), u.Diff)
+	case u.Terminal != nil:
+		return marshalUnion("ToolCallContent", "type", kindOr(u.Kind, "terminal"), u.Terminal)
+	}
+	return marshalRaw("ToolCallContent", u.Raw)
+}
+
+// The kinds of ToolCallContent.
+const (
+	ToolCallContentKindContent  = "content"
+	ToolCallContentKindDiff     = "diff"
+	ToolCallContentKindTerminal = "terminal"
+)
+
+// Lifecycle state of a context compaction.
+//
+// The values of CompactionStatus, a plain string in the types above.
+const (
+	CompactionStatusInProgress = "in_progress"
+	CompactionStatusCompleted  = "completed"
+	CompactionStatusFailed     = "failed"
+	CompactionStatusCancelled  = "cancelled"
+)
+
+// Predefined error codes for common JSON-RPC and ACP-specific errors.
+//
+// Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC server-error
+// range (-32000 to -32099), and request cancellation uses -32800 from the range LSP reserves
+// (-32899 to -32800).
+//
+// The values of ErrorCode, a plain int64 in the types above.
+const (
+	ErrorCodeParseError             = -32700
+	ErrorCodeInvalidRequest         = -32600
+	ErrorCodeMethodNotFound         = -32601
+	ErrorCodeInvalidParams          = -32602
+	ErrorCodeInternalError          = -32603
+	ErrorCodeRequestCancelled       = -32800
+	ErrorCodeAuthenticationRequired = -32000
+	ErrorCodeResourceNotFound       = -32002
+)
+
+// Severity hint for a session notice.
+//
+// The values of NoticeSeverity, a plain string in the types above.
+const (
+	NoticeSeverityInfo    = "info"
+	NoticeSeverityWarning = "warning"
+	NoticeSeverityError   = "error"
+)
+
+// The type of permission option being presented to the user.
+//
+// Helps clients choose appropriate icons and UI treatment.
+//
+// The values of PermissionOptionKind, a plain string in the types above.
+const (
+	PermissionOptionKindAllowOnce    = "allow_once"
+	PermissionOptionKindAllowAlways  = "allow_always"
+	PermissionOptionKindRejectOnce   = "reject_once"
+	PermissionOptionKindRejectAlways = "reject_always"
+)
+
 // Priority levels for plan entries.
 //
 // Used to indicate the relative importance or urgency of different tasks in the execution plan.

@@ -29,19 +29,22 @@ func decode(data []byte, v any) error {
 	return nil
 }
 
-// unionKind returns the string member of the JSON object data that tells a union's variants apart,
-// or "" when data is not an object or has no such string member.
-func unionKind(data []byte, member string) string {
+// unionKind returns the string member of the JSON object data that tells a union's variants apart
+// ("" when it has no such string member), and whether data is an object at all.
+func unionKind(data []byte, member string) (kind string, object bool) {
 	var members map[string]json.RawMessage
-	if json.Unmarshal(data, &members) != nil {
-		return ""
+	if json.Unmarshal(data, &members) != nil || members == nil {
+		return "", false
 	}
-	var kind string
 	if json.Unmarshal(members[member], &kind) != nil {
-		return ""
+		return "", true
 	}
-	return kind
+	return kind, true
 }
+
+// isNull reports whether data is JSON's null, which leaves a union as it was: encoding/json's
+// convention for an Unmarshaler.
+func isNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
 
 // kindOr returns kind, or def when kind is "".
 func kindOr(kind, def string) string {

@@ -184,8 +184,11 @@ func (u *union) write(w *bytes.Buffer) {
 	w.WriteString("\n\t// Raw is the value as received, when its kind is not one this package knows.\n\tRaw json.RawMessage\n}\n\n")
 
 	w.WriteString("// UnmarshalJSON decodes the variant that Kind names. It never fails: a member of the wrong type is\n" +
-		"// left zero, and a kind this package does not know is kept in Raw.\n")
-	fmt.Fprintf(w, "func (u *%s) UnmarshalJSON(data []byte) error {\n\t*u = %s{Kind: unionKind(data, %q)}\n", name, name, u.member)
+		"// left zero, and a kind this package does not know (or a value that is not an object) is kept in\n" +
+		"// Raw; null leaves u as it was.\n")
+	fmt.Fprintf(w, "func (u *%s) UnmarshalJSON(data []byte) error {\n\tif isNull(data) {\n\t\treturn nil\n\t}\n", name)
+	fmt.Fprintf(w, "\tkind, object := unionKind(data, %q)\n\t*u = %s{Kind: kind}\n", u.member, name)
+	w.WriteString("\tif !object {\n\t\tu.Raw = append(json.RawMessage(nil), data...)\n\t\treturn nil\n\t}\n")
 	if u.common != "" {
 		fmt.Fprintf(w, "\tdecodeLenient(data, &u.%s)\n", goType(u.common))
 	}
@@ -227,6 +230,14 @@ func (u *union) write(w *bytes.Buffer) {
 		}
 	}
 	fmt.Fprintf(w, "\t}\n\treturn marshalRaw(%q, u.Raw)\n}\n\n", name)
+
+	fmt.Fprintf(w, "// The kinds of %s.\nconst (\n", name)
+	for _, v := range u.variants {
+		if v.kind != "" {
+			fmt.Fprintf(w, "\t%sKind%s = %q\n", name, goName(v.kind), v.kind)
+		}
+	}
+	w.WriteString(")\n\n")
 }
 
 // writeEnums writes the values of each enum the kept definitions use, and of ErrorCode.
