@@ -41,6 +41,19 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
+// recv receives from ch, or fails the test when nothing comes within the timeout: a bug must fail
+// a test, not hang it.
+func recv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(timeout):
+		t.Fatalf("nothing came within %v", timeout)
+		panic("unreachable")
+	}
+}
+
 // recorder is a Handler that keeps the updates it receives and answers requests with the functions
 // a test sets (nil: the zero answer).
 type recorder struct {

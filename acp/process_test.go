@@ -69,7 +69,7 @@ func TestStartAgentDiesMidPrompt(t *testing.T) {
 			t.Errorf("the error lacks %q: %v", want, err)
 		}
 	}
-	<-client.Done()
+	recv(t, client.Done())
 	var exit *agentproc.ExitError
 	if !errors.As(client.Err(), &exit) || exit.Status != "exit status 3" {
 		t.Errorf("Err: %v", client.Err())
@@ -95,7 +95,8 @@ func TestStartFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not answer initialize within 300ms") {
 		t.Errorf("silent agent: %v", err)
 	}
-	if took := time.Since(began); took > 5*time.Second {
+	// Close's first grace period alone is 2s: an agent killed at the bound ends long before.
+	if took := time.Since(began); took >= 2*time.Second {
 		t.Errorf("the start took %v", took)
 	}
 }

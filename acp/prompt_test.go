@@ -83,49 +83,63 @@ func TestPromptStreamsEveryKind(t *testing.T) {
 	}
 }
 
-// TestPromptWaitsForItsUpdates: when the agent has answered a prompt but the Handler is still busy
-// with the updates that came before the answer, Prompt waits for them.
-func TestPromptWaitsForItsUpdates(t *testing.T) {
-	release := make(chan struct{})
-	rec := &recorder{onUpdate: func(ctx context.Context, n *acp.SessionNotification) {
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-	}}
-	agent, client := connect(t, acptest.Config{}, rec)
-	answered := make(chan struct{})
-	agent.OnPrompt(func(t *acptest.Turn) string {
-		defer close(answered)
-		return streamEveryKind(t)
-	})
-	session := newSession(t, client)
+// TestAnswerWaitsForItsUpdates: when the agent has answered a prompt (or a load) but the Handler is
+// still busy with the updates that came before the answer, Prompt (LoadSession) waits for them.
+func TestAnswerWaitsForItsUpdates(t *testing.T) {
+	for _, method := range []string{acp.MethodSessionPrompt, acp.MethodSessionLoad} {
+		t.Run(method, func(t *testing.T) {
+			release := make(chan struct{})
+			rec := &recorder{onUpdate: func(ctx context.Context, n *acp.SessionNotification) {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}}
+			agent, client := connect(t, acptest.Config{LoadSession: true}, rec)
+			answered := make(chan struct{})
+			agent.OnPrompt(func(t *acptest.Turn) string {
+				defer close(answered)
+				return streamEveryKind(t)
+			})
+			cwd := t.TempDir()
+			var history []acp.SessionUpdate
+			for range 7 {
+				history = append(history, acp.SessionUpdate{Kind: acp.SessionUpdateKindAgentMessageChunk, ContentChunk: &acp.ContentChunk{Content: acp.TextBlock("x")}})
+			}
+			old := agent.AddSession(cwd, "old", history...)
+			session := newSession(t, client)
 
-	type result struct {
-		res *acp.PromptResponse
-		err error
-	}
-	returned := make(chan result, 1)
-	go func() {
-		res, err := client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("go")})
-		returned <- result{res, err}
-	}()
-	<-answered
-	// A request answered after the prompt's answer: once it returns, the client has read that
-	// answer too.
-	newSession(t, client)
-	select {
-	case r := <-returned:
-		t.Fatalf("Prompt returned (%v) with %d of its 7 updates delivered", r.err, len(rec.kinds()))
-	case <-time.After(50 * time.Millisecond): // no wait for an event: a bound on what must not come
-	}
-	close(release)
-	r := <-returned
-	if r.err != nil || r.res.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v, %v", r.res, r.err)
-	}
-	if n := len(rec.kinds()); n != 7 {
-		t.Errorf("Prompt returned with %d of its 7 updates delivered", n)
+			returned := make(chan error, 1)
+			go func() {
+				var err error
+				if method == acp.MethodSessionPrompt {
+					_, err = client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("go")})
+				} else {
+					_, err = client.LoadSession(testContext(t), old, cwd, nil)
+				}
+				returned <- err
+			}()
+			if method == acp.MethodSessionPrompt {
+				recv(t, answered)
+			} else if _, err := agent.WaitReceived(testContext(t), method, 1); err != nil {
+				t.Fatal(err)
+			}
+			// A request answered after the agent's answer: once it returns, the client has read
+			// that answer too.
+			newSession(t, client)
+			select {
+			case err := <-returned:
+				t.Fatalf("%s returned (%v) with %d of its 7 updates delivered", method, err, len(rec.kinds()))
+			case <-time.After(50 * time.Millisecond): // no wait for an event: a bound on what must not come
+			}
+			close(release)
+			if err := recv(t, returned); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(rec.kinds()); n != 7 {
+				t.Errorf("%s returned with %d of its 7 updates delivered", method, n)
+			}
+		})
 	}
 }
 
@@ -148,11 +162,11 @@ func TestCancel(t *testing.T) {
 		}
 		returned <- res
 	}()
-	<-started
+	recv(t, started)
 	if err := client.Cancel(session); err != nil {
 		t.Fatal(err)
 	}
-	if res := <-returned; res == nil || res.StopReason != acp.StopReasonCancelled {
+	if res := recv(t, returned); res == nil || res.StopReason != acp.StopReasonCancelled {
 		t.Errorf("prompt answered %+v", res)
 	}
 	m, err := agent.WaitReceived(testContext(t), acp.MethodSessionCancel, 1)
@@ -162,14 +176,33 @@ func TestCancel(t *testing.T) {
 }
 
 // TestAgentEndsMidPrompt: an agent that dies in the middle of a prompt makes Prompt fail with an
-// error that says it ended, and what it said last.
+// error that says it ended, and what it said last, once the updates it sent before have been
+// delivered.
 func TestAgentEndsMidPrompt(t *testing.T) {
-	rec := &recorder{}
+	release := make(chan struct{})
+	rec := &recorder{onUpdate: func(ctx context.Context, n *acp.SessionNotification) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}}
 	agent, client := connect(t, acptest.Config{}, rec)
 	agent.OnPrompt(scripts["crash"].OnPrompt)
 	session := newSession(t, client)
 
-	_, err := client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("go")})
+	returned := make(chan error, 1)
+	go func() {
+		_, err := client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("go")})
+		returned <- err
+	}()
+	recv(t, client.Done())
+	select {
+	case err := <-returned:
+		t.Fatalf("Prompt returned (%v) before the update the agent sent first was delivered", err)
+	case <-time.After(50 * time.Millisecond): // no wait for an event: a bound on what must not come
+	}
+	close(release)
+	err := recv(t, returned)
 	if err == nil {
 		t.Fatal("the prompt succeeded")
 	}
@@ -178,7 +211,6 @@ func TestAgentEndsMidPrompt(t *testing.T) {
 			t.Errorf("the error lacks %q: %v", want, err)
 		}
 	}
-	<-client.Done()
 	if client.Err() == nil || !strings.Contains(client.StderrTail(5), "fatal: giving up") {
 		t.Errorf("Err %v, tail %q", client.Err(), client.StderrTail(5))
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/acp"
 	"github.com/hermes-lsp/hermes-lsp/acp/acptest"
@@ -52,7 +53,7 @@ func TestPermissionSelected(t *testing.T) {
 			if _, err := client.Prompt(testContext(t), newSession(t, client), []acp.ContentBlock{acp.TextBlock("clean")}); err != nil {
 				t.Fatal(err)
 			}
-			got := <-outcomes
+			got := recv(t, outcomes)
 			if got.Kind != acp.RequestPermissionOutcomeKindSelected || got.SelectedPermissionOutcome == nil || got.SelectedPermissionOutcome.OptionID != option {
 				t.Errorf("the agent got %+v", got)
 			}
@@ -61,6 +62,46 @@ func TestPermissionSelected(t *testing.T) {
 				t.Errorf("answered %s", answer.Result)
 			}
 		})
+	}
+}
+
+// TestRequestWaitsForItsUpdates: while the Handler is still busy with the updates that came
+// before a request of the agent's, the request waits for them.
+func TestRequestWaitsForItsUpdates(t *testing.T) {
+	release := make(chan struct{})
+	rec := &recorder{onUpdate: func(ctx context.Context, n *acp.SessionNotification) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}}
+	agent, client := connect(t, acptest.Config{}, rec)
+	sent := make(chan struct{})
+	outcomes := make(chan acp.RequestPermissionOutcome, 1)
+	agent.OnPrompt(func(t *acptest.Turn) string {
+		t.ToolCall(acp.ToolCall{ToolCallID: "call-1", Title: "rm -rf build", Kind: acp.ToolKindExecute})
+		p, err := t.AskPermission(acp.ToolCallUpdate{ToolCallID: "call-1"}, permissionOptions...)
+		close(sent)
+		if err != nil {
+			return acp.StopReasonRefusal
+		}
+		outcome, _ := p.Wait()
+		outcomes <- outcome
+		return acp.StopReasonEndTurn
+	})
+	session := newSession(t, client)
+	go func() { _, _ = client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("clean")}) }()
+	recv(t, sent)
+	// A request answered after the agent's: once it returns, the client has read that one too.
+	newSession(t, client)
+	select {
+	case <-rec.askedCh():
+		t.Fatal("the Handler was asked for a permission before the tool call it is about was delivered")
+	case <-time.After(50 * time.Millisecond): // no wait for an event: a bound on what must not come
+	}
+	close(release)
+	if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindCancelled { // the recorder's answer
+		t.Errorf("the agent got %+v", got)
 	}
 }
 
@@ -99,10 +140,10 @@ func TestPermissionCancelled(t *testing.T) {
 		if err := client.Cancel(session); err != nil {
 			t.Fatal(err)
 		}
-		if got := <-outcomes; got.Kind != acp.RequestPermissionOutcomeKindCancelled {
+		if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindCancelled {
 			t.Errorf("the agent got %+v", got)
 		}
-		if res := <-returned; res == nil || res.StopReason != acp.StopReasonCancelled {
+		if res := recv(t, returned); res == nil || res.StopReason != acp.StopReasonCancelled {
 			t.Errorf("prompt answered %+v", res)
 		}
 	})
@@ -125,14 +166,14 @@ func TestPermissionCancelled(t *testing.T) {
 			_, err := client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("clean")})
 			returned <- err
 		}()
-		<-started
+		recv(t, started)
 		if err := client.Cancel(session); err != nil {
 			t.Fatal(err)
 		}
-		if got := <-outcomes; got.Kind != acp.RequestPermissionOutcomeKindCancelled {
+		if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindCancelled {
 			t.Errorf("the agent got %+v", got)
 		}
-		if err := <-returned; err != nil {
+		if err := recv(t, returned); err != nil {
 			t.Fatal(err)
 		}
 		// The next prompt's requests are asked again.
@@ -140,7 +181,7 @@ func TestPermissionCancelled(t *testing.T) {
 		if _, err := client.Prompt(testContext(t), session, []acp.ContentBlock{acp.TextBlock("again")}); err != nil {
 			t.Fatal(err)
 		}
-		if got := <-outcomes; got.Kind != acp.RequestPermissionOutcomeKindSelected {
+		if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindSelected {
 			t.Errorf("the next prompt's request: the agent got %+v", got)
 		}
 	})
@@ -163,7 +204,7 @@ func TestPermissionCancelled(t *testing.T) {
 		if _, err := client.Prompt(testContext(t), newSession(t, client), []acp.ContentBlock{acp.TextBlock("clean")}); err != nil {
 			t.Fatal(err)
 		}
-		if got := <-outcomes; got.Kind != acp.RequestPermissionOutcomeKindCancelled {
+		if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindCancelled {
 			t.Errorf("the agent got %+v", got)
 		}
 	})
@@ -175,14 +216,19 @@ func TestPermissionCancelled(t *testing.T) {
 		if _, err := client.Prompt(testContext(t), newSession(t, client), []acp.ContentBlock{acp.TextBlock("clean")}); err != nil {
 			t.Fatal(err)
 		}
-		if got := <-outcomes; got.Kind != acp.RequestPermissionOutcomeKindCancelled {
+		if got := recv(t, outcomes); got.Kind != acp.RequestPermissionOutcomeKindCancelled {
 			t.Errorf("the agent got %+v", got)
 		}
 	})
 }
 
-// waitPermissionAsked waits until rec has been asked for a permission.
-func waitPermissionAsked(rec *recorder) { <-rec.askedCh() }
+// waitPermissionAsked waits until rec has been asked for a permission, or the timeout.
+func waitPermissionAsked(rec *recorder) {
+	select {
+	case <-rec.askedCh():
+	case <-time.After(timeout):
+	}
+}
 
 // TestFileSystem: the agent's reads and writes reach the Handler, and its answers the agent.
 func TestFileSystem(t *testing.T) {
@@ -216,7 +262,7 @@ func TestFileSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"unsaved\nbuffer\n", "", "outside the folder"} {
-		if got := <-results; !strings.Contains(got, want) || (want == "" && got != "") {
+		if got := recv(t, results); !strings.Contains(got, want) || (want == "" && got != "") {
 			t.Errorf("the agent got %q, want %q", got, want)
 		}
 	}
@@ -249,7 +295,7 @@ func TestUnknownRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			err := <-errs
+			err := recv(t, errs)
 			var rpcErr *acp.Error
 			notFound := errors.As(err, &rpcErr) && rpcErr.Code == acp.ErrorCodeMethodNotFound
 			if want := i < 2 || h == nil; notFound != want {
@@ -260,8 +306,8 @@ func TestUnknownRequests(t *testing.T) {
 }
 
 // TestUnknownKindsKept: an update of a kind the package does not know, a content block of an
-// unknown type and a member of the wrong type lose nothing else: every update is delivered, the
-// unknown ones with their raw JSON.
+// unknown type, a member of the wrong type and a notification nobody knows lose nothing else:
+// every update is delivered, the unknown ones with their raw JSON.
 func TestUnknownKindsKept(t *testing.T) {
 	rec := &recorder{}
 	agent, client := connect(t, acptest.Config{}, rec)
@@ -270,6 +316,8 @@ func TestUnknownKindsKept(t *testing.T) {
 		t.UpdateRaw(json.RawMessage(`{"sessionUpdate":"agent_message_chunk","content":{"type":"smell","odour":"pine"}}`))
 		t.UpdateRaw(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Read","kind":"teleport","status":7,` +
 			`"locations":[{"path":"/w/a.go","line":"twelve"}],"content":[{"type":"hologram"},{"type":"diff","path":"/w/a.go","newText":"n"}],"extra":true}`))
+		t.Notify(acp.MethodSessionUpdate, json.RawMessage(`{"sessionId":["not","a","string"],"update":{"sessionUpdate":"plan","entries":[]},"more":1}`))
+		t.Notify("_vendor/ping", json.RawMessage(`{"x":1}`))
 		t.Message("still here")
 		return acp.StopReasonEndTurn
 	})
@@ -277,8 +325,8 @@ func TestUnknownKindsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := rec.received()
-	if len(u) != 4 {
-		t.Fatalf("%d updates delivered, want 4", len(u))
+	if len(u) != 5 {
+		t.Fatalf("%d updates delivered, want 5", len(u))
 	}
 	if u[0].Update.Kind != "hologram" || !strings.Contains(string(u[0].Update.Raw), `"beam"`) {
 		t.Errorf("unknown kind: %+v", u[0].Update)
@@ -296,7 +344,10 @@ func TestUnknownKindsKept(t *testing.T) {
 	if len(call.Content) != 2 || call.Content[0].Kind != "hologram" || call.Content[1].Diff == nil || call.Content[1].Diff.NewText != "n" {
 		t.Errorf("content %+v", call.Content)
 	}
-	if text(u[3].Update.ContentChunk.Content) != "still here" {
-		t.Errorf("the last update: %+v", u[3].Update)
+	if u[3].SessionID != "" || u[3].Update.Plan == nil {
+		t.Errorf("an update with a session id of the wrong type: %+v", u[3])
+	}
+	if text(u[4].Update.ContentChunk.Content) != "still here" {
+		t.Errorf("the last update: %+v", u[4].Update)
 	}
 }

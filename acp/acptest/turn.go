@@ -77,7 +77,12 @@ func (t *Turn) Update(u acp.SessionUpdate) {
 // UpdateRaw sends a session/update whose update is raw JSON (a kind the package may not know, a
 // member of the wrong type). It is not kept in the history.
 func (t *Turn) UpdateRaw(update json.RawMessage) {
-	_ = t.c.rpc.Notify(acp.MethodSessionUpdate, map[string]any{"sessionId": t.SessionID, "update": update})
+	t.Notify(acp.MethodSessionUpdate, map[string]any{"sessionId": t.SessionID, "update": update})
+}
+
+// Notify sends any notification to the client, its params as given.
+func (t *Turn) Notify(method string, params any) {
+	_ = t.c.rpc.Notify(method, params)
 }
 
 func (t *Turn) record(u acp.SessionUpdate) {
