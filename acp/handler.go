@@ -225,17 +225,21 @@ func (f *inflight) cancel(id string, cause error) {
 	}
 }
 
-// cancelSession ends the context of every request of session being answered, and of those to come
-// until uncancel.
-func (f *inflight) cancelSession(session string, cause error) {
+// cancelSession tells the agent with notify, then ends the context of every request of session
+// being answered, and of those to come until uncancel. A request that comes meanwhile waits (add
+// takes the lock notify runs under): no "cancelled" answer reaches the agent before notify's
+// message, so that it cannot take one for the user's refusal. It returns notify's error.
+func (f *inflight) cancelSession(session string, cause error, notify func() error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	err := notify()
 	f.cancelled[session] = true
 	for _, r := range f.byID {
 		if r.session == session {
 			r.cancel(cause)
 		}
 	}
+	return err
 }
 
 // uncancel says the session runs a new prompt: its requests are no longer cancelled as they come.

@@ -106,8 +106,9 @@ func (c *Client) Prompt(ctx context.Context, sessionID string, prompt []ContentB
 // context of every request of the session the Handler answers meanwhile ends (its cause is
 // ErrCancelled).
 func (c *Client) Cancel(sessionID string) error {
-	c.inflight.cancelSession(sessionID, ErrCancelled)
-	return c.conn.Notify(MethodSessionCancel, CancelNotification{SessionID: sessionID})
+	return c.inflight.cancelSession(sessionID, ErrCancelled, func() error {
+		return c.conn.Notify(MethodSessionCancel, CancelNotification{SessionID: sessionID})
+	})
 }
 
 // SetMode switches the session to one of the modes the agent offered (its SessionModeState).
