@@ -42,7 +42,7 @@ type Host struct {
 	codexMu sync.Mutex                   // held while starting or retiring codex
 	agent   Agent                        // nil until started, and after retirement
 	compat  atomic.Pointer[codex.Compat] // the release of the codex last started (or refused); nil before
-	other   atomic.Pointer[AgentInfo]    // the agent other than codex last started; nil before
+	other   atomic.Pointer[otherAgent]   // the agent other than codex last started; nil before
 	gen     int                          // counts codex starts: a thread is loaded in one generation
 	stale   bool                         // the configuration changed: restart codex when it is next idle
 

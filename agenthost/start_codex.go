@@ -52,10 +52,12 @@ func (h *Host) startOther(ctx context.Context, cfg Config, opts codex.Options) (
 	if err != nil {
 		return nil, fmt.Errorf("starting the agent %q: %w. Check agent.command and agent.args (hermes-lsp doctor shows them)", cfg.Agent.Command, err)
 	}
-	info := agent.Info()
-	h.other.Store(&info)
+	h.other.Store(&otherAgent{agent})
 	return agent, nil
 }
+
+// otherAgent is the agent other than codex that the host last started.
+type otherAgent struct{ Agent }
 
 // AgentInfo says what the agent the host runs is and supports: the one last started, or, before
 // any, what the configuration names (codex with everything it supports).
@@ -68,8 +70,12 @@ func (h *Host) AgentInfo() AgentInfo {
 		}
 		return info
 	}
-	if info := h.other.Load(); info != nil && info.Kind == cfg.Agent.Kind {
-		return *info
+	// Asked each time: what an agent supports may grow as it runs (an ACP agent's models are known
+	// once a session offers them).
+	if other := h.other.Load(); other != nil {
+		if info := other.Info(); info.Kind == cfg.Agent.Kind {
+			return info
+		}
 	}
 	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command}
 }
