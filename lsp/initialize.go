@@ -11,6 +11,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/agenthost/acpagent"
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/lsp/editor"
 	"github.com/hermes-lsp/hermes-lsp/lsp/gate"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
@@ -258,8 +260,22 @@ func (s *Server) hostConfig(st settings.Settings) agenthost.Config {
 	cfg.ClientVersion = s.opts.Version
 	cfg.StartCodex = s.opts.StartCodex
 	cfg.StartAgent = s.opts.StartAgent
+	if cfg.StartAgent == nil {
+		cfg.StartAgent = s.startACPAgent
+	}
 	cfg.OnCodexStarted = s.codexStarted
 	return cfg
+}
+
+// startACPAgent runs an ACP agent (agent.kind "acp"): what it reads of a file the editor has open
+// is the editor's text, unsaved edits included.
+func (s *Server) startACPAgent(ctx context.Context, a agenthost.AgentConfig, opts codex.Options) (agenthost.Agent, error) {
+	if a.Kind != agenthost.AgentACP {
+		return nil, fmt.Errorf("agent.kind %q: this hermes-lsp cannot run such an agent", a.Kind)
+	}
+	return acpagent.Start(ctx, a, opts, acpagent.Editor{Buffer: func(path string) (string, bool) {
+		return s.docs.Text(workspace.URIFromPath(path))
+	}})
 }
 
 func errorf(code jsonrpc2.Code, format string, args ...any) error {

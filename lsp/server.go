@@ -74,8 +74,8 @@ type Options struct {
 	OnAdmit func()
 	// StartCodex replaces how codex is started (tests use a fake).
 	StartCodex func(ctx context.Context, opts codex.Options) (*codex.Client, error)
-	// StartAgent starts an agent of a kind other than codex (agent.kind); nil refuses such a kind.
-	// The binary wires the ACP adapter here; tests use a fake.
+	// StartAgent starts an agent of a kind other than codex (agent.kind); nil runs an ACP agent
+	// with agenthost/acpagent, the editor's open buffers its Editor. Tests connect a fake.
 	StartAgent func(ctx context.Context, agent agenthost.AgentConfig, opts codex.Options) (agenthost.Agent, error)
 	// ClientTimeout bounds each request the server makes to the editor (default 10s).
 	ClientTimeout time.Duration

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
-	"github.com/hermes-lsp/hermes-lsp/codex"
 )
 
 // stringList is a flag given once per value.
@@ -40,10 +38,4 @@ func agentFromFlags(kind, command string, args []string, getenv func(string) str
 		return agenthost.AgentConfig{}, err
 	}
 	return a, nil
-}
-
-// startAgent starts an agent of a kind other than codex. The ACP adapter is not wired yet: an ACP
-// agent is refused with what to do meanwhile.
-func startAgent(ctx context.Context, a agenthost.AgentConfig, opts codex.Options) (agenthost.Agent, error) {
-	return nil, fmt.Errorf("agent.kind %q is not available in this build yet: use codex (agent.kind \"codex\")", a.Kind)
 }

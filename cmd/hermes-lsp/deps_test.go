@@ -17,7 +17,7 @@ func TestShippedBinaryLinksNoTestCode(t *testing.T) {
 		if dep == "testing" {
 			t.Errorf("hermes-lsp links %s", dep)
 		}
-		for _, banned := range []string{"/internal/fakemodel", "/internal/demo", "/internal/testbin", "/internal/proctest", "/codextest", "/lsptest"} {
+		for _, banned := range []string{"/internal/fakemodel", "/internal/demo", "/internal/testbin", "/internal/proctest", "/codextest", "/acptest", "/lsptest"} {
 			if strings.HasSuffix(dep, banned) {
 				t.Errorf("hermes-lsp links %s", dep)
 			}

@@ -112,12 +112,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer, stderr io.Writer) int
 		return exitUsage
 	}
 	opts := lsp.Options{
-		Logger:     logger,
-		CodexPath:  *codexBin,
-		Agent:      agent,
-		StartAgent: startAgent,
-		Yolo:       *yolo,
-		Version:    version,
+		Logger:    logger,
+		CodexPath: *codexBin,
+		Agent:     agent,
+		Yolo:      *yolo,
+		Version:   version,
 	}
 	// HERMES_YOLO_MODE is on only for 1/true/yes/on; anything else stays off, with a warning.
 	if !opts.Yolo {
