@@ -152,7 +152,11 @@ func Turn(ctx context.Context, ed Editor, folder workspace.Folder, sess Session,
 	}
 	if len(res.Skipped) == 0 || a.Force {
 		_ = sess.DropCheckpoint(cp.TurnID)
-		if err := sess.RevertThread(ctx, cp.ThreadID, cp.TurnID); err != nil {
+		switch err := sess.RevertThread(ctx, cp.ThreadID, cp.TurnID); {
+		case errors.Is(err, agenthost.ErrUnsupported):
+			// An ACP agent cannot forget a turn: the files are back, its memory of them is not.
+			msg += ". The agent still remembers the turn (it cannot forget one): tell it in your next prompt that you undid it"
+		case err != nil:
 			msg += ". The model still remembers the turn: " + err.Error()
 		}
 	}
