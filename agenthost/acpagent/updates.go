@@ -162,14 +162,15 @@ func (s *session) usageUpdate(t *turn, u *acp.UsageUpdate) {
 	s.publishUsage(t, codex.ThreadTokenUsage{Last: last, Total: s.total, ModelContextWindow: s.window})
 }
 
-// reportUsage reports a prompt's usage, as its answer gives it: ACP's input tokens leave out the
-// cached tokens read, codex's count them, so they are added back; the session's total grows by it.
+// reportUsage reports a prompt's usage, as its answer gives it. codex's input tokens count the
+// cached ones, read and written (agenthost.UsageFrom takes both out again for the fresh input);
+// ACP's leave them out, so they are added back. The session's total grows by it.
 func (s *session) reportUsage(t *turn, u *acp.PromptUsage) {
-	cached := max(0, u.CachedReadTokens)
+	read, written := max(0, u.CachedReadTokens), max(0, u.CachedWriteTokens)
 	last := codex.TokenUsage{
-		InputTokens:           max(0, u.InputTokens) + cached,
-		CachedInputTokens:     cached,
-		CacheWriteInputTokens: max(0, u.CachedWriteTokens),
+		InputTokens:           max(0, u.InputTokens) + read + written,
+		CachedInputTokens:     read,
+		CacheWriteInputTokens: written,
 		OutputTokens:          max(0, u.OutputTokens),
 		ReasoningOutputTokens: max(0, u.ThoughtTokens),
 	}

@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/hermes-lsp/hermes-lsp/acp"
+	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/agenthost/acpagent"
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/jsonrpc"
 )
 
 // TestUsageOfThePrompt: the usage an agent gives in its answer to session/prompt (a member v1's
-// schema lacks) is the turn's, with the cached tokens read added to the input tokens, as codex
-// counts them; the session's total grows by each turn's; the context's size is usage_update's.
+// schema lacks) is the turn's, with the cached tokens (read and written) added to the input
+// tokens, as codex counts them; the session's total grows by each turn's; the context's size is usage_update's.
 func TestUsageOfThePrompt(t *testing.T) {
 	h := &harness{t: t, folder: t.TempDir(), buffers: map[string]string{}, atStart: map[string]string{}}
 	h.request = declineAll
@@ -29,14 +31,19 @@ func TestUsageOfThePrompt(t *testing.T) {
 		}
 	}))
 	thread := h.thread()
-	for _, total := range []string{"1000", "2000"} {
+	for _, total := range []string{"1010", "2020"} {
 		evs := h.turn(thread, "count")
 		wantEvents(t, evs,
 			"turn/started",
-			"usage in=1000 cached=0 out=0 reasoning=0 window=200000 total.in="+map[string]string{"1000": "0", "2000": "1000"}[total],
-			"usage in=1000 cached=900 out=50 reasoning=20 window=200000 total.in="+total,
+			"usage in=1000 cached=0 out=0 reasoning=0 window=200000 total.in="+map[string]string{"1010": "0", "2020": "1010"}[total],
+			"usage in=1010 cached=900 out=50 reasoning=20 window=200000 total.in="+total,
 			"turn/completed completed",
 		)
+		// As the host reads it: the fresh input is the agent's own input tokens.
+		u := evs[2].Value.(*codex.TokenUsageParams).TokenUsage
+		if got := agenthost.UsageFrom(u.Last, u.ModelContextWindow); got.Input != 100 || got.CacheRead != 900 || got.CacheWrite != 10 || got.Prompt != 1010 || got.Output != 50 {
+			t.Errorf("the host reads the usage as %+v", got)
+		}
 	}
 }
 
