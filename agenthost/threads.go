@@ -169,8 +169,8 @@ func (st *sessionState) claimName(t *turn, threadID string) string {
 // turn (thread/name/set); failing is only logged.
 func (s *Session) nameThread(ctx context.Context, client Agent, threadID, prompt string) {
 	name := Truncate(oneLine(firstLine(prompt)), 60)
-	if name == "" {
-		return
+	if name == "" || !client.Info().Supports.NameThread {
+		return // an agent that cannot name its threads (ACP) keeps its own titles
 	}
 	if err := client.NameThread(ctx, threadID, name); err != nil {
 		s.h.log.Info("could not name the thread", "thread", threadID, "err", err)
