@@ -91,13 +91,11 @@ func (c *Client) CloseSession(ctx context.Context, sessionID string) error {
 // Handler when Prompt returns, and so has every one it sent before it ended, when it ends
 // meanwhile: then Prompt fails with an error that says how it ended and what it wrote last.
 func (c *Client) Prompt(ctx context.Context, sessionID string, prompt []ContentBlock) (*PromptResponse, error) {
-	c.inflight.uncancel(sessionID)
-	var res PromptResponse
-	err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: orEmpty(prompt)}, &res)
-	if err := c.caughtUp(ctx, MethodSessionPrompt, err); err != nil {
+	res, err := c.PromptWithUsage(ctx, sessionID, prompt)
+	if err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return &res.PromptResponse, nil
 }
 
 // Cancel asks the agent to stop the session's prompt (the session/cancel notification); the

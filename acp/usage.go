@@ -23,6 +23,7 @@ type PromptAnswer struct {
 
 // PromptWithUsage is Prompt, answered with the usage the agent gave too.
 func (c *Client) PromptWithUsage(ctx context.Context, sessionID string, prompt []ContentBlock) (*PromptAnswer, error) {
+	c.inflight.uncancel(sessionID) // a Cancel ends with its prompt
 	var res PromptAnswer
 	err := c.call(ctx, MethodSessionPrompt, PromptRequest{SessionID: sessionID, Prompt: orEmpty(prompt)}, &res)
 	if err := c.caughtUp(ctx, MethodSessionPrompt, err); err != nil {

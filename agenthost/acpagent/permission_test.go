@@ -199,3 +199,34 @@ func TestPermissionEndsWithItsTurn(t *testing.T) {
 		t.Fatal("the host is still asking about a request of a turn that ended")
 	}
 }
+
+// TestPermissionAfterAnInterrupt: the prompt after an interrupted one asks the host again: the
+// cancel ended with its prompt.
+func TestPermissionAfterAnInterrupt(t *testing.T) {
+	h := newHarness(t, acptest.Config{})
+	thread := h.thread()
+	h.setRequest(func(context.Context, *codex.Request) (any, error) {
+		return codex.ApprovalResponse{Decision: codex.DecisionAccept}, nil
+	})
+	h.fake.OnPrompt(func(t *acptest.Turn) string {
+		t.WaitCancel()
+		return t.StopReason(acp.StopReasonEndTurn)
+	})
+	turn, st := h.start(thread, "first")
+	if _, err := h.fake.WaitReceived(ctx(t), acp.MethodSessionPrompt, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.agent.InterruptTurn(ctx(t), thread, turn.ID); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, st)
+	got := make(chan string, 1)
+	h.fake.OnPrompt(func(t *acptest.Turn) string {
+		got <- outcome(t.RequestPermission(acp.ToolCallUpdate{ToolCallID: "c1", Kind: acp.ToolKindExecute, Title: "ls"}, everyOption...))
+		return acp.StopReasonEndTurn
+	})
+	h.turn(thread, "second")
+	if g := <-got; g != "once" {
+		t.Errorf("the next prompt's permission: %s, want once", g)
+	}
+}
