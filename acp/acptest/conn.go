@@ -35,6 +35,8 @@ func (a *Agent) serve(r io.ReadCloser, w io.WriteCloser) *conn {
 	// The connection reads at once, and what it reads (a process's stdin may hold initialize
 	// already) is handled once c.rpc is set.
 	ready := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ctx = ctx // before ready: a prompt's turn is made of it
 	c.rpc = jsonrpc.NewConn(r, c.out, jsonrpc.ConnOptions{
 		Peer:    "the client",
 		JSONRPC: "2.0",
@@ -48,8 +50,6 @@ func (a *Agent) serve(r io.ReadCloser, w io.WriteCloser) *conn {
 		},
 	})
 	close(ready)
-	ctx, cancel := context.WithCancel(context.Background())
-	c.ctx = ctx
 	a.mu.Lock()
 	a.conns = append(a.conns, c)
 	a.mu.Unlock()
