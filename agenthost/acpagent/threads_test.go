@@ -209,6 +209,21 @@ func TestModels(t *testing.T) {
 	if !strings.Contains(string(m.Params), `"value":"deep"`) || !strings.Contains(string(m.Params), `"configId":"model"`) {
 		t.Errorf("set_config_option %s", m.Params)
 	}
+
+	// The agent says its model changed (config_option_update): the list follows.
+	changed := option
+	sel := *option.SessionConfigSelect
+	sel.CurrentValue = "deep"
+	changed.SessionConfigSelect = &sel
+	h.fake.OnPrompt(func(t *acptest.Turn) string {
+		t.Update(acp.SessionUpdate{Kind: acp.SessionUpdateKindConfigOptionUpdate, ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: []acp.SessionConfigOption{changed}}})
+		return acp.StopReasonEndTurn
+	})
+	h.turn(thread, "switch")
+	res, err = h.agent.ListModels(ctx(t), codex.ModelListParams{})
+	if err != nil || len(res.Data) != 2 || res.Data[0].IsDefault || !res.Data[1].IsDefault {
+		t.Errorf("models after config_option_update: %+v, %v", res, err)
+	}
 }
 
 func btoi(b bool) int {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/safetext"
+	"github.com/hermes-lsp/hermes-lsp/workspace"
 )
 
 // session is an ACP session of the agent's: a thread. Its lock orders what is made of the
@@ -152,8 +152,8 @@ func (a *Agent) promptOf(input []codex.UserInput) ([]acp.ContentBlock, error) {
 		case in.Type == "text":
 			blocks = append(blocks, acp.TextBlock(in.Text))
 		case in.Path != "" && filepath.IsAbs(in.Path):
-			u := url.URL{Scheme: "file", Path: filepath.ToSlash(in.Path)}
-			blocks = append(blocks, acp.ContentBlock{Kind: acp.ContentBlockKindResourceLink, ResourceLink: &acp.ResourceLink{Name: filepath.Base(in.Path), URI: u.String()}})
+			link := &acp.ResourceLink{Name: filepath.Base(in.Path), URI: workspace.URIFromPath(in.Path)}
+			blocks = append(blocks, acp.ContentBlock{Kind: acp.ContentBlockKindResourceLink, ResourceLink: link})
 		default:
 			return nil, fmt.Errorf("the ACP agent %s takes text and files; not an input of type %q", a.name, in.Type)
 		}

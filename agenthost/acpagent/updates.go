@@ -19,8 +19,15 @@ type handler struct{ a *Agent }
 // session/load, or one that comes after its prompt's answer) is dropped.
 func (h handler) SessionUpdate(_ context.Context, n *acp.SessionNotification) {
 	a := h.a
+	u := &n.Update
 	a.mu.Lock()
 	s := a.sessions[n.SessionID]
+	if u.ConfigOptionUpdate != nil {
+		// The session's options, models among them, may change between turns too.
+		if m, ok := modelOptionOf(u.ConfigOptionUpdate.ConfigOptions); ok && s != nil {
+			a.models = m
+		}
+	}
 	a.mu.Unlock()
 	if s == nil {
 		return
@@ -28,7 +35,6 @@ func (h handler) SessionUpdate(_ context.Context, n *acp.SessionNotification) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.turn
-	u := &n.Update
 	if t == nil {
 		return
 	}
@@ -46,12 +52,6 @@ func (h handler) SessionUpdate(_ context.Context, n *acp.SessionNotification) {
 		s.plan(t, u.Plan)
 	case u.UsageUpdate != nil:
 		s.usageUpdate(t, u.UsageUpdate)
-	case u.ConfigOptionUpdate != nil:
-		a.mu.Lock()
-		if m, ok := modelOptionOf(u.ConfigOptionUpdate.ConfigOptions); ok {
-			a.models = m
-		}
-		a.mu.Unlock()
 	}
 }
 
