@@ -38,7 +38,7 @@ var scripts = map[string]acptest.Script{
 // played by the test: its request handler (request, by default declining) and its notification
 // hook, which records every event (seen).
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *acptest.Agent
 	agent  agenthost.Agent
 	folder string
@@ -51,7 +51,7 @@ type harness struct {
 	atStart map[string]string
 }
 
-func newHarness(t *testing.T, cfg acptest.Config) *harness {
+func newHarness(t testing.TB, cfg acptest.Config) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: acptest.NewAgent(t, cfg), folder: t.TempDir(), buffers: map[string]string{}, atStart: map[string]string{}}
 	h.folder, _ = filepath.EvalSymlinks(h.folder)
@@ -127,7 +127,7 @@ func (h *harness) setRequest(f func(ctx context.Context, req *codex.Request) (an
 	h.mu.Unlock()
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return c
@@ -161,7 +161,7 @@ func (h *harness) start(thread, prompt string) (*codex.Turn, agenthost.Stream) {
 }
 
 // drain reads st to its end.
-func drain(t *testing.T, st agenthost.Stream) []codex.Event {
+func drain(t testing.TB, st agenthost.Stream) []codex.Event {
 	t.Helper()
 	c := ctx(t)
 	var out []codex.Event
