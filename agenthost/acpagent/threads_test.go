@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/acp"
 	"github.com/hermes-lsp/hermes-lsp/acp/acptest"
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/agenthost/acpagent"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/internal/jsonrpc"
 )
@@ -279,5 +281,29 @@ func TestTurnOnUnknownThread(t *testing.T) {
 	_, _, err := h.agent.StartTurn(context.Background(), codex.TurnStartParams{ThreadID: "sess-9", Input: []codex.UserInput{codex.TextInput("x")}})
 	if err == nil || !strings.Contains(err.Error(), "start or resume it first") {
 		t.Errorf("a turn on an unknown session: %v", err)
+	}
+}
+
+// TestNameFromTheCommand: an agent that gives no agentInfo is named after its command.
+func TestNameFromTheCommand(t *testing.T) {
+	h := &harness{t: t, folder: t.TempDir(), buffers: map[string]string{}, atStart: map[string]string{}}
+	h.request = declineAll
+	h.connect(rawAgent(t, acp.InitializeResponse{}, func(peer *jsonrpc.Conn, req *jsonrpc.Request) {
+		_ = peer.Reply(req, nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "%s", req.Method))
+	}))
+	if info := h.agent.Info(); info.Name != "fake-agent" || info.Version != "" {
+		t.Errorf("info %+v", info)
+	}
+}
+
+// TestStartTimeout: an agent that does not answer initialize within the start timeout is ended,
+// and the error says what to check.
+func TestStartTimeout(t *testing.T) {
+	h := &harness{t: t, folder: t.TempDir(), buffers: map[string]string{}, atStart: map[string]string{}}
+	opts := h.options()
+	opts.StartTimeout = 200 * time.Millisecond
+	_, err := acpagent.Start(ctx(t), agenthost.AgentConfig{Kind: agenthost.AgentACP, Command: "sleep", Args: []string{"30"}}, opts, acpagent.Editor{})
+	if err == nil || !strings.Contains(err.Error(), "did not answer initialize within 200ms") {
+		t.Errorf("an agent that never answers: %v", err)
 	}
 }
