@@ -72,7 +72,11 @@ type Agent struct {
 	mu       sync.Mutex
 	sessions map[string]*session // by session id: those started, resumed or loaded here
 	models   modelOption         // the model option of the session last started, resumed or loaded
+	closed   bool                // Close has begun: no goroutine is started any more
 }
+
+// errClosed is the error of what is asked of an Agent that was closed.
+var errClosed = errors.New("the ACP agent was closed")
 
 var (
 	_ agenthost.Agent = (*Agent)(nil)
@@ -158,10 +162,24 @@ func (a *Agent) StderrTail(n int) string { return a.client.StderrTail(n) }
 // Close ends the agent: its prompts fail, its streams end, its process is reaped; it returns once
 // every goroutine of the Agent's has.
 func (a *Agent) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
 	a.cancel()
 	err := a.client.Close()
 	a.wg.Wait()
 	return err
+}
+
+// spawn runs f on a goroutine of the Agent's (Close waits for it), unless Close has begun.
+func (a *Agent) spawn(f func()) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.wg.Go(f)
+	return true
 }
 
 // watch ends the sessions' subscriptions when the agent ends (a turn's stream ends with its

@@ -25,10 +25,12 @@ type stream struct {
 	once sync.Once
 }
 
-// newStream returns a stream whose queue a goroutine of a's delivers.
+// newStream returns a stream whose queue a goroutine of a's delivers; nil once a is closed.
 func (a *Agent) newStream(onClose func(*stream)) *stream {
 	s := &stream{q: queue.New[codex.Event](), onClose: onClose}
-	a.wg.Go(s.q.Run)
+	if !a.spawn(s.q.Run) {
+		return nil
+	}
 	return s
 }
 
@@ -81,3 +83,21 @@ func (s *stream) end(err error) {
 	s.ended, s.err = true, err
 	s.q.Close()
 }
+
+// endedStream is the stream of a subscription that ended before it began: the agent was closed,
+// or has no such session.
+type endedStream struct {
+	events chan codex.Event
+	err    error
+}
+
+func newEndedStream(err error) *endedStream {
+	s := &endedStream{events: make(chan codex.Event), err: err}
+	close(s.events)
+	return s
+}
+
+func (s *endedStream) Events() <-chan codex.Event { return s.events }
+func (s *endedStream) Err() error                 { return s.err }
+func (s *endedStream) TurnCompleted() bool        { return false }
+func (s *endedStream) Close()                     {}

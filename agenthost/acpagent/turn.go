@@ -75,21 +75,25 @@ func newTurnID() string {
 func (a *Agent) Subscribe(threadID string) agenthost.Stream {
 	s, err := a.session(threadID)
 	if err != nil {
-		st := a.newStream(nil)
-		st.end(err)
-		return st
+		return newEndedStream(err)
 	}
 	st := a.newStream(func(st *stream) {
 		s.mu.Lock()
 		delete(s.subs, st)
 		s.mu.Unlock()
 	})
+	if st == nil {
+		return newEndedStream(errClosed)
+	}
 	s.mu.Lock()
 	s.subs[st] = struct{}{}
 	s.mu.Unlock()
+	// The agent may have ended before the subscription was added: watch would not see it then.
 	select {
 	case <-a.client.Done():
 		st.end(a.client.Err())
+	case <-a.ctx.Done():
+		st.end(errClosed)
 	default:
 	}
 	return st
@@ -131,15 +135,25 @@ func (a *Agent) startPrompt(ctx context.Context, threadID, model string, blocks 
 	if err := a.client.Err(); err != nil {
 		return nil, nil, err
 	}
-	t := &turn{id: newTurnID(), stream: a.newStream(nil), tools: map[string]*tool{}}
+	st := a.newStream(nil)
+	if st == nil {
+		return nil, nil, errClosed
+	}
+	t := &turn{id: newTurnID(), stream: st, tools: map[string]*tool{}}
 	t.ctx, t.cancel = context.WithCancel(a.ctx)
+	prompt := func() {
+		res, err := a.client.PromptWithUsage(a.ctx, s.id, blocks)
+		s.end(t, res, err)
+	}
+	// Registered before the prompt can end (s.end takes s.mu, held until then).
+	if !a.spawn(prompt) {
+		t.cancel()
+		st.end(errClosed)
+		return nil, nil, errClosed
+	}
 	s.turn = t
 	started := codex.Turn{ID: t.id, Status: codex.TurnInProgress, Items: []codex.ThreadItem{}}
 	s.publish(t, codex.NotifyTurnStarted, &codex.TurnStartedParams{ThreadID: s.id, Turn: started})
-	a.wg.Go(func() {
-		res, err := a.client.PromptWithUsage(a.ctx, s.id, blocks)
-		s.end(t, res, err)
-	})
 	return &started, t.stream, nil
 }
 

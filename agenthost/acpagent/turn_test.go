@@ -225,3 +225,22 @@ func TestAgentExitingMidTurn(t *testing.T) {
 func textContent(text string) acp.ToolCallContent {
 	return acp.ToolCallContent{Kind: acp.ToolCallContentKindContent, Content: &acp.Content{Content: acp.TextBlock(text)}}
 }
+
+// TestClosedAgent: a closed agent starts nothing: a turn fails, a subscription ends at once.
+func TestClosedAgent(t *testing.T) {
+	h := newHarness(t, acptest.Config{})
+	thread := h.thread()
+	sub := h.agent.Subscribe(thread)
+	if err := h.agent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := <-sub.Events(); ok || sub.Err() == nil {
+		t.Errorf("a subscription of a closed agent: err %v", sub.Err())
+	}
+	if _, _, err := h.agent.StartTurn(ctx(t), codex.TurnStartParams{ThreadID: thread, Input: []codex.UserInput{codex.TextInput("x")}}); err == nil {
+		t.Error("a turn of a closed agent started")
+	}
+	if st := h.agent.Subscribe(thread); st.Err() == nil {
+		t.Error("a subscription of a closed agent has no error")
+	}
+}
