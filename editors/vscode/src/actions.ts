@@ -246,7 +246,11 @@ export async function showStatus(h: Hermes): Promise<void> {
 	type Item = vscode.QuickPickItem & { run?: () => void | Promise<void> };
 	const items: Item[] = [];
 	if (agent) {
-		items.push({ label: `$(hubot) ${agent}`, description: 'hermes.agent.kind in your settings' });
+		items.push({
+			label: `$(hubot) ${agent}`,
+			description: 'hermes.agent.* in your user settings',
+			run: () => void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.agent'),
+		});
 	}
 	if (r.signedIn === false) {
 		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: () => signIn(h) });
