@@ -71,7 +71,7 @@ func (h *Host) AgentInfo() AgentInfo {
 	if info := h.other.Load(); info != nil && info.Kind == cfg.Agent.Kind {
 		return *info
 	}
-	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command}
+	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command, Unknown: true}
 }
 
 // CodexCompat is what hermes-lsp makes of the release of the codex it last started (or refused to
