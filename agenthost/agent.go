@@ -89,6 +89,9 @@ type AgentInfo struct {
 	// Compat is what hermes-lsp makes of codex's release (nil for another agent).
 	Compat   *codex.Compat
 	Supports Capabilities
+	// Unknown says the agent has not started yet, so what it supports is not known (codex's always
+	// is).
+	Unknown bool
 }
 
 // Capabilities say which of the host's operations the agent supports; what it does not is refused

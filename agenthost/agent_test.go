@@ -39,7 +39,7 @@ func TestAnotherAgent(t *testing.T) {
 			return otherAgent{agenthost.CodexAgent(client)}, nil
 		}
 	})
-	if info := fh.AgentInfo(); info.Kind != agenthost.AgentACP || info.Name != "/opt/agent" {
+	if info := fh.AgentInfo(); info.Kind != agenthost.AgentACP || info.Name != "/opt/agent" || !info.Unknown {
 		t.Errorf("AgentInfo before the agent started: %+v", info)
 	}
 	res, _ := run(t, fh.session(t), "hello")
@@ -49,7 +49,7 @@ func TestAnotherAgent(t *testing.T) {
 	if got.Command != "/opt/agent" || len(got.Args) != 1 || got.Args[0] != "--acp" || got.Env["A"] != "1" {
 		t.Errorf("StartAgent got %+v", got)
 	}
-	if info := fh.AgentInfo(); info.Kind != agenthost.AgentACP || info.Name != "other" || info.Version != "1.2.3" {
+	if info := fh.AgentInfo(); info.Kind != agenthost.AgentACP || info.Name != "other" || info.Version != "1.2.3" || info.Unknown {
 		t.Errorf("AgentInfo once started: %+v", info)
 	}
 }

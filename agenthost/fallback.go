@@ -2,6 +2,7 @@ package agenthost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -175,6 +176,11 @@ func (ts *turnRunner) runChatFallback(cfg Config, fb FallbackProvider, deadline 
 		case <-ts.s.h.closing:
 			stopped = "hermes-lsp is shutting down"
 		case <-ctx.Done():
+			// Its own bound is the turn timeout counted from later than the turn's start: when it
+			// is what fired (both may be ready by the time this runs), the turn timed out too.
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				stopped = fmt.Sprintf("turn timed out after %v", cfg.TurnTimeout)
+			}
 		}
 		cancel()
 	})

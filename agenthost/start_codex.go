@@ -77,7 +77,7 @@ func (h *Host) AgentInfo() AgentInfo {
 			return info
 		}
 	}
-	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command}
+	return AgentInfo{Kind: cfg.Agent.Kind, Name: cfg.Agent.Command, Unknown: true}
 }
 
 // CodexCompat is what hermes-lsp makes of the release of the codex it last started (or refused to

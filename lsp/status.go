@@ -78,8 +78,10 @@ func codexStatus(h *agenthost.Host) *hermesproto.CodexStatus {
 // agentStatus is hermes.status's agent: what runs the turns and what it supports.
 func agentStatus(h *agenthost.Host) *hermesproto.AgentStatus {
 	info := h.AgentInfo()
-	as := &hermesproto.AgentStatus{Kind: string(info.Kind), Name: info.Name, Version: info.Version}
-	as.Supports, as.Lacks = info.Supports.Features()
+	as := &hermesproto.AgentStatus{Kind: string(info.Kind), Name: info.Name, Version: info.Version, Supports: []string{}, Lacks: []string{}}
+	if !info.Unknown {
+		as.Supports, as.Lacks = info.Supports.Features()
+	}
 	return as
 }
 

@@ -147,6 +147,7 @@ func TestClients(t *testing.T) {
 				AddOn          bool       `json:"addOn"`
 				StatusFolders  int        `json:"statusFolders"`
 				StatusFolder   string     `json:"statusFolder"`
+				StatusAgent    string     `json:"statusAgent"`
 				ThreadID       string     `json:"threadId"`
 				Asked          [][]string `json:"asked"` // [prompt, approval buffer text, its mode]
 				Reloaded       any        `json:"reloaded"`
@@ -167,7 +168,7 @@ func TestClients(t *testing.T) {
 			if err := json.Unmarshal(raw, &s); err != nil {
 				t.Fatalf("summary %s: %v", raw, err)
 			}
-			if s.StatusFolders != 1 || !strings.HasSuffix(s.StatusFolder, filepath.Base(env.Work)) {
+			if s.StatusFolders != 1 || !strings.HasSuffix(s.StatusFolder, filepath.Base(env.Work)) || !strings.HasPrefix(s.StatusAgent, "codex") {
 				t.Errorf("hermes.status through %s: %s", client, raw)
 			}
 			// The approval: asked in the minibuffer (Deny the default), dismissed, then answered with

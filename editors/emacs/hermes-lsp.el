@@ -52,8 +52,17 @@
   "The `hermes' settings, sent as initializationOptions.hermes.
 See docs/protocol.md for them.
 Settings that run a program or lower approvals (codex.path,
-approvals.mode, yolo) are taken from here only: this is the
-editor's launch configuration, not a project's."
+agent.kind, agent.command, agent.args, agent.env, approvals.mode,
+yolo) are taken from here only: this is the editor's launch
+configuration, not a project's.
+
+:agent runs an agent of the Agent Client Protocol instead of
+codex, for example Gemini CLI:
+
+  (:agent (:kind \"acp\" :command \"gemini\" :args [\"--acp\"]))
+
+:args may be a list or a vector, :env a plist of names and
+values (:env (:GEMINI_API_KEY \"...\"))."
   :type 'sexp)
 
 (defcustom hermes-lsp-eglot-modes '(text-mode markdown-mode org-mode)
@@ -80,10 +89,17 @@ text itself."
 (defun hermes-lsp--initialization-options ()
   "The initializationOptions the server gets.
 The turn events are on (the approvals' commands and diffs come
-with them) unless `hermes-lsp-settings' says otherwise."
+with them) unless `hermes-lsp-settings' says otherwise.  The
+arguments of codex and of the agent go as JSON arrays even when
+written as lists (a list is a JSON object to eglot and lsp-mode)."
   (let ((settings (copy-sequence hermes-lsp-settings)))
     (unless (plist-member settings :turnEvents)
       (setq settings (plist-put settings :turnEvents t)))
+    (dolist (key '(:codex :agent))
+      (let ((program (plist-get settings key)))
+        (when (and (consp program) (consp (plist-get program :args)))
+          (setq settings (plist-put settings key (plist-put (copy-sequence program) :args
+                                                            (vconcat (plist-get program :args))))))))
     (list :hermes settings)))
 
 (defun hermes-lsp--experimental ()
@@ -294,9 +310,29 @@ With an active region, its lines go with PROMPT."
   (interactive)
   (hermes-lsp-execute "hermes.cancel" (list :uri (hermes-lsp--uri))))
 
+(defun hermes-lsp--said (text)
+  "TEXT, a word the agent chose, fit for one line.
+Control characters removed, at most 60 characters."
+  (truncate-string-to-width (replace-regexp-in-string "[[:cntrl:]]" "" (if (stringp text) text "")) 60 nil nil "…"))
+
+(defun hermes-lsp--agent-line (agent)
+  "Name AGENT, hermes.status's agent, for a message.
+\"codex 0.171.0\", or for an agent of another kind \"gemini-cli
+0.61.0 (ACP; lacks compact, login)\"; nil without AGENT."
+  (when agent
+    (let* ((name (hermes-lsp--said (hermes-lsp-get agent :name)))
+           (version (hermes-lsp--said (hermes-lsp-get agent :version)))
+           (kind (hermes-lsp-get agent :kind))
+           (lacks (mapcar #'hermes-lsp--said (append (hermes-lsp-get agent :lacks) nil)))
+           (line (string-join (seq-remove #'string-empty-p (list (if (string-empty-p name) "unnamed" name) version)) " ")))
+      (if (equal kind "codex")
+          line
+        (format "%s (%s%s)" line (upcase (hermes-lsp--said kind))
+                (if lacks (concat "; lacks " (string-join lacks ", ")) ""))))))
+
 ;;;###autoload
 (defun hermes-lsp-status ()
-  "Show each folder's thread, tokens and waiting approvals (hermes.status)."
+  "Show each folder's thread, tokens, approvals and the agent (hermes.status)."
   (interactive)
   (let* ((status (hermes-lsp-execute "hermes.status"))
          (folders (append (hermes-lsp-get status :folders) nil))
@@ -306,8 +342,10 @@ With an active region, its lines go with PROMPT."
                                   (let ((id (hermes-lsp-get f :threadId))) (if (or (null id) (equal id "")) "none" id))
                                   (hermes-lsp-get (hermes-lsp-get f :usage) :totalTokens)
                                   (length (hermes-lsp-get f :pendingApprovals))))
-                        folders)))
-    (message "Hermes: %s" (if lines (string-join lines "; ") "no folder yet"))
+                        folders))
+         (agent (hermes-lsp--agent-line (hermes-lsp-get status :agent))))
+    (message "Hermes: %s%s" (if lines (string-join lines "; ") "no folder yet")
+             (if agent (format "; agent %s" agent) ""))
     status))
 
 ;;;###autoload

@@ -69,6 +69,11 @@ type featuresSummary struct {
 	ShowDocument      bool               `json:"showDocument"`
 	TurnEventsSetting bool               `json:"turnEventsSetting"`
 	StatusMessage     string             `json:"statusMessage"`
+	AgentSettings     string             `json:"agentSettings"`
+	EmptyAgent        string             `json:"emptyAgentSettings"`
+	AgentLine         string             `json:"agentLine"`
+	CodexLine         string             `json:"codexLine"`
+	AgentFlags        []string           `json:"agentFlags"`
 	Health            string             `json:"health"`
 	Help              map[string]*string `json:"help"`
 	Completion        map[string][]string
@@ -152,17 +157,21 @@ func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 	if sum.ClientName != "hermes" || sum.RootDir != env.Work || !sum.ShowDocument || !sum.TurnEventsSetting {
 		t.Errorf("client %q root %q (want the git root %q), showDocument %v, turnEvents %v", sum.ClientName, sum.RootDir, env.Work, sum.ShowDocument, sum.TurnEventsSetting)
 	}
-	if !strings.Contains(sum.StatusMessage, env.Work) {
-		t.Errorf(":Hermes status said %q", sum.StatusMessage)
+	if !strings.Contains(sum.StatusMessage, env.Work) || !strings.Contains(sum.StatusMessage, "\nHermes agent: codex") {
+		t.Errorf(":Hermes status said %q, want the folder and the agent (codex)", sum.StatusMessage)
 	}
+	checkAgentSettings(t, &sum)
 	checkHealth(t, sum.Health, env.Work)
+	if !strings.Contains(sum.Health, "hermes: agent") || !strings.Contains(sum.Health, env.Work+": codex") {
+		t.Errorf(":checkhealth hermes does not report the agent of the client of %s", env.Work)
+	}
 
 	for tag, file := range sum.Help {
 		if file == nil || !strings.HasSuffix(*file, filepath.Join("doc", "hermes.txt")) {
 			t.Errorf(":help %s opened %v, want doc/hermes.txt", tag, file)
 		}
 	}
-	if len(sum.Help) < 9 {
+	if len(sum.Help) < 10 {
 		t.Errorf("help tags checked: %v", sum.Help)
 	}
 
@@ -195,6 +204,33 @@ func testFeatures(t *testing.T, nvim string, wantNewer bool) {
 	}
 	if !sum.ServerStopped {
 		t.Error("the server did not stop")
+	}
+}
+
+// checkAgentSettings checks what features.lua found of the agent: its settings as sent (agent.env
+// and an empty agent JSON objects, not arrays), how :Hermes status names an ACP agent and codex, and
+// the agent flags of a server command that :checkhealth gives the doctor.
+func checkAgentSettings(t *testing.T, sum *featuresSummary) {
+	t.Helper()
+	var agent map[string]any
+	if err := json.Unmarshal([]byte(sum.AgentSettings), &agent); err != nil {
+		t.Fatalf("the agent settings %q: %v", sum.AgentSettings, err)
+	}
+	if env, ok := agent["env"].(map[string]any); !ok || len(env) != 0 || agent["kind"] != "acp" || agent["command"] != "gemini" ||
+		fmt.Sprint(agent["args"]) != "[--acp]" {
+		t.Errorf("the agent settings as sent: %s, want kind acp, command gemini, args [--acp], env {}", sum.AgentSettings)
+	}
+	if sum.EmptyAgent != "{}" {
+		t.Errorf("an empty agent was sent as %s, want {}", sum.EmptyAgent)
+	}
+	if want := "gemini-cli[2J 0.61.0 (ACP; lacks compact, login)"; sum.AgentLine != want {
+		t.Errorf("the ACP agent's line: %q, want %q", sum.AgentLine, want)
+	}
+	if sum.CodexLine != "codex 0.171.0" {
+		t.Errorf("codex's line: %q", sum.CodexLine)
+	}
+	if want := []string{"--agent", "acp", "--agent-command=gemini", "-agent-arg", "--acp"}; !slices.Equal(sum.AgentFlags, want) {
+		t.Errorf("agent_flags: %q, want %q", sum.AgentFlags, want)
 	}
 }
 

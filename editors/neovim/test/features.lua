@@ -1,6 +1,7 @@
 -- The plugin's features beyond a turn, in a real headless Neovim, driven by neovim_test.go
 -- (the features/ subtests of TestNeovimApprovalGatedTurn) on Debian's 0.7.2 and on a 0.11+:
---   :checkhealth hermes (hermes-lsp doctor through vim.health, or the 0.7 health API);
+--   :checkhealth hermes (hermes-lsp doctor through vim.health, or the 0.7 health API, and the agent);
+--   :Hermes status's agent line; the agent settings as sent (empty objects stay objects);
 --   :help hermes through the shipped doc/tags; :Hermes's completion; :Hermes login's handling of the answer;
 --   the UTF-16 ranges (make_given_range_params, str_utfindex/str_byteindex);
 --   on 0.11+, vim.lsp.enable("hermes") through lsp/hermes.lua (else the plugin's own start), with
@@ -70,6 +71,38 @@ local function run()
     return false
   end)
 
+  -- The agent settings as the server gets them: an empty env, or an empty agent, stay JSON objects.
+  local servers = require("hermes.client")
+  local configured = hermes.config.settings
+  local acp = { kind = "acp", command = "gemini", args = { "--acp" }, env = {} }
+  hermes.config.settings = vim.tbl_extend("force", configured, { agent = acp })
+  summary.agentSettings = vim.json.encode(servers.settings().agent)
+  hermes.config.settings = vim.tbl_extend("force", configured, { agent = {} })
+  summary.emptyAgentSettings = vim.json.encode(servers.settings().agent)
+  hermes.config.settings = configured
+  -- How :Hermes status and :checkhealth name an agent, and the agent flags of a server command.
+  local status = require("hermes.status")
+  summary.agentLine = status.agent_line({
+    kind = "acp",
+    name = "gemini-cli\27[2J\n",
+    version = "0.61.0",
+    supports = { "threads" },
+    lacks = { "compact", "login" },
+  })
+  summary.codexLine =
+    status.agent_line({ kind = "codex", name = "codex", version = "0.171.0", supports = {}, lacks = {} })
+  summary.agentFlags = require("hermes.health").agent_flags({
+    "hermes-lsp",
+    "--log-level",
+    "debug",
+    "--agent",
+    "acp",
+    "--agent-command=gemini",
+    "-agent-arg",
+    "--acp",
+    "--stdio",
+  })
+
   -- :checkhealth hermes, with this buffer current (the doctor runs in its folder).
   vim.cmd("checkhealth hermes")
   summary.health = buffer_text()
@@ -88,6 +121,7 @@ local function run()
     "hermes-health",
     "hermes-lsp-enable",
     "hermes-lazy",
+    "hermes-agent",
   }) do
     local ok = pcall(vim.cmd, "help " .. tag)
     summary.help[tag] = ok and vim.fn.expand("%:p") or vim.NIL
@@ -106,7 +140,6 @@ local function run()
   }
 
   -- :Hermes login: the method, and what the plugin does with an answer the server did not open.
-  local servers = require("hermes.client")
   local execute = servers.execute
   local logins = {}
   servers.execute = function(c, name, arg, callback)

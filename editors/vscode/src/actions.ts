@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { State, WorkDoneProgress, WorkDoneProgressCancelNotification, type LanguageClient } from 'vscode-languageclient/node';
 
+import { agentLine } from './agent';
 import { Actions } from './approvals';
 import type { Hermes } from './context';
 import { accountLine, baseName, folderStatusLine, loginMethod, loginOutcome, statusText } from './format';
@@ -18,6 +19,7 @@ import {
 	type AskArgs,
 	type AskResult,
 	type CancelResult,
+	type CompactResult,
 	type Decision,
 	type FolderArgs,
 	type NewThreadResult,
@@ -190,6 +192,18 @@ export async function newThread(h: Hermes): Promise<void> {
 	}
 }
 
+/**
+ * compact is Hermes: Compact: the folder's thread's context is compacted (hermes.compact), as a turn
+ * of its own with its progress. An agent that cannot compact has the command hidden (agent.ts); the
+ * server refuses it with what to do instead.
+ */
+export async function compact(h: Hermes): Promise<void> {
+	const r = await h.client.execute<CompactResult>(ServerCommand.compact, await uriArgs());
+	if (r) {
+		void vscode.window.showInformationMessage(`Hermes: compacting the thread's context in ${baseName(r.folder)}.`);
+	}
+}
+
 export async function showTranscript(h: Hermes): Promise<void> {
 	const r = await h.client.execute<ShowTranscriptResult>(ServerCommand.showTranscript, await uriArgs());
 	if (r?.path) {
@@ -223,12 +237,21 @@ export async function showStatus(h: Hermes): Promise<void> {
 		h.ui.tracker.setYolo(f.folder, !!f.yolo);
 	}
 	h.ui.tracker.setAccount(r);
+	h.ui.tracker.setAgent(r);
 	h.ui.updateBar();
 	const { headline, detail } = statusText(r);
 	const account = accountLine(r);
-	h.ui.view.appendLine(`${headline}\n${detail}${account ? `\n${account}` : ''}`);
+	const agent = agentLine(r.agent);
+	h.ui.view.appendLine([headline, detail, agent, account].filter((l) => l).join('\n'));
 	type Item = vscode.QuickPickItem & { run?: () => void | Promise<void> };
 	const items: Item[] = [];
+	if (agent) {
+		items.push({
+			label: `$(hubot) ${agent}`,
+			description: 'hermes.agent.* in your user settings',
+			run: () => void vscode.commands.executeCommand('workbench.action.openSettings', 'hermes.agent'),
+		});
+	}
 	if (r.signedIn === false) {
 		items.push({ label: '$(sign-in) Sign In', description: 'codex is not signed in: sign in with your ChatGPT account', run: () => signIn(h) });
 	} else if (account) {
@@ -384,7 +407,8 @@ export async function dismissFindings(h: Hermes): Promise<void> {
 
 /**
  * refreshAccount asks hermes.status who codex is signed in as, for the status bar and the
- * hermes.signedIn context key (the walkthrough's sign-in step). Quiet: only when the server runs, and
+ * hermes.signedIn context key (the walkthrough's sign-in step), and what agent runs the turns (the
+ * tooltip, and the commands hidden for what it lacks). Quiet: only when the server runs, and
  * a failure shows nothing. Called on events (the server started, the window regained focus, a turn
  * ended), never on a timer.
  */
@@ -392,6 +416,7 @@ export async function refreshAccount(h: Hermes): Promise<void> {
 	const r = await h.client.request<StatusResult>(ServerCommand.status);
 	if (r) {
 		h.ui.tracker.setAccount(r);
+		h.ui.tracker.setAgent(r);
 		h.ui.updateBar();
 	}
 }

@@ -397,7 +397,8 @@ export class ChatView implements vscode.WebviewViewProvider {
 	private async refreshHeader(): Promise<StatusResult | undefined> {
 		const st = await this.h.client.execute<StatusResult>(ServerCommand.status);
 		if (st) {
-			this.h.ui.tracker.setAccount(st); // the status bar's account, for free
+			this.h.ui.tracker.setAccount(st); // the status bar's account and agent, for free
+			this.h.ui.tracker.setAgent(st);
 			this.h.ui.updateBar();
 		}
 		const uri = this.folderUri();

@@ -80,20 +80,38 @@ export async function findOnPath(
  * hermes.serverArgs: the server lets that flag override hermes.codex.path, and so does the lookup.
  */
 export function codexFromArgs(args: unknown): string | undefined {
+	return flagFromArgs(args, 'codex');
+}
+
+/**
+ * flagFromArgs is the last value of the server's flag name in hermes.serverArgs: `--name VALUE`,
+ * `--name=VALUE`, or with one dash, as Go's flag package reads them.
+ */
+function flagFromArgs(args: unknown, name: string): string | undefined {
 	if (!Array.isArray(args)) {
 		return undefined;
 	}
 	const list: unknown[] = args;
 	let found: string | undefined;
 	list.forEach((a, i) => {
-		if (a === '--codex' || a === '-codex') {
+		if (a === `--${name}` || a === `-${name}`) {
 			const next = list[i + 1];
 			found = typeof next === 'string' ? next : found;
-		} else if (typeof a === 'string' && (a.startsWith('--codex=') || a.startsWith('-codex='))) {
+		} else if (typeof a === 'string' && (a.startsWith(`--${name}=`) || a.startsWith(`-${name}=`))) {
 			found = a.slice(a.indexOf('=') + 1);
 		}
 	});
 	return found;
+}
+
+/**
+ * runsCodex says whether the server will run codex rather than another agent, as the server decides
+ * it: `--agent KIND` in hermes.serverArgs first, then HERMES_AGENT_KIND in its environment, then
+ * hermes.agent.kind (codex when unset). When it will not, codex need not be installed.
+ */
+export function runsCodex(serverArgs: unknown, env: NodeJS.ProcessEnv, agentKind: unknown): boolean {
+	const kind = flagFromArgs(serverArgs, 'agent') || env.HERMES_AGENT_KIND || (typeof agentKind === 'string' ? agentKind : '');
+	return kind === '' || kind === 'codex';
 }
 
 /** Where codex was looked for, and what was found. */

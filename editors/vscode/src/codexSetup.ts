@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 
-import { codexFromArgs, findCodex, findOnPath, installCommand, missingCodexMessage, type CodexLookup } from './codex';
+import { codexFromArgs, findCodex, findOnPath, installCommand, missingCodexMessage, runsCodex, type CodexLookup } from './codex';
 import { Command } from './commands';
 import { trustedGetter } from './settings';
 
@@ -42,7 +42,7 @@ export class CodexSetup {
 				}
 			}),
 			vscode.workspace.onDidChangeConfiguration((e) => {
-				if (['hermes.codex.path', 'hermes.serverArgs', 'hermes.server.socket'].some((k) => e.affectsConfiguration(k))) {
+				if (['hermes.codex.path', 'hermes.serverArgs', 'hermes.server.socket', 'hermes.agent.kind'].some((k) => e.affectsConfiguration(k))) {
 					void this.check();
 				}
 			}),
@@ -58,7 +58,8 @@ export class CodexSetup {
 
 	/**
 	 * check looks for codex and warns when it is missing (once per setting and outcome, unless
-	 * asked for). Not with hermes.server.socket: that server runs its own codex, maybe elsewhere.
+	 * asked for). Not with hermes.server.socket: that server runs its own codex, maybe elsewhere; nor
+	 * when the server runs another agent (hermes.agent.kind acp, or --agent in hermes.serverArgs).
 	 */
 	check(opts: { quiet?: boolean; afterInstall?: boolean } = {}): Promise<CodexLookup | undefined> {
 		if (this.checking) {
@@ -67,6 +68,9 @@ export class CodexSetup {
 		this.checking = (async () => {
 			const socket = trusted('server.socket');
 			if (typeof socket === 'string' && socket.trim() !== '') {
+				return undefined;
+			}
+			if (!runsCodex(trusted('serverArgs'), process.env, trusted('agent.kind'))) {
 				return undefined;
 			}
 			// The server's --codex flag (in hermes.serverArgs) wins over hermes.codex.path, as in the server;

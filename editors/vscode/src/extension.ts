@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import {
 	answerPending,
 	ask,
+	compact,
 	dismissFindings,
 	newThread,
 	refreshAccount,
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 		vscode.commands.registerCommand(Command.askSelection, () => ask(h, true)),
 		vscode.commands.registerCommand(Command.stop, () => stop(h)),
 		vscode.commands.registerCommand(Command.newThread, () => newThread(h)),
+		vscode.commands.registerCommand(Command.compact, () => compact(h)),
 		vscode.commands.registerCommand(Command.showTranscript, () => showTranscript(h)),
 		vscode.commands.registerCommand(Command.toggleYolo, () => toggleYolo(h)),
 		vscode.commands.registerCommand(Command.status, () => showStatus(h)),

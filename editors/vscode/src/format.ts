@@ -57,6 +57,8 @@ export interface BarModel {
 	account?: Account;
 	/** Whether codex is signed in, when known. */
 	signedIn?: boolean;
+	/** The agent, when it is not codex (agent.ts's agentLine). */
+	agent?: string;
 }
 
 const ICONS: Record<BarState, string> = {
@@ -99,7 +101,7 @@ export function statusBarText(m: BarModel): string {
 	return parts.join(' · ');
 }
 
-/** statusBarTooltip is the item's hover: the folder, the step, and what a click does. */
+/** statusBarTooltip is the item's hover: the folder, the step, the agent when not codex, and what a click does. */
 export function statusBarTooltip(m: BarModel): string {
 	const lines = [`Hermes: ${WORDS[m.state]}${m.folder ? ` in ${m.folder}` : ''}`];
 	if (m.activity) {
@@ -115,6 +117,9 @@ export function statusBarTooltip(m: BarModel): string {
 		lines.push(`${m.pendingApprovals} approval(s) waiting`);
 	}
 	lines.push(`auto-approve ${m.yolo ? 'on' : 'off'}`);
+	if (m.agent) {
+		lines.push(m.agent);
+	}
 	const acc = accountLine(m);
 	if (acc) {
 		lines.push(acc);

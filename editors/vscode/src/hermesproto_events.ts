@@ -36,8 +36,9 @@ export interface Status {
 /**
  * AgentStatus is hermes.status's agent: its kind ("codex", or "acp" for an agent of the Agent Client
  * Protocol), its name and version as it says them (before it has started: the program the settings
- * name, and no version), and which of Hermes's features it supports and lacks (Agent* names); a
- * command of a feature it lacks is refused with a message saying so.
+ * name, and no version), and which of Hermes's features it supports and lacks (Agent* names; both
+ * empty until the agent has started and said); a command of a feature it lacks is refused with a
+ * message saying so.
  */
 export interface AgentStatus {
 	kind: string;

@@ -39,6 +39,7 @@ import {
 
 export type {
 	Account,
+	AgentStatus,
 	ChangeInfo,
 	ChangesArgs,
 	ChangesResult,

@@ -18,6 +18,10 @@ export const TRUSTED_SERVER_KEYS = [
 	'codex.env',
 	'codex.approvalPolicy',
 	'codex.sandbox',
+	'agent.kind',
+	'agent.command',
+	'agent.args',
+	'agent.env',
 	'approvals.mode',
 	'yolo',
 	'fallbackProviders',
@@ -60,6 +64,10 @@ export const TRUSTED_SCOPES: Record<TrustedKey, 'machine' | 'application'> = {
 	'codex.args': 'machine',
 	'codex.home': 'machine',
 	'codex.env': 'machine',
+	'agent.kind': 'machine',
+	'agent.command': 'machine',
+	'agent.args': 'machine',
+	'agent.env': 'machine',
 	stateDir: 'machine',
 	'codex.approvalPolicy': 'application',
 	'codex.sandbox': 'application',
@@ -77,6 +85,12 @@ export function isTrusted(key: string): boolean {
 
 /** Keys whose value is a path: used literally (only a leading `~/` is expanded) and it must be absolute. */
 const PATH_KEYS: readonly string[] = ['serverPath', 'codex.path', 'codex.home', 'stateDir', 'server.tokenFile'];
+
+/**
+ * Keys whose value is a program: a bare name (`gemini`), which the server looks up on its PATH, or a
+ * path, checked as PATH_KEYS' are (absolute; only a leading `~/` expanded).
+ */
+const PROGRAM_KEYS: readonly string[] = ['agent.command'];
 
 /** Reads one `hermes.` setting by its key below `hermes` (e.g. `codex.path`). */
 export type Getter = (key: string) => unknown;
@@ -142,6 +156,18 @@ export function literalPath(key: string, value: string, ctx: PathContext = {}): 
 }
 
 /**
+ * programPath checks a program setting: a bare name is the server's to find on its PATH; anything
+ * with a path separator (or a leading `~`) is a path and must be absolute, as literalPath says.
+ * Variables are refused in either.
+ */
+export function programPath(key: string, value: string, ctx: PathContext = {}): string {
+	if (value.includes('${') || /[\\/]/.test(value) || value.startsWith('~')) {
+		return literalPath(key, value, ctx);
+	}
+	return value;
+}
+
+/**
  * openTranscriptValue maps hermes.openTranscript to the server's boolean: `always` (or the former
  * true) is true, `never` (or false) is false, and `auto` (or the former null, or anything else) is
  * left out, so the server opens it when the editor can show documents.
@@ -168,6 +194,9 @@ function buildSettings(keys: readonly string[], get: Getter, ctx: PathContext, i
 		if (typeof value === 'string' && PATH_KEYS.includes(key)) {
 			value = literalPath(key, value.trim(), ctx);
 		}
+		if (typeof value === 'string' && PROGRAM_KEYS.includes(key)) {
+			value = programPath(key, value.trim(), ctx);
+		}
 		setPath(into, key, clone(value));
 	}
 	return into;
@@ -191,15 +220,35 @@ export function untrustedSettings(get: Getter): Record<string, unknown> {
  * setting, the trusted ones read through `trusted` (user settings or default only, see
  * trustedGetter), and the token for a server reached on a socket. Unset values are left out so the
  * server keeps its own defaults (codex on PATH, codex's own home and model, the XDG state folder,
- * openTranscript following showDocument support). A bad path throws a SettingError.
+ * openTranscript following showDocument support); agent.command, agent.args and agent.env go with
+ * agent.kind acp only (onlyAcpProgram). A bad path throws a SettingError.
  */
 export function initializationOptions(get: Getter, trusted: Getter, ctx: PathContext = {}, token?: string): { hermes: Record<string, unknown> } {
 	const hermes = untrustedSettings(get);
 	buildSettings(TRUSTED_SERVER_KEYS, trusted, ctx, hermes);
+	onlyAcpProgram(hermes);
 	if (token) {
 		hermes.token = token;
 	}
 	return { hermes };
+}
+
+/**
+ * onlyAcpProgram keeps agent.command, agent.args and agent.env for an ACP agent only: with any other
+ * agent.kind (codex, the default) they are left out, so that switching hermes.agent.kind between
+ * codex and acp is all it takes (the server refuses them beside codex, whose program is codex.path).
+ * A kind the server does not know still goes to it, and is refused there.
+ */
+function onlyAcpProgram(hermes: Record<string, unknown>): void {
+	const agent = hermes.agent as Record<string, unknown> | undefined;
+	if (agent === undefined || agent.kind === 'acp') {
+		return;
+	}
+	if (agent.kind === undefined) {
+		delete hermes.agent;
+	} else {
+		hermes.agent = { kind: agent.kind };
+	}
 }
 
 /**

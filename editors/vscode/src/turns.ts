@@ -1,11 +1,15 @@
 // Turn events (hermes/turnEvent) -> the status bar's model and the text of the Hermes view. No vscode import.
 
+import { agentLacks, agentLine, type AgentLacksKey } from './agent';
 import { baseName, contextPercent, formatDuration, formatTokens, type BarModel, type BarState } from './format';
-import type { Account, Approval, Decision, StatusResult, TurnEventParams, Usage } from './protocol';
+import type { Account, AgentStatus, Approval, Decision, StatusResult, TurnEventParams, Usage } from './protocol';
 import { asked, asksQuestions, permissionsWords } from './questions';
 
-/** The context keys the extension sets (package.json's enablement and when clauses use them). */
-export interface ContextKeys {
+/**
+ * The context keys the extension sets (package.json's enablement and when clauses use them), the
+ * agent's among them (agent.ts).
+ */
+export interface ContextKeys extends Record<AgentLacksKey, boolean> {
 	/** A turn is running in some folder. */
 	'hermes.turnRunning': boolean;
 	/** An approval waits for the user. */
@@ -39,6 +43,8 @@ export class TurnTracker {
 	/** codex's account and whether it is signed in, from hermes.status (undefined: unknown). */
 	private account: Account | undefined;
 	private signedIn: boolean | undefined;
+	/** The agent that runs the turns, from hermes.status (undefined: unknown). */
+	private agent: AgentStatus | undefined;
 
 	/** apply takes one notification and returns the folder's updated view. */
 	apply(p: TurnEventParams): FolderTurn {
@@ -140,6 +146,9 @@ export class TurnTracker {
 	setServerState(s: 'starting' | 'running' | 'stopped'): void {
 		this.serverState = s;
 		if (s === 'stopped') {
+			// The agent is the server's: a restart may start another (hermes.agent.kind changed), told by
+			// the next hermes.status.
+			this.agent = undefined;
 			// The server's turns and approvals end with it: after a restart nothing runs or waits.
 			for (const f of this.folders.values()) {
 				if (f.state === 'running' || f.state === 'approval') {
@@ -162,6 +171,13 @@ export class TurnTracker {
 		}
 	}
 
+	/** setAgent records the agent from a hermes.status answer; one without it keeps what was known. */
+	setAgent(st: Pick<StatusResult, 'agent'>): void {
+		if (st.agent) {
+			this.agent = st.agent;
+		}
+	}
+
 	/** waiting lists the approvals waiting for an answer, in every folder, in the order they came. */
 	waiting(): Approval[] {
 		if (this.serverState !== 'running') {
@@ -180,6 +196,7 @@ export class TurnTracker {
 			'hermes.turnRunning': up && this.running().length > 0,
 			'hermes.approvalPending': this.waiting().length > 0,
 			'hermes.signedIn': this.signedIn === true,
+			...agentLacks(this.agent),
 		};
 	}
 
@@ -195,7 +212,7 @@ export class TurnTracker {
 		}
 		const f = this.latest ? this.folders.get(this.latest) : undefined;
 		if (!f) {
-			return { state: 'idle', ...this.accountFields() };
+			return { state: 'idle', ...this.accountFields(), ...this.agentFields() };
 		}
 		return {
 			state: f.state,
@@ -206,7 +223,13 @@ export class TurnTracker {
 			yolo: f.yolo,
 			pendingApprovals: f.pending.size,
 			...this.accountFields(),
+			...this.agentFields(),
 		};
+	}
+
+	private agentFields(): Pick<BarModel, 'agent'> {
+		const line = agentLine(this.agent);
+		return line ? { agent: line } : {};
 	}
 
 	private accountFields(): Pick<BarModel, 'account' | 'signedIn'> {

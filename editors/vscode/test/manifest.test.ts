@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { AgentLacksKeys } from '../src/agent';
 import { Command, Titles } from '../src/commands';
 import { ServerCommand } from '../src/protocol';
 import { LAUNCH_KEYS, SERVER_KEYS, TRUSTED_KEYS, TRUSTED_SCOPES, UNTRUSTED_SERVER_KEYS } from '../src/settings';
@@ -55,6 +56,7 @@ test("every command is contributed with its palette title, under ids that are no
 			'Hermes: Ask About Selection',
 			'Hermes: Stop Turn',
 			'Hermes: New Thread',
+			'Hermes: Compact',
 			'Hermes: Show Transcript',
 			'Hermes: Toggle Auto-approve',
 			'Hermes: Show Status',
@@ -141,7 +143,14 @@ type Prop = {
 const props: Record<string, Prop> = manifest.contributes.configuration.properties;
 
 test('every enum setting describes each of its values', () => {
-	for (const key of ['hermes.codex.sandbox', 'hermes.codex.approvalPolicy', 'hermes.openTranscript', 'hermes.approvals.mode', 'hermes-lsp.trace.server']) {
+	for (const key of [
+		'hermes.codex.sandbox',
+		'hermes.codex.approvalPolicy',
+		'hermes.openTranscript',
+		'hermes.approvals.mode',
+		'hermes.agent.kind',
+		'hermes-lsp.trace.server',
+	]) {
 		const p = props[key];
 		assert.ok(p.enum && p.enumDescriptions, `${key} has enum and enumDescriptions`);
 		assert.equal(p.enumDescriptions.length, p.enum.length, key);
@@ -307,4 +316,43 @@ test("the chat view's title bar has Threads, Model and New Thread, with icons", 
 		const contributed = (manifest.contributes.commands as { command: string; icon?: string }[]).find((x) => x.command === c);
 		assert.match(contributed?.icon ?? '', /^\$\([a-z-]+\)$/, `${c}'s icon`);
 	}
+});
+
+test('the agent settings: codex by default or acp, each described as codex.path is, with example agents', () => {
+	const kind = props['hermes.agent.kind'];
+	assert.deepEqual(kind.enum, ['codex', 'acp']);
+	assert.equal(kind.default, 'codex');
+	assert.equal(kind.type, 'string');
+	for (const key of ['hermes.agent.kind', 'hermes.agent.command', 'hermes.agent.args', 'hermes.agent.env']) {
+		assert.equal(props[key].scope, 'machine', key);
+		assert.match(props[key].markdownDescription ?? '', /Applies when the server restarts \(you are offered a restart\)/, key);
+	}
+	assert.equal(props['hermes.agent.args'].type, 'array');
+	assert.equal(props['hermes.agent.env'].type, 'object');
+	const command = props['hermes.agent.command'].markdownDescription ?? '';
+	for (const example of [
+		'`gemini`',
+		'`["--acp"]`',
+		'`claude-agent-acp`',
+		'@agentclientprotocol/claude-agent-acp',
+		'`codex-acp`',
+		'@zed-industries/codex-acp',
+	]) {
+		assert.ok(command.includes(example), `hermes.agent.command names ${example}`);
+	}
+});
+
+test("the commands of features an agent may lack are hidden by the agent's context keys", () => {
+	const menus = manifest.contributes.menus;
+	const palette = (id: string) => menus.commandPalette.find((m) => m.command === id)?.when;
+	const viewTitle = (id: string) => menus['view/title'].find((m) => m.command === id)?.when;
+	assert.equal(palette(Command.compact), '!hermes.agentLacksCompact');
+	assert.equal(palette(Command.threads), '!hermes.agentLacksThreads');
+	assert.equal(palette(Command.model), '!hermes.agentLacksModels');
+	assert.equal(palette(Command.signIn), '!hermes.agentLacksLogin');
+	assert.equal(viewTitle(Command.threads), 'view == hermes-vscode.chat && !hermes.agentLacksThreads');
+	assert.equal(viewTitle(Command.model), 'view == hermes-vscode.chat && !hermes.agentLacksModels');
+	// Every agent key package.json reads is one the extension sets, and each it sets is read.
+	const read = new Set([...JSON.stringify(manifest.contributes).matchAll(/hermes\.agentLacks\w+/g)].map((m) => m[0]));
+	assert.deepEqual([...read].sort(), Object.keys(AgentLacksKeys).sort());
 });

@@ -10,6 +10,7 @@ import {
 	launchChanged,
 	literalPath,
 	openTranscriptValue,
+	programPath,
 	parseSocket,
 	restartMessage,
 	serverCommand,
@@ -41,6 +42,10 @@ const everything: Record<string, unknown> = {
 	'codex.model': 'gpt-x',
 	'codex.approvalPolicy': 'never',
 	'codex.sandbox': 'danger-full-access',
+	'agent.kind': 'acp',
+	'agent.command': 'gemini',
+	'agent.args': ['--acp'],
+	'agent.env': { GEMINI_API_KEY: 'k' },
 	'approvals.mode': 'off',
 	'approvals.timeoutSeconds': 30,
 	yolo: true,
@@ -58,7 +63,7 @@ const everything: Record<string, unknown> = {
 /** The dotted keys of a server settings object (`codex.path`, `approvals.mode`, `yolo`, …). */
 function keysOf(obj: Record<string, unknown>): string[] {
 	return Object.entries(obj).flatMap(([k, v]) =>
-		(k === 'codex' || k === 'approvals') && typeof v === 'object' && v !== null ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k],
+		(k === 'codex' || k === 'agent' || k === 'approvals') && typeof v === 'object' && v !== null ? Object.keys(v).map((sub) => `${k}.${sub}`) : [k],
 	);
 }
 
@@ -66,6 +71,10 @@ function keysOf(obj: Record<string, unknown>): string[] {
 
 test("the trusted keys are the server's trusted settings plus how to start or reach the server", () => {
 	assert.deepEqual([...TRUSTED_SERVER_KEYS].sort(), [
+		'agent.args',
+		'agent.command',
+		'agent.env',
+		'agent.kind',
 		'approvals.mode',
 		'codex.approvalPolicy',
 		'codex.args',
@@ -95,7 +104,7 @@ test("the trusted keys are the server's trusted settings plus how to start or re
 	for (const k of UNTRUSTED_SERVER_KEYS) {
 		assert.ok(!isTrusted(k), k);
 	}
-	assert.equal(TRUSTED_KEYS.length, 14);
+	assert.equal(TRUSTED_KEYS.length, 18);
 });
 
 // --- workspace/configuration and didChangeConfiguration: untrusted settings only ---------------------
@@ -165,6 +174,7 @@ test('initializationOptions nests the dotted keys under hermes and always asks f
 				approvalPolicy: 'never',
 				sandbox: 'danger-full-access',
 			},
+			agent: { kind: 'acp', command: 'gemini', args: ['--acp'], env: { GEMINI_API_KEY: 'k' } },
 			approvals: { timeoutSeconds: 30, mode: 'off' },
 			turnTimeoutSeconds: 60,
 			prewarm: true,
@@ -194,6 +204,10 @@ test('initializationOptions ignores a workspace value of a trusted key (inspect 
 		'codex.home': { defaultValue: '', globalValue: '/home/u/.codex', workspaceValue: '/evil' },
 		fallbackProviders: { defaultValue: [], workspaceValue: [{ name: 'e', kind: 'chat', baseUrl: 'http://evil', model: 'm' }] },
 		stateDir: { defaultValue: '', workspaceValue: '/evil/state' },
+		'agent.kind': { defaultValue: 'codex', workspaceValue: 'acp' },
+		'agent.command': { defaultValue: '', workspaceFolderValue: '/tmp/evil/agent' },
+		'agent.args': { defaultValue: [], workspaceValue: ['--evil'] },
+		'agent.env': { defaultValue: {}, workspaceValue: { LD_PRELOAD: '/evil.so' } },
 	};
 	const trusted = trustedGetter((k) => inspected[k]);
 	// A VS Code that resolves workspace values anyway (the untrusted getter) must not matter.
@@ -201,6 +215,7 @@ test('initializationOptions ignores a workspace value of a trusted key (inspect 
 	assert.deepEqual(initializationOptions(resolved, trusted), {
 		hermes: {
 			codex: { model: 'm1', home: '/home/u/.codex', approvalPolicy: 'on-request', sandbox: 'workspace-write', args: [], env: {} },
+			agent: { kind: 'codex' },
 			approvals: { mode: 'manual' },
 			yolo: false,
 			fallbackProviders: [],
@@ -244,7 +259,7 @@ test('initializationOptions copies values rather than sharing them', () => {
 // --- paths are literal ---------------------------------------------------------------------------------
 
 test('${workspaceFolder} in a path is not expanded: it is refused', () => {
-	for (const key of ['codex.path', 'codex.home', 'stateDir']) {
+	for (const key of ['codex.path', 'codex.home', 'stateDir', 'agent.command']) {
 		assert.throws(
 			() => initializationOptions(none, getter({ [key]: '${workspaceFolder}/bin/codex' }), { home: '/home/u' }),
 			(err: unknown) => err instanceof SettingError && err.key === key && /not expanded/.test(err.message) && /Use an absolute path/.test(err.message),
@@ -414,6 +429,7 @@ test('trustedSnapshot and changedKeys tell which trusted values really changed',
 test('every server key is one the server knows (docs/protocol.md)', () => {
 	const known = new Set([
 		'codex',
+		'agent',
 		'approvals',
 		'yolo',
 		'turnTimeoutSeconds',
@@ -431,7 +447,71 @@ test('every server key is one the server knows (docs/protocol.md)', () => {
 	for (const k of SERVER_KEYS) {
 		assert.ok(known.has(k.split('.')[0]), k);
 	}
-	assert.equal(SERVER_KEYS.length, 20);
+	assert.equal(SERVER_KEYS.length, 24);
+});
+
+// --- the agent ------------------------------------------------------------------------------------------
+
+test('agent.command is a program: a bare name for the server to find on PATH, else an absolute path', () => {
+	const trusted = (command: string) => initializationOptions(none, getter({ 'agent.kind': 'acp', 'agent.command': command }), { home: '/home/u' });
+	assert.deepEqual(trusted('gemini').hermes.agent, { kind: 'acp', command: 'gemini' });
+	assert.deepEqual(trusted(' claude-agent-acp ').hermes.agent, { kind: 'acp', command: 'claude-agent-acp' });
+	assert.deepEqual(trusted('/opt/bin/codex-acp').hermes.agent, { kind: 'acp', command: '/opt/bin/codex-acp' });
+	assert.deepEqual(trusted('~/.npm-global/bin/gemini').hermes.agent, { kind: 'acp', command: '/home/u/.npm-global/bin/gemini' });
+	for (const bad of ['bin/gemini', './gemini', '~user/gemini', '${env:HOME}', '${workspaceFolder}/gemini', 'bin\\gemini']) {
+		assert.throws(
+			() => trusted(bad),
+			(err: unknown) => err instanceof SettingError && err.key === 'agent.command' && /Use an absolute path/.test(err.message),
+			bad,
+		);
+	}
+	assert.equal(programPath('agent.command', 'gemini'), 'gemini');
+});
+
+test('agent.command, agent.args and agent.env go to the server with agent.kind acp only', () => {
+	const acp = { 'agent.command': 'gemini', 'agent.args': ['--acp'], 'agent.env': { GEMINI_API_KEY: 'k' } };
+	assert.deepEqual(initializationOptions(none, getter({ ...acp, 'agent.kind': 'acp' })).hermes.agent, {
+		kind: 'acp',
+		command: 'gemini',
+		args: ['--acp'],
+		env: { GEMINI_API_KEY: 'k' },
+	});
+	// codex (the default) runs from codex.path: switching agent.kind back is all it takes.
+	assert.deepEqual(initializationOptions(none, getter({ ...acp, 'agent.kind': 'codex' })).hermes.agent, { kind: 'codex' });
+	assert.ok(!('agent' in initializationOptions(none, getter(acp)).hermes));
+	// A kind the server does not know goes to it as it is, and the server refuses it.
+	assert.deepEqual(initializationOptions(none, getter({ ...acp, 'agent.kind': 'other' })).hermes.agent, { kind: 'other' });
+	// The defaults: an ACP agent with no arguments and no environment of its own.
+	assert.deepEqual(initializationOptions(none, getter({ 'agent.kind': 'acp', 'agent.command': 'x', 'agent.args': [], 'agent.env': {} })).hermes.agent, {
+		kind: 'acp',
+		command: 'x',
+		args: [],
+		env: {},
+	});
+});
+
+test('the agent settings never answer workspace/configuration, and a change offers a restart', () => {
+	const untrusted = untrustedSettings(getter(everything));
+	assert.ok(!('agent' in untrusted));
+	assert.equal(configurationAnswer('hermes.agent.command', 'gemini', untrusted), null);
+	assert.equal(configurationAnswer('hermes.agent', { kind: 'acp' }, untrusted), null);
+	for (const key of ['agent.kind', 'agent.command', 'agent.args', 'agent.env']) {
+		assert.deepEqual(
+			trustedAffected((s) => s === 'hermes.' + key || s === 'hermes'),
+			[key],
+		);
+		assert.equal(
+			launchChanged((s) => s === 'hermes.' + key),
+			false,
+			key,
+		);
+		assert.equal(
+			untrustedAffected((s) => s === 'hermes.' + key),
+			false,
+			key,
+		);
+	}
+	assert.deepEqual(changedKeys(trustedSnapshot(getter({ 'agent.kind': 'codex' })), trustedSnapshot(getter({ 'agent.kind': 'acp' }))), ['agent.kind']);
 });
 
 test('edits.review travels nested, as the server reads it', () => {

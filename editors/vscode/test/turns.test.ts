@@ -273,7 +273,15 @@ test('waiting lists the approvals waiting in every folder; none once the server 
 	// The server went away: its turns and approvals with it.
 	t.setServerState('stopped');
 	assert.deepEqual(t.waiting(), []);
-	assert.deepEqual(t.contextKeys(), { 'hermes.turnRunning': false, 'hermes.approvalPending': false, 'hermes.signedIn': false });
+	assert.deepEqual(t.contextKeys(), {
+		'hermes.turnRunning': false,
+		'hermes.approvalPending': false,
+		'hermes.signedIn': false,
+		'hermes.agentLacksCompact': false,
+		'hermes.agentLacksThreads': false,
+		'hermes.agentLacksModels': false,
+		'hermes.agentLacksLogin': false,
+	});
 	// And a restarted server has none either.
 	t.setServerState('running');
 	assert.deepEqual(t.waiting(), []);

@@ -29,13 +29,18 @@ local function settings_for()
     vim.deepcopy(plugin().config.settings or {}),
     { turnEvents = true }
   )
-  -- An empty Lua table is sent as a JSON array: the objects among the settings must stay objects.
-  if type(s.codex) == "table" and type(s.codex.env) == "table" and next(s.codex.env) == nil then
-    s.codex.env = vim.empty_dict()
+  -- An empty Lua table is sent as a JSON array: the objects among the settings must stay objects
+  -- (the server refuses `agent = {}` sent as `[]`).
+  local function object(t, key)
+    if type(t) == "table" and type(t[key]) == "table" and next(t[key]) == nil then
+      t[key] = vim.empty_dict()
+    end
   end
-  if type(s.approvals) == "table" and next(s.approvals) == nil then
-    s.approvals = vim.empty_dict()
+  for _, key in ipairs({ "codex", "agent", "approvals", "review", "edits" }) do
+    object(s, key)
   end
+  object(s.codex, "env")
+  object(s.agent, "env")
   return s
 end
 
@@ -45,6 +50,7 @@ local function command_name(name)
   local prefix = plugin().config and plugin().config.settings and plugin().config.settings.commandPrefix or ""
   return prefix .. name
 end
+M.command_name = command_name
 
 -- find_root is the default root_dir: the nearest folder up holding a root marker, else the current
 -- directory when the file is inside it, else the file's own folder.

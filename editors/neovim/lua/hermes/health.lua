@@ -1,6 +1,7 @@
 -- :checkhealth hermes: runs `hermes-lsp doctor --json` (the binary of the configured server command)
--- with the settings the plugin would send (codex.path among them), in the current buffer's folder, and
--- reports each check; then the attached hermes clients and the plugin's configuration.
+-- with the settings the plugin would send (codex.path and the agent among them) and the agent flags
+-- of that command, in the current buffer's folder, and reports each check; then the agent, the
+-- attached hermes clients and the plugin's configuration.
 local M = {}
 
 -- The health API: vim.health.start/ok/... from 0.9 on (the report_* names are deprecated in 0.10),
@@ -54,14 +55,38 @@ local function folder()
   return vim.fn.getcwd()
 end
 
+-- agent_flags are the flags of the server command (cmd) that name the agent (--agent,
+-- --agent-command, --agent-arg, each as `--flag VALUE` or `--flag=VALUE`, one dash or two), which
+-- the doctor takes as the server does: they win over the settings.
+function M.agent_flags(cmd)
+  local out, i = {}, 2
+  while i <= #cmd do
+    local a = cmd[i]
+    local name, value = tostring(a):match("^%-%-?([%w-]+)=(.*)$")
+    name = name or tostring(a):match("^%-%-?([%w-]+)$")
+    if name == "agent" or name == "agent-command" or name == "agent-arg" then
+      table.insert(out, a)
+      if value == nil and cmd[i + 1] ~= nil then
+        table.insert(out, cmd[i + 1])
+        i = i + 1
+      end
+    end
+    i = i + 1
+  end
+  return out
+end
+
 -- doctor runs the server's doctor: the decoded report, or nil and why not.
 function M.doctor(bin, dir)
   local settings = require("hermes.client").settings()
   local file = vim.fn.tempname() .. ".json"
   vim.fn.writefile({ vim.json.encode(settings) }, file)
-  -- The settings file carries codex.path too (no --codex): the report then names the editor's
-  -- settings as its source, as it is for the server the plugin starts.
-  local argv = { bin, "doctor", "--json", "--settings", file, dir }
+  -- The settings file carries codex.path and the agent too (no --codex): the report then names the
+  -- editor's settings as their source, as it is for the server the plugin starts; the agent flags of
+  -- the server command go with it, as they do to the server.
+  local argv = { bin, "doctor", "--json" }
+  vim.list_extend(argv, M.agent_flags(plugin().config.cmd))
+  vim.list_extend(argv, { "--settings", file, dir })
   local out, code, stderr = require("hermes.compat").run(argv, dir, plugin().config.cmd_env, M.timeout_ms)
   os.remove(file)
   if code == nil then
@@ -129,6 +154,52 @@ local function report_clients(h)
   end
 end
 
+-- report_agent reports the agent each running server says runs its turns (hermes.status's agent),
+-- or, with no server running, the agent the settings name.
+local function report_agent(h)
+  h.start("hermes: agent")
+  local client = require("hermes.client")
+  local clients = client.clients()
+  if #clients == 0 then
+    local agent = client.settings().agent
+    local kind = type(agent) == "table" and agent.kind or nil
+    local flags = M.agent_flags(plugin().config.cmd)
+    if #flags > 0 then
+      h.info("the server command names it: " .. table.concat(flags, " ") .. "; no server is running to say more")
+    elseif kind == nil or kind == "" or kind == "codex" then
+      h.info("codex (agent.kind); no server is running to say more")
+    else
+      h.info(
+        string.format(
+          "%s agent %s %s (agent.kind, agent.command, agent.args); no server is running to say more",
+          tostring(kind):upper(),
+          tostring(agent.command),
+          vim.json.encode(agent.args or {})
+        )
+      )
+    end
+    return
+  end
+  local status = require("hermes.status")
+  for _, c in ipairs(clients) do
+    local params = { command = client.command_name("hermes.status") }
+    local ok, r =
+      pcall(require("hermes.compat").client_call, c, "request_sync", "workspace/executeCommand", params, 5000)
+    local agent = ok and type(r) == "table" and type(r.result) == "table" and r.result.agent or nil
+    local line = status.agent_line(agent)
+    local root = tostring(c.config.root_dir)
+    if not line then
+      local why = not ok and tostring(r) or (type(r) == "table" and r.err and tostring(r.err.message)) or "no answer"
+      h.warn(root .. ": hermes.status named no agent: " .. why)
+    else
+      h.ok(root .. ": " .. line)
+      if agent.kind ~= "codex" and type(agent.lacks) == "table" and #agent.lacks > 0 then
+        h.info("a command of a feature the agent lacks is refused, with what to do instead")
+      end
+    end
+  end
+end
+
 local function report_config(h, report)
   h.start("hermes: settings")
   local cfg = plugin().config
@@ -187,6 +258,7 @@ function M.check()
   else
     report_checks(h, report)
   end
+  report_agent(h)
   report_clients(h)
   report_config(h, report)
 end

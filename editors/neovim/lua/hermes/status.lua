@@ -1,5 +1,5 @@
--- What the servers report: hermes.status for :HermesStatus and :HermesApprove (which answers a
--- waiting approval found there), and the statusline.
+-- What the servers report: hermes.status for :HermesStatus (the folders, and the agent that runs
+-- the turns) and :HermesApprove (which answers a waiting approval found there), and the statusline.
 local approvals = require("hermes.approvals")
 local questions = require("hermes.questions")
 local servers = require("hermes.client")
@@ -9,12 +9,13 @@ local M = {}
 
 local levels = vim.log.levels
 
--- status collects hermes.status of every running server: callback({ {client, folder}... }).
+-- status collects hermes.status of every running server: callback({ {client, folder}... },
+-- { {client, agent}... }), the agent of each server that named one.
 function M.status(callback)
   local all = servers.clients()
-  local out, left = {}, #all
+  local out, agents, left = {}, {}, #all
   if left == 0 then
-    return callback(out)
+    return callback(out, agents)
   end
   for _, c in ipairs(all) do
     servers.execute(c, "hermes.status", nil, function(err, result)
@@ -23,21 +24,61 @@ function M.status(callback)
           table.insert(out, { client = c, folder = f })
         end
       end
+      if not err and type(result) == "table" and type(result.agent) == "table" then
+        table.insert(agents, { client = c, agent = result.agent })
+      end
       left = left - 1
       if left == 0 then
-        callback(out)
+        callback(out, agents)
       end
     end)
   end
 end
 
--- status_lines is what :HermesStatus says of each folder: its thread by title (titles: threadId ->
--- title), the turn's state, usage and waiting approvals.
-local function status_lines(list, titles)
-  if #list == 0 then
-    return { "Hermes: no folder (no server is running)" }
+-- said is a word the agent chose (its name, its version) fit for one line: control characters
+-- removed, at most 60 characters.
+local function said(s)
+  if type(s) ~= "string" then
+    return ""
   end
+  s = vim.trim((s:gsub("%c", "")))
+  if vim.fn.strchars(s) > 60 then
+    s = vim.fn.strcharpart(s, 0, 59) .. "…"
+  end
+  return s
+end
+
+-- agent_line names a server's agent from hermes.status's agent: "codex 0.171.0", or for an agent of
+-- another kind "gemini-cli 0.61.0 (ACP; lacks compact, login)"; nil for anything else.
+function M.agent_line(agent)
+  if type(agent) ~= "table" then
+    return nil
+  end
+  local name = said(agent.name)
+  local version = said(agent.version)
+  local line = (name ~= "" and name or "unnamed") .. (version ~= "" and " " .. version or "")
+  if agent.kind ~= "codex" then
+    local note = said(agent.kind):upper()
+    local lacks = {}
+    for _, f in ipairs(type(agent.lacks) == "table" and agent.lacks or {}) do
+      table.insert(lacks, said(f))
+    end
+    if #lacks > 0 then
+      note = note .. "; lacks " .. table.concat(lacks, ", ")
+    end
+    line = line .. " (" .. note .. ")"
+  end
+  return line
+end
+
+-- status_lines is what :HermesStatus says of each folder: its thread by title (titles: threadId ->
+-- title), the turn's state, usage and waiting approvals; then the agent of each server (agents, as
+-- M.status gives them), once per distinct agent.
+local function status_lines(list, titles, agents)
   local ls = {}
+  if #list == 0 then
+    table.insert(ls, #agents == 0 and "Hermes: no folder (no server is running)" or "Hermes: no folder yet")
+  end
   for _, item in ipairs(list) do
     local f = item.folder
     local parts = { "Hermes " .. tostring(f.folder) .. ":" }
@@ -74,18 +115,26 @@ local function status_lines(list, titles)
       table.insert(ls, string.format("  approval %s waiting (%s): %s", a.approvalId, a.kind, a.summary))
     end
   end
+  local seen = {}
+  for _, a in ipairs(agents) do
+    local line = M.agent_line(a.agent)
+    if line and not seen[line] then
+      seen[line] = true
+      table.insert(ls, "Hermes agent: " .. line)
+    end
+  end
   return ls
 end
 
 -- show_status is :HermesStatus.
 function M.show_status()
   require("hermes").ensure_setup()
-  M.status(function(list)
+  M.status(function(list, agents)
     require("hermes").last_status = list
     -- The threads by their title (hermes.threads of each folder): an id says nothing to a person.
     local titles, left = {}, #list
     local function done()
-      handlers.notify_full(table.concat(status_lines(list, titles), "\n"), levels.INFO)
+      handlers.notify_full(table.concat(status_lines(list, titles, agents), "\n"), levels.INFO)
     end
     if left == 0 then
       return done()
