@@ -27,6 +27,7 @@ func (a *Agent) StartThread(ctx context.Context, p codex.ThreadStartParams) (*co
 		return nil, fmt.Errorf("session/new: %w", a.explain(err))
 	}
 	a.addSession(res.SessionID, folder, res.ConfigOptions)
+	a.askBeforeActing(ctx, res.SessionID, res.Modes, p.ApprovalPolicy)
 	return threadResult(res.SessionID, folder, a.currentModel()), nil
 }
 
@@ -40,23 +41,25 @@ func (a *Agent) ResumeThread(ctx context.Context, p codex.ThreadResumeParams) (*
 	}
 	caps := a.info.AgentCapabilities
 	var options []acp.SessionConfigOption
+	var modes *acp.SessionModeState
 	switch {
 	case caps.SessionCapabilities.Resume != nil:
 		res, err := a.client.ResumeSession(ctx, p.ThreadID, folder, nil)
 		if err != nil {
 			return nil, fmt.Errorf("session/resume: %w", a.explain(err))
 		}
-		options = res.ConfigOptions
+		options, modes = res.ConfigOptions, res.Modes
 	case caps.LoadSession:
 		res, err := a.client.LoadSession(ctx, p.ThreadID, folder, nil)
 		if err != nil {
 			return nil, fmt.Errorf("session/load: %w", a.explain(err))
 		}
-		options = res.ConfigOptions
+		options, modes = res.ConfigOptions, res.Modes
 	default:
 		return nil, a.unsupported("resume one of its sessions")
 	}
 	a.addSession(p.ThreadID, folder, options)
+	a.askBeforeActing(ctx, p.ThreadID, modes, p.ApprovalPolicy)
 	return threadResult(p.ThreadID, folder, a.currentModel()), nil
 }
 
