@@ -283,9 +283,12 @@ bench: build $(CODEX_BIN)
 # --- end of bench ------------------------------------------------------------------------------------
 
 # --- test-agents: real ACP agents, offline (internal/agentstest) ------------------------------------
-## test-agents: real Agent Client Protocol agents, each run end to end over raw ACP against its fake
-## model, offline (internal/agentstest's TestAgents, build tag agents: initialize, session/new, a
-## plain answer, an edit of a file asking permission, stopReason end_turn): codex-acp
+## test-agents: real Agent Client Protocol agents, each run end to end against its fake model,
+## offline (build tag agents): over raw ACP (internal/agentstest's TestAgents: initialize,
+## session/new, a plain answer, an edit of a file asking permission, stopReason end_turn), as the host
+## runs them (TestAgentsThroughACPAgent) and through the whole server with a fake editor
+## (lsp's TestAgentsInTheEditor: the ask, the edit approved in the editor, hermes.status naming the
+## agent, the edit undone from the host's checkpoint, compaction refused in words): codex-acp
 ## (@agentclientprotocol/codex-acp, which runs its own codex app-server, with CODEX_HOME pointing it at
 ## internal/fakemodel) and Gemini CLI (`gemini --acp` reading canned responses: --fake-responses-non-strict).
 ## They are pinned in tools/agents/package.json (and its lock file) and installed from npm into the
@@ -297,7 +300,7 @@ AGENTS_DIR          := tools/agents
 AGENTS_STAMP        := $(AGENTS_DIR)/node_modules/.package-lock.json
 AGENTS_CLAUDE_DIR   := tools/agents-claude
 AGENTS_CLAUDE_STAMP := $(AGENTS_CLAUDE_DIR)/node_modules/.package-lock.json
-AGENTS_TEST         := $(GO) test -tags agents $(TEST_FLAGS) -v ./internal/agentstest/
+AGENTS_TEST         := $(GO) test -tags agents $(TEST_FLAGS) -v ./internal/agentstest/ ./lsp/
 .PHONY: test-agents test-agents-claude
 
 $(AGENTS_STAMP): $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
@@ -311,10 +314,10 @@ $(AGENTS_CLAUDE_STAMP): $(AGENTS_CLAUDE_DIR)/package.json $(AGENTS_CLAUDE_DIR)/p
 	@touch $(AGENTS_CLAUDE_STAMP)
 
 test-agents: $(AGENTS_STAMP)
-	HERMES_AGENTS_REQUIRE=codex-acp,gemini $(AGENTS_TEST) -run 'TestAgents/(codex-acp|gemini)$$'
+	HERMES_AGENTS_REQUIRE=codex-acp,gemini $(AGENTS_TEST) -run 'TestAgents[A-Za-z]*/(codex-acp|gemini)$$'
 
 test-agents-claude: $(AGENTS_CLAUDE_STAMP)
-	HERMES_AGENTS_REQUIRE=claude $(AGENTS_TEST) -run 'TestAgents/claude$$'
+	HERMES_AGENTS_REQUIRE=claude $(AGENTS_TEST) -run 'TestAgents[A-Za-z]*/claude$$'
 # --- end of test-agents ------------------------------------------------------------------------------
 
 # --- generate: the protocols' types -------------------------------------------------------------------
