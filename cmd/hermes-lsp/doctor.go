@@ -104,7 +104,7 @@ func runDoctor(ctx context.Context, o doctorOptions) *doctorReport {
 		return r
 	}
 	if st.Agent.Kind == string(agenthost.AgentACP) {
-		r.checkAgent(ctx, st)
+		r.checkAgent(ctx, o, st)
 		r.checkStateDir(st.StateDir)
 		return r
 	}

@@ -5,11 +5,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os/exec"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
+	"github.com/hermes-lsp/hermes-lsp/agenthost/acpagent"
+	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/lsp/settings"
 )
 
@@ -18,7 +23,7 @@ func applyAgentFlags(st *settings.Settings, o doctorOptions, from map[string]str
 	if o.Agent.Kind == "" {
 		return
 	}
-	st.Agent = settings.AgentSettings{Kind: string(o.Agent.Kind), Command: o.Agent.Command, Args: slices.Clone(o.Agent.Args)}
+	st.Agent = settings.AgentSettings{Kind: string(o.Agent.Kind), Command: o.Agent.Command, Args: slices.Clone(o.Agent.Args), Env: maps.Clone(o.Agent.Env)}
 	for _, k := range []string{"agent.kind", "agent.command", "agent.args"} {
 		from[k] = "command line or environment (--agent, HERMES_AGENT_KIND)"
 	}
@@ -44,8 +49,9 @@ func agentRows(st settings.Settings, source func(string) string) []doctorSetting
 	return rows
 }
 
-// checkAgent checks the ACP agent's program: found, and where.
-func (r *doctorReport) checkAgent(_ context.Context, st settings.Settings) {
+// checkAgent checks the ACP agent: its program found, then started and initialized as the server
+// would (its name, version and what it supports reported), then ended.
+func (r *doctorReport) checkAgent(ctx context.Context, o doctorOptions, st settings.Settings) {
 	path, err := exec.LookPath(st.Agent.Command)
 	if err != nil {
 		r.add(doctorCheck{Name: "agent", Status: checkFail, Detail: err.Error(),
@@ -53,4 +59,29 @@ func (r *doctorReport) checkAgent(_ context.Context, st settings.Settings) {
 		return
 	}
 	r.add(doctorCheck{Name: "agent", Status: checkOK, Detail: "ACP agent " + st.Agent.Command + " at " + path})
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cfg := st.HostConfig().Agent
+	began := time.Now()
+	agent, err := acpagent.Start(ctx, cfg, codex.Options{
+		ClientInfo: codex.ClientInfo{Name: "hermes-lsp", Title: "hermes-lsp doctor", Version: o.Version}, StartTimeout: o.Timeout,
+	}, acpagent.Editor{})
+	if err != nil {
+		r.add(doctorCheck{Name: "agent starts", Status: checkFail, Detail: err.Error(),
+			Fix: "run `" + st.Agent.Command + " " + strings.Join(st.Agent.Args, " ") + "` by hand to see why it does not start (an ACP agent waits for JSON on its stdin)"})
+		return
+	}
+	info := agent.Info()
+	supports, lacks := info.Supports.Features()
+	_ = agent.Close()
+	r.add(doctorCheck{Name: "agent starts", Status: checkOK, Detail: fmt.Sprintf("%s %s answered initialize in %.1f s; supports: %s; lacks: %s",
+		info.Name, orDefault(info.Version, "(no version)"), time.Since(began).Seconds(), orNone(supports), orNone(lacks))})
+}
+
+// orNone is list joined with commas, or "none".
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hermes-lsp/hermes-lsp/acp/acptest"
 	"github.com/hermes-lsp/hermes-lsp/agenthost"
 	"github.com/hermes-lsp/hermes-lsp/codex"
 	"github.com/hermes-lsp/hermes-lsp/codex/codextest"
@@ -207,25 +209,39 @@ func TestDoctorACPAgent(t *testing.T) {
 	if r.OK() || !hasCheck(r, "agent", checkFail) || hasCheck(r, "codex", checkOK) {
 		t.Errorf("a missing agent: %+v", r.Checks)
 	}
-	bin := filepath.Join(folder, "agent")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+	bin, args, envs, err := acptest.Command("doctor")
+	if err != nil {
 		t.Fatal(err)
 	}
-	r = runDoctor(t.Context(), doctorOptions{Version: "test", Folder: folder, Getenv: env,
-		Agent: agenthost.AgentConfig{Kind: agenthost.AgentACP, Command: bin, Args: []string{"--acp"}}})
-	if !hasCheck(r, "agent", checkOK) {
+	agentEnv := map[string]string{}
+	for _, kv := range envs {
+		k, v, _ := strings.Cut(kv, "=")
+		agentEnv[k] = v
+	}
+	r = runDoctor(t.Context(), doctorOptions{Version: "test", Folder: folder, Getenv: env, Timeout: 20 * time.Second,
+		Agent: agenthost.AgentConfig{Kind: agenthost.AgentACP, Command: bin, Args: args, Env: agentEnv}})
+	if !r.OK() || !hasCheck(r, "agent", checkOK) || !hasCheck(r, "agent starts", checkOK) {
 		t.Errorf("an agent that is there: %+v", r.Checks)
 	}
-	var kind, args string
+	var started string
+	for _, c := range r.Checks {
+		if c.Name == "agent starts" {
+			started = c.Detail
+		}
+	}
+	if !strings.Contains(started, "doctor-agent 2.0.0 answered initialize") || !strings.Contains(started, "supports: threads, resume") || !strings.Contains(started, "lacks: history") {
+		t.Errorf("the agent's start: %q", started)
+	}
+	var kind, argsShown string
 	for _, s := range r.Settings {
 		switch s.Key {
 		case "agent.kind":
 			kind = s.Value
 		case "agent.args":
-			args = s.Value
+			argsShown = s.Value
 		}
 	}
-	if kind != `"acp"` || args != `["--acp"]` {
+	if kind != `"acp"` || argsShown != `["-test.run=^$"]` {
 		t.Errorf("the agent's settings: %+v", r.Settings)
 	}
 }
