@@ -105,7 +105,7 @@ lint-go:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null)); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags agents ./internal/agentstest/
+	$(GO) vet -tags agents ./internal/agentstest/ ./lsp/
 	$(GO) run ./internal/cmd/lintfiles ./cmd/hermes-lsp
 	@! grep -q 'go.lsp.dev/jsonrpc2 v1' go.mod || { echo "go.lsp.dev/jsonrpc2 must stay at v0.10.0 (protocol v0.12.0 does not build against v1)"; exit 1; }
 
@@ -118,7 +118,7 @@ cross:
 	@for t in $(CROSS_TARGETS); do \
 	  echo "cross: $$t"; \
 	  export GOOS=$${t%/*} GOARCH=$${t#*/}; \
-	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ && $(GO) vet -tags screenshot ./editors/neovim/ && $(GO) vet -tags agents ./internal/agentstest/ || exit 1; \
+	  $(GO) build ./... && $(GO) vet ./... && $(GO) vet -tags helix ./editors/helix/ && $(GO) vet -tags screenshot ./editors/neovim/ && $(GO) vet -tags agents ./internal/agentstest/ ./lsp/ || exit 1; \
 	done
 
 clean:
