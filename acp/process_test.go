@@ -88,7 +88,7 @@ func TestStartFailures(t *testing.T) {
 	}
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh")
+		t.Fatalf("sh is not on PATH: %v", err)
 	}
 	began := time.Now()
 	_, err = acp.Start(testContext(t), acp.Options{Command: sh, Args: []string{"-c", "exec sleep 60"}, StartTimeout: 300 * time.Millisecond})
