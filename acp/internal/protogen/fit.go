@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hermes-lsp/hermes-lsp/internal/schemafit"
 )
 
 // gen holds the schema's definitions and what protogen makes of them.
@@ -85,7 +87,7 @@ func (g *gen) keep(name string, kept map[string]any) error {
 	}
 	kept[name] = def
 	var err error
-	walk(def, func(ref string) {
+	schemafit.Walk(def, func(ref string) {
 		if err == nil {
 			err = g.keep(strings.TrimPrefix(ref, "#/definitions/"), kept)
 		}
@@ -95,7 +97,7 @@ func (g *gen) keep(name string, kept map[string]any) error {
 
 // fit makes a definition (or a property's schema) fit Go, as the package comment says.
 func (g *gen) fit(s schema) schema {
-	s = dropNull(maps.Clone(s))
+	s = schemafit.DropNull(maps.Clone(s))
 	if ref, ok := s["$ref"].(string); ok {
 		name := strings.TrimPrefix(ref, "#/definitions/")
 		if e := g.enums[name]; e != nil {
@@ -120,7 +122,7 @@ func (g *gen) fit(s schema) schema {
 	case nil:
 		return raw(s) // a value of any type: rawInput, rawOutput
 	case "integer":
-		return withExt(s, "type", "int64")
+		return schemafit.WithExt(s, "type", "int64")
 	case "array":
 		if items, ok := s["items"].(schema); ok {
 			s["items"] = g.fit(items)
@@ -154,9 +156,9 @@ func (g *gen) fit(s schema) schema {
 		}
 		switch {
 		case nullable:
-			p = withExt(p, "pointer", true)
+			p = schemafit.WithExt(p, "pointer", true)
 		case !required[name]:
-			p = withExt(p, "pointer", false)
+			p = schemafit.WithExt(p, "pointer", false)
 		}
 		fitted[name] = p
 	}
@@ -248,83 +250,6 @@ func asEnum(s schema) *enum {
 		return nil
 	}
 	return e
-}
-
-// dropNull turns "X or null" into X: a union of one alternative and null, a type list with null,
-// an allOf of one.
-func dropNull(s schema) schema {
-	for _, key := range []string{"anyOf", "oneOf"} {
-		alts, ok := s[key].([]any)
-		if !ok {
-			continue
-		}
-		var kept []any
-		for _, a := range alts {
-			if m, ok := a.(schema); ok && len(m) == 1 && m["type"] == "null" {
-				continue
-			}
-			kept = append(kept, a)
-		}
-		if len(kept) == 1 {
-			delete(s, key)
-			s = merge(s, kept[0].(schema))
-		}
-	}
-	if all, ok := s["allOf"].([]any); ok && len(all) == 1 {
-		delete(s, "allOf")
-		s = merge(s, all[0].(schema))
-	}
-	if types, ok := s["type"].([]any); ok {
-		var kept []any
-		for _, t := range types {
-			if t != "null" {
-				kept = append(kept, t)
-			}
-		}
-		if len(kept) == 1 {
-			s["type"] = kept[0]
-		}
-	}
-	return s
-}
-
-// withExt returns s with its goJSONSchema extension's key set to v.
-func withExt(s schema, key string, v any) schema {
-	s = maps.Clone(s)
-	ext, _ := s["goJSONSchema"].(schema)
-	ext = maps.Clone(ext)
-	if ext == nil {
-		ext = schema{}
-	}
-	ext[key] = v
-	s["goJSONSchema"] = ext
-	return s
-}
-
-func merge(s, with schema) schema {
-	out := maps.Clone(s)
-	for k, v := range with {
-		out[k] = v
-	}
-	return out
-}
-
-// walk calls f with every $ref under v.
-func walk(v any, f func(ref string)) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, sub := range x {
-			if ref, ok := sub.(string); ok && k == "$ref" {
-				f(ref)
-				continue
-			}
-			walk(sub, f)
-		}
-	case []any:
-		for _, sub := range x {
-			walk(sub, f)
-		}
-	}
 }
 
 // goType is the Go name go-jsonschema gives a definition, with main's capitalizations: McpServerHttp

@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/hermes-lsp/hermes-lsp/internal/gensplit"
+	"github.com/hermes-lsp/hermes-lsp/internal/schemafit"
 )
 
 // Roots are the schema's types that package codex uses: the requests it sends and their answers,
@@ -203,7 +204,7 @@ func keep(defs map[string]any, name string, kept map[string]any) error {
 	}
 	kept[name] = def
 	var err error
-	walk(def, func(ref string) {
+	schemafit.Walk(def, func(ref string) {
 		if err == nil {
 			err = keep(defs, strings.TrimPrefix(ref, "#/definitions/"), kept)
 		}
@@ -248,24 +249,6 @@ func inlineStrings(v any, strs map[string]bool) any {
 	return v
 }
 
-// walk calls f with every $ref under v.
-func walk(v any, f func(ref string)) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, sub := range x {
-			if ref, ok := sub.(string); ok && k == "$ref" {
-				f(ref)
-				continue
-			}
-			walk(sub, f)
-		}
-	case []any:
-		for _, sub := range x {
-			walk(sub, f)
-		}
-	}
-}
-
 // fit makes a definition fit Go, as the package comment says. It follows the schema's structure:
 // "properties" is a map of schemas (a property may well be named "anyOf").
 func fit(v any) any {
@@ -288,9 +271,9 @@ func fit(v any) any {
 			s[key] = out
 		}
 	}
-	s = dropNull(s)
+	s = schemafit.DropNull(s)
 	if s["type"] == "integer" && s["format"] == "int64" {
-		s = withExt(s, "type", "int64") // codex's counters and times are 64-bit
+		s = schemafit.WithExt(s, "type", "int64") // codex's counters and times are 64-bit
 	}
 	if _, union := s["anyOf"]; union {
 		return rawJSON(s)
@@ -316,71 +299,12 @@ func fit(v any) any {
 			continue
 		}
 		if !required[name] {
-			p = withExt(p, "pointer", false)
+			p = schemafit.WithExt(p, "pointer", false)
 		}
 		fitted[name] = p
 	}
 	s["properties"] = fitted
 	return s
-}
-
-// dropNull turns "X or null" into X: a union of one alternative and null, a type list with null,
-// an allOf of one.
-func dropNull(s schema) schema {
-	for _, key := range []string{"anyOf", "oneOf"} {
-		alts, ok := s[key].([]any)
-		if !ok {
-			continue
-		}
-		var kept []any
-		for _, a := range alts {
-			if m, ok := a.(schema); ok && len(m) == 1 && m["type"] == "null" {
-				continue
-			}
-			kept = append(kept, a)
-		}
-		if len(kept) == 1 {
-			delete(s, key)
-			s = merge(s, kept[0].(schema))
-		}
-	}
-	if all, ok := s["allOf"].([]any); ok && len(all) == 1 {
-		delete(s, "allOf")
-		s = merge(s, all[0].(schema))
-	}
-	if types, ok := s["type"].([]any); ok {
-		var kept []any
-		for _, t := range types {
-			if t != "null" {
-				kept = append(kept, t)
-			}
-		}
-		if len(kept) == 1 {
-			s["type"] = kept[0]
-		}
-	}
-	return s
-}
-
-// withExt returns s with its goJSONSchema extension's key set to v.
-func withExt(s schema, key string, v any) schema {
-	s = maps.Clone(s)
-	ext, _ := s["goJSONSchema"].(schema)
-	ext = maps.Clone(ext)
-	if ext == nil {
-		ext = schema{}
-	}
-	ext[key] = v
-	s["goJSONSchema"] = ext
-	return s
-}
-
-func merge(s, with schema) schema {
-	out := maps.Clone(s)
-	for k, v := range with {
-		out[k] = v
-	}
-	return out
 }
 
 // rawJSON keeps a union as raw JSON, with its description.
