@@ -264,7 +264,7 @@ lint-editors: $(VSCODE_STAMP) $(STYLUA_STAMP) luacheck emacs
 ## if that fails, its rows say blocked. BENCH_FLAGS go to the program (go run ./bench/cmd/hermes-bench -h).
 ## Then the Go benchmarks of the hot paths (decoding codex's notifications, a turn through the host and
 ## the server, a document edit, a folder's resolution), with their allocations; GOBENCH_FLAGS go to go test.
-GOBENCH_PKGS  := ./codex ./agenthost ./lsp ./lsp/framing ./bench ./workspace ./internal/stackhint
+GOBENCH_PKGS  := ./codex ./agenthost ./agenthost/acpagent ./lsp ./lsp/framing ./bench ./workspace ./internal/stackhint
 GOBENCH_FLAGS ?= -benchtime 1s
 ACP_DIR   := bench/acp
 ACP_STAMP := $(ACP_DIR)/node_modules/.package-lock.json
