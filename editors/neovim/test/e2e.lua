@@ -245,15 +245,25 @@ local function run()
       end
       return false
     end)
-    vim.cmd("redraw")
-    local win = vim.fn.bufwinid(bufnr)
-    local row = vim.fn.screenpos(win, 1, 1).row
-    local cells = {}
-    for c = 1, vim.o.columns do
-      table.insert(cells, vim.fn.screenstring(row, c))
+    -- The hint's refresh redraws the line a moment after the new hint is in the runtime's cache:
+    -- wait for the screen (a plain redraw each time, never a forced one), or report what it shows.
+    local function screen_line()
+      vim.cmd("redraw")
+      local win = vim.fn.bufwinid(bufnr)
+      local row = vim.fn.screenpos(win, 1, 1).row
+      local cells = {}
+      for c = 1, vim.o.columns do
+        table.insert(cells, vim.fn.screenstring(row, c))
+      end
+      return table.concat(cells)
     end
+    local shown = screen_line()
+    vim.wait(5000, function()
+      shown = screen_line()
+      return shown:find(label, 1, true) ~= nil
+    end, 20)
     summary.hintLabel = label
-    summary.hintScreenLine = table.concat(cells)
+    summary.hintScreenLine = shown
   end
   wait_for("the progress to end", 5000, function()
     return hermes.statusline() == ""
