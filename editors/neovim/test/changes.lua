@@ -28,21 +28,9 @@ local summary = {
   turns = 0,
   diskToBufferMs = {},
 }
-local out = getenv("HERMES_NVIM_SUMMARY")
 
 local function finish(err)
-  summary.error = err or vim.NIL
-  summary.durationMs = elapsed_ms()
-  local f = assert(io.open(out, "w"))
-  f:write(vim.json.encode(summary))
-  f:close()
-  if err then
-    log("FAILED: " .. tostring(err))
-    vim.cmd("cquit 1")
-  else
-    log("passed")
-    vim.cmd("qa!")
-  end
+  harness.finish(summary, err, { duration_ms = elapsed_ms(), log = log })
 end
 
 -- now_ms is the wall clock in ms, as the file system's modification times count.

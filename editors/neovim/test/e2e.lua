@@ -35,21 +35,9 @@ local summary = {
   turnResults = {},
   askResults = {},
 }
-local out = getenv("HERMES_NVIM_SUMMARY")
 
 local function finish(err)
-  summary.error = err or vim.NIL
-  summary.durationMs = elapsed_ms()
-  local f = assert(io.open(out, "w"))
-  f:write(vim.json.encode(summary))
-  f:close()
-  if err then
-    log("FAILED: " .. tostring(err))
-    vim.cmd("cquit 1")
-  else
-    log("passed")
-    vim.cmd("qa!")
-  end
+  harness.finish(summary, err, { duration_ms = elapsed_ms(), log = log })
 end
 
 local function count(list, value)

@@ -6,7 +6,7 @@
 -- asked, every hermes.approve call, the notifications, :messages and the Hermes buffer, for the Go
 -- test to check (a secret answer must be in the hermes.approve call and nowhere else).
 local harness = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
-local getenv, wait_for = harness.getenv, harness.wait_for
+local wait_for = harness.wait_for
 
 local SECRET = "hunter2-s3cret"
 local v = vim.version()
@@ -18,11 +18,7 @@ local summary = {
 }
 
 local function finish(err)
-  summary.error = err or vim.NIL
-  local f = assert(io.open(getenv("HERMES_NVIM_SUMMARY"), "w"))
-  f:write(vim.json.encode(summary))
-  f:close()
-  vim.cmd(err and "cquit 1" or "qa!")
+  harness.finish(summary, err)
 end
 
 -- script: what the person answers, in order: { how = "select"|"input"|"secret", answer = ... };

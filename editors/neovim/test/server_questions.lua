@@ -14,11 +14,7 @@ local v = vim.version()
 local summary = { nvimVersion = string.format("%d.%d.%d", v.major, v.minor, v.patch), asked = {}, notifications = {} }
 
 local function finish(err)
-  summary.error = err or vim.NIL
-  local f = assert(io.open(getenv("HERMES_NVIM_SUMMARY"), "w"))
-  f:write(vim.json.encode(summary))
-  f:close()
-  vim.cmd(err and "cquit 1" or "qa!")
+  harness.finish(summary, err)
 end
 
 -- The person answers from script, in order: { how, answer }.
